@@ -1,0 +1,114 @@
+# kt: Kineto trace filters.  One flat Makefile: lib/ becomes a static
+# library, each filters/NAME.c becomes bin/kt-NAME, plus the kt front
+# command.  O= puts every build output under another folder (the
+# sanitizer build uses O=build-asan so it never mixes with this one).
+
+PREFIX	?= /usr/local
+DESTDIR	?=
+BINDIR	 = $(PREFIX)/bin
+MANDIR	 = $(PREFIX)/share/man
+
+CC	?= cc
+CFLAGS	?= -O2 -g
+LDFLAGS	?=
+O	?= .
+
+WARN	 = -std=c99 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	   -Wmissing-prototypes -Wformat=2 -Wwrite-strings -Wvla
+ifeq ($(CI),true)
+WARN	+= -Werror
+endif
+
+PKGS	 = jansson libarchive zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -larchive -lz)
+
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -Ilib
+
+LIB_SRC	 = $(wildcard lib/*.c)
+LIB_OBJ	 = $(LIB_SRC:lib/%.c=$(O)/build/lib/%.o)
+LIB	 = $(O)/build/libkt.a
+FILTERS	 = $(notdir $(basename $(wildcard filters/*.c)))
+BINS	 = $(FILTERS:%=$(O)/bin/kt-%) $(O)/bin/kt
+TOOLS	 = $(O)/build/ktgen $(O)/build/unit
+MAN1	 = $(wildcard man/*.1)
+MAN7	 = $(wildcard man/*.7)
+
+.PHONY: all check check-asan bench demo deps fuzz install uninstall clean lint
+
+all: $(BINS) $(TOOLS)
+
+$(O)/build/lib/%.o: lib/%.c lib/kt.h lib/ktint.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+$(O)/bin/kt-%: filters/%.c $(LIB) lib/kt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+$(O)/bin/kt: filters/front/kt.c $(LIB) lib/kt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+$(O)/build/ktgen: tests/ktgen.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(O)/build/unit: tests/unit.c $(LIB) lib/kt.h lib/ktint.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+
+# The whole suite: unit tests, golden cases, conformance on ../shared.
+check: all
+	@KT_BIN=$(abspath $(O)/bin) KT_BUILD=$(abspath $(O)/build) sh tests/run.sh
+
+# The same suite built with clang's address and undefined-behaviour
+# sanitizers, in its own output folder.
+check-asan:
+	$(MAKE) O=build-asan CC=clang \
+	    CFLAGS="-O1 -g -gdwarf-4 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" check
+
+bench: all
+	@KT_BIN=$(abspath $(O)/bin) KT_BUILD=$(abspath $(O)/build) sh tests/bench.sh
+
+# Install what is missing, build, and run the main job on the example.
+demo: deps all
+	@KT_BIN=$(abspath $(O)/bin) sh examples/demo.sh
+
+DEB_PKGS = libjansson-dev libarchive-dev zlib1g-dev pkg-config jq gcc make
+deps:
+	@missing=; for p in $(DEB_PKGS); do \
+	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	    sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	    echo "installing:$$missing"; \
+	    $$sudo apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
+	fi
+
+fuzz:
+	$(MAKE) O=build-fuzz CC=clang CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" $(O)/build-fuzz/build/libkt.a
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -Ilib -o build-fuzz/fuzz-scan tests/fuzz/scan.c build-fuzz/build/libkt.a $(PKG_LIBS)
+	@echo "run: build-fuzz/fuzz-scan -max_total_time=60 tests/cases"
+
+lint:
+	mandoc -Tlint -Wwarning $(MAN1) $(MAN7)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7
+	install -m 755 $(BINS) $(DESTDIR)$(BINDIR)
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 $(MAN7) $(DESTDIR)$(MANDIR)/man7
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
+
+clean:
+	rm -rf $(O)/bin $(O)/build build-asan build-fuzz

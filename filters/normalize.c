@@ -1,0 +1,887 @@
+/*
+ * kt-normalize: write a canonical trace: metadata events first, then the
+ * events sorted by time (equal times keep their file order), repaired
+ * where the input is damaged, and exact: an event nothing changed keeps
+ * its bytes.  --check reports problems instead of writing a trace.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt.h"
+
+struct rec {
+	const char	*raw;		/* in the arena; NULL in --check */
+	uint32_t	 len;
+	uint32_t	 thread;	/* interned pid/tid */
+	int64_t		 ts;
+	int64_t		 dur;
+	uint64_t	 index;
+	unsigned	 flags;
+	uint8_t		 kind;
+	char		 ph;
+	uint8_t		 bp_e;		/* flow with "bp": "e" */
+	uint8_t		 drop;
+};
+
+/* A B/E pairing pass's result: Es to drop, Bs to close. */
+struct closer {
+	uint32_t	 thread;
+	int64_t		 ts;
+	uint64_t	 index;
+};
+
+struct opts {
+	int		 check;
+	int		 keep_order;
+	int		 rebase;
+	int		 tsv;
+	int		 level;
+	unsigned	 rflags;
+	const char	*member;
+	const char	*output;
+};
+
+struct state {
+	struct kt_reader	*r;
+	struct kt_arena		*arena;
+	struct kt_intern	*threads;
+	struct rec		*recs;
+	size_t			 n;
+	size_t			 cap;
+	struct kt_buf		 key;
+	struct closer		*closers;
+	size_t			 nclosers;
+	uint64_t		 nextindex;	/* for synthesized events */
+	int64_t			 thread_end_cap;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: kt-normalize [-ckrSt] [-l level] [-m glob] [-o file] [file]\n"
+	    "  -c, --check        report problems, write no trace; exit 1 if any\n"
+	    "  -k, --keep-order   keep the input order; only repair (streams)\n"
+	    "  -l, --level N      gzip level 0-9 for a .gz output (default 1)\n"
+	    "  -m, --member GLOB  take the archive member matching GLOB\n"
+	    "  -o, --output FILE  write FILE atomically (.gz: gzip)\n"
+	    "  -r, --rebase       shift times so the first event is at 0\n"
+	    "  -S, --strict       refuse damaged input instead of repairing it\n"
+	    "  -t, --tsv          write the TSV event form\n"
+	    "  -h, --help         this help;  -V, --version  the version\n");
+}
+
+#define die_error(e)	kt_cli_die(e)
+#define nomem()		kt_cli_nomem()
+
+/* Intern the event's (pid, tid) pair. */
+static uint32_t
+thread_of(struct state *st, const struct kt_event *ev)
+{
+	int64_t id;
+
+	st->key.n = 0;
+	if (kt_event_thread_key(ev, &st->key) == -1 ||
+	    (id = kt_intern_put(st->threads, st->key.p, st->key.n)) == -1)
+		nomem();
+	return (uint32_t)id;
+}
+
+/* Keep ev: its record, and its bytes when copy is set. */
+static void
+hold(struct state *st, const struct kt_event *ev, int copy)
+{
+	struct rec *r;
+
+	if (st->n == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 4096;
+
+		if ((r = realloc(st->recs, cap * sizeof(*r))) == NULL)
+			nomem();
+		st->recs = r;
+		st->cap = cap;
+	}
+	r = &st->recs[st->n++];
+	memset(r, 0, sizeof(*r));
+	if (copy && (r->raw = kt_arena_copy(st->arena, ev->raw, ev->len)) ==
+	    NULL)
+		nomem();
+	if (ev->len > UINT32_MAX) {
+		kt_cli_warn("%s: an event of over 4 GB",
+		    kt_reader_name(st->r));
+		exit(2);
+	}
+	r->len = (uint32_t)ev->len;
+	r->ts = ev->ts;
+	r->dur = ev->dur;
+	r->index = ev->index;
+	r->flags = ev->flags;
+	r->kind = (uint8_t)ev->kind;
+	r->ph = ev->ph;
+	r->bp_e = kt_event_field_is(ev, KT_F_BP, "e");
+	r->thread = thread_of(st, ev);
+	if (ev->index >= st->nextindex)
+		st->nextindex = ev->index + 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* B/E pairing, in output order: which E to drop, which B to close. */
+
+struct depth {
+	int64_t		 open;	/* B events open */
+	int64_t		 last;	/* latest time seen on the thread */
+};
+
+static void
+pair_begin_end(struct state *st, const size_t *order, size_t n,
+    struct kt_repairs *rep)
+{
+	size_t nt = kt_intern_count(st->threads), i;
+	struct depth *d;
+	int64_t k;
+
+	if ((d = calloc(nt ? nt : 1, sizeof(*d))) == NULL)
+		nomem();
+	for (i = 0; i < nt; i++)
+		d[i].last = INT64_MIN;
+	for (i = 0; i < n; i++) {
+		struct rec *r = &st->recs[order ? order[i] : i];
+		struct depth *t = &d[r->thread];
+
+		if (r->flags & KT_EV_TS) {
+			int64_t end = r->ts + ((r->flags & KT_EV_DUR) &&
+			    r->dur > 0 ? r->dur : 0);
+
+			if (end > t->last)
+				t->last = end;
+		}
+		if (r->ph == 'B')
+			t->open++;
+		else if (r->ph == 'E') {
+			if (t->open == 0) {
+				r->drop = 1;
+				rep->n[KT_R_UNMATCHED_E]++;
+			} else
+				t->open--;
+		}
+	}
+	for (i = 0; i < nt; i++)
+		for (k = 0; k < d[i].open; k++) {
+			struct closer *c;
+
+			if ((c = realloc(st->closers, (st->nclosers + 1) *
+			    sizeof(*c))) == NULL)
+				nomem();
+			st->closers = c;
+			c = &c[st->nclosers++];
+			c->thread = (uint32_t)i;
+			c->ts = d[i].last == INT64_MIN ? 0 : d[i].last;
+			c->index = st->nextindex++;
+			rep->n[KT_R_UNMATCHED_B]++;
+		}
+	free(d);
+}
+
+/* Write a synthesized E event for closer c. */
+static int
+write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
+    int64_t shift)
+{
+	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_event ev;
+	const char *key, *tab;
+	size_t kn;
+	char num[40];
+	int rc;
+
+	key = kt_intern_get(st->threads, c->thread, &kn);
+	tab = memchr(key, '\t', kn);
+	kt_buf_adds(&b, "{\"ph\": \"E\", \"pid\": ");
+	kt_buf_add(&b, key, (size_t)(tab - key));
+	kt_buf_adds(&b, ", \"tid\": ");
+	kt_buf_add(&b, tab + 1, kn - (size_t)(tab - key) - 1);
+	kt_buf_adds(&b, ", \"ts\": ");
+	kt_buf_add(&b, num, kt_time_format(c->ts - shift, 0, num));
+	if (kt_buf_adds(&b, ", \"args\": {\"kt_repair\": \"closes an "
+	    "unmatched B\"}}") == -1)
+		nomem();
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(b.p, b.n, &ev, NULL) == -1) {
+		kt_buf_free(&b);
+		return -1;
+	}
+	ev.index = c->index;
+	rc = kt_writer_event(w, &ev);
+	kt_buf_free(&b);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing held events. */
+
+/*
+ * Shift a ts text by -shift.  Digits below 1 ns are carried over from
+ * the original text, so nothing but the shift changes.
+ */
+static size_t
+shifted_ts(const struct kt_event *ev, int64_t shift, char *out)
+{
+	size_t n = kt_time_format(ev->ts - shift, ev->ts_decimals, out);
+
+	if (ev->flags & KT_EV_TS_SUBNS) {
+		const char *p = ev->raw + ev->f[KT_F_TS].off;
+		const char *dot = memchr(p, '.', ev->f[KT_F_TS].len);
+		size_t tail;
+
+		if (dot != NULL && memchr(p, 'e', ev->f[KT_F_TS].len) == NULL &&
+		    memchr(p, 'E', ev->f[KT_F_TS].len) == NULL) {
+			tail = (size_t)(p + ev->f[KT_F_TS].len - dot) - 4;
+			n = kt_time_format(ev->ts - shift, 3, out);
+			memcpy(out + n, dot + 4, tail);
+			n += tail;
+			out[n] = '\0';
+		}
+	}
+	return n;
+}
+
+/* Write one held record, patched when rebasing. */
+static void
+write_rec(struct kt_writer *w, const struct rec *r,
+    int64_t shift, int rebase, struct kt_buf *pb)
+{
+	struct kt_event ev;
+	struct kt_error err;
+
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(r->raw, r->len, &ev, &err) == -1) {
+		kt_cli_warn("internal error: held event does not scan: %s",
+		    err.msg);
+		exit(2);
+	}
+	ev.index = r->index;
+	ev.flags |= r->flags & (KT_EV_REPAIRED | KT_EV_PATCHED);
+	if (rebase && (ev.flags & KT_EV_TS) && shift != 0) {
+		struct kt_patch p;
+		char num[96];
+		size_t k = shifted_ts(&ev, shift, num);
+
+		kt_patch_init(&p, &ev);
+		pb->n = 0;
+		if (kt_patch_set(&p, KT_F_TS, num, k) == -1 ||
+		    kt_patch_apply(&p, pb) == -1)
+			nomem();
+		kt_patch_free(&p);
+		if (kt_event_scan(pb->p, pb->n, &ev, &err) == -1) {
+			kt_cli_warn("internal error: patched event: %s",
+			    err.msg);
+			exit(2);
+		}
+		ev.index = r->index;
+	}
+	if (kt_writer_event(w, &ev) == -1)
+		return;
+}
+
+/* Build the top-level keys to write: the input's, with ktRebaseNs set. */
+static struct kt_meta *
+out_metas(struct kt_reader *r, int64_t shift, int rebase, size_t *n,
+    char *numbuf)
+{
+	const struct kt_meta *m = kt_reader_metas(r, n);
+	struct kt_meta *o;
+	size_t i, j = 0;
+	int64_t prev = 0;
+
+	if ((o = calloc(*n + 1, sizeof(*o))) == NULL)
+		nomem();
+	for (i = 0; i < *n; i++) {
+		if (rebase && strcmp(m[i].key, "\"" KT_KEY_REBASE "\"") == 0) {
+			/* An earlier rebase: the shifts add up. */
+			prev = strtoll(m[i].val, NULL, 10);
+			continue;
+		}
+		o[j++] = m[i];
+	}
+	if (rebase) {
+		o[j].key = (char *)"\"" KT_KEY_REBASE "\"";
+		o[j].keylen = strlen(o[j].key);
+		o[j].vallen = kt_int_format(prev + shift, numbuf);
+		o[j].val = numbuf;
+		o[j].after = 0;
+		j++;
+	}
+	*n = j;
+	return o;
+}
+
+/* Read everything, then sort, repair, rebase and write. */
+static int
+run_held(struct state *st, const struct opts *o, struct kt_writer *w)
+{
+	struct kt_event ev;
+	struct kt_error err;
+	struct kt_pair *order;
+	struct kt_buf pb = { NULL, 0, 0 };
+	struct kt_meta *metas;
+	size_t i, nm, *idx, ci = 0;
+	int64_t minkey = INT64_MAX, shift = 0;
+	uint64_t *srcindex = NULL;
+	int rc, identity = 1;
+	char numbuf[32];
+
+	while ((rc = kt_reader_next(st->r, &ev, &err)) == 1) {
+		hold(st, &ev, 1);
+		if ((ev.flags & KT_EV_TS) && ev.ts < minkey)
+			minkey = ev.ts;
+		if ((st->n & 0xffff) == 0)
+			kt_cli_progress(st->r);
+	}
+	if (rc == -1)
+		die_error(&err);
+	if ((order = malloc((st->n ? st->n : 1) * sizeof(*order))) == NULL ||
+	    (idx = malloc((st->n ? st->n : 1) * sizeof(*idx))) == NULL)
+		nomem();
+	for (i = 0; i < st->n; i++) {
+		const struct rec *r = &st->recs[i];
+
+		order[i].val = i;
+		if (o->keep_order)
+			order[i].key = 0;
+		else if (r->ph == 'M')
+			order[i].key = 0;
+		else if (!(r->flags & KT_EV_TS))
+			order[i].key = 1;
+		else
+			order[i].key = (uint64_t)(r->ts - minkey) + 2;
+	}
+	if (!o->keep_order && kt_sort_pairs(order, st->n) == -1)
+		nomem();
+	for (i = 0; i < st->n; i++)
+		idx[i] = (size_t)order[i].val;
+	pair_begin_end(st, idx, st->n, kt_reader_repairs_mut(st->r));
+	if (o->rebase && minkey != INT64_MAX)
+		shift = minkey;
+	/* Closers go where their time sorts (at the end with --keep-order). */
+	if (!o->keep_order && st->nclosers > 1) {
+		struct kt_pair *cp = calloc(st->nclosers, sizeof(*cp));
+		struct closer *sorted = calloc(st->nclosers, sizeof(*sorted));
+
+		if (cp == NULL || sorted == NULL)
+			nomem();
+		for (i = 0; i < st->nclosers; i++) {
+			cp[i].key = (uint64_t)(st->closers[i].ts - minkey) + 2;
+			cp[i].val = i;
+		}
+		kt_sort_pairs(cp, st->nclosers);
+		for (i = 0; i < st->nclosers; i++)
+			sorted[i] = st->closers[cp[i].val];
+		free(st->closers);
+		st->closers = sorted;
+		free(cp);
+	}
+	/* Row ids: write ktSourceIndex when the order is not the identity. */
+	{
+		size_t k = 0, nout = 0;
+
+		for (i = 0; i < st->n; i++)
+			if (!st->recs[idx[i]].drop)
+				nout++;
+		nout += st->nclosers;
+		if ((srcindex = malloc((nout ? nout : 1) *
+		    sizeof(*srcindex))) == NULL)
+			nomem();
+		for (i = 0; i < st->n || ci < st->nclosers;) {
+			const struct rec *r = i < st->n ? &st->recs[idx[i]] :
+			    NULL;
+
+			if (r != NULL && r->drop) {
+				i++;
+				continue;
+			}
+			if (ci < st->nclosers && (r == NULL ||
+			    (!o->keep_order && (r->flags & KT_EV_TS) &&
+			    r->ph != 'M' && r->ts > st->closers[ci].ts))) {
+				srcindex[k] = st->closers[ci++].index;
+			} else {
+				srcindex[k] = r->index;
+				i++;
+			}
+			if (srcindex[k] != k)
+				identity = 0;
+			k++;
+		}
+		ci = 0;
+	}
+	metas = out_metas(st->r, shift, o->rebase, &nm, numbuf);
+	if (kt_writer_begin(w, metas, nm, identity ? NULL : srcindex,
+	    st->n + st->nclosers) == -1)
+		goto fail;
+	for (i = 0; i < st->n || ci < st->nclosers;) {
+		const struct rec *r = i < st->n ? &st->recs[idx[i]] : NULL;
+
+		if (r != NULL && r->drop) {
+			i++;
+			continue;
+		}
+		if (ci < st->nclosers && (r == NULL || (!o->keep_order &&
+		    (r->flags & KT_EV_TS) && r->ph != 'M' &&
+		    r->ts > st->closers[ci].ts))) {
+			if (write_closer(st, w, &st->closers[ci++], shift) == -1)
+				goto fail;
+			continue;
+		}
+		write_rec(w, r, shift, o->rebase, &pb);
+		i++;
+	}
+	if (kt_writer_end(w, metas, nm) == -1)
+		goto fail;
+	free(metas);
+	free(order);
+	free(idx);
+	free(srcindex);
+	kt_buf_free(&pb);
+	return 0;
+fail:
+	free(metas);
+	free(order);
+	free(idx);
+	free(srcindex);
+	kt_buf_free(&pb);
+	return -1;
+}
+
+/* Stream in input order: repairs only.  Memory stays bounded. */
+static int
+run_stream(struct state *st, struct kt_writer *w)
+{
+	struct kt_event ev;
+	struct kt_error err;
+	struct depth *d = NULL;
+	size_t nd = 0, i, nm;
+	const struct kt_meta *metas;
+	int rc, begun = 0;
+	uint64_t count = 0;
+	int64_t k;
+
+	for (;;) {
+		rc = kt_reader_next(st->r, &ev, &err);
+		if (rc == -1)
+			die_error(&err);
+		if (!begun) {
+			metas = kt_reader_metas(st->r, &nm);
+			if (kt_writer_begin(w, metas, nm, NULL, 0) == -1)
+				return -1;
+			begun = 1;
+		}
+		if (rc == 0)
+			break;
+		if ((++count & 0xffff) == 0)
+			kt_cli_progress(st->r);
+		if (ev.index >= st->nextindex)
+			st->nextindex = ev.index + 1;
+		if (ev.ph == 'B' || ev.ph == 'E' ||
+		    (ev.flags & KT_EV_TS)) {
+			uint32_t t = thread_of(st, &ev);
+
+			if (t >= nd) {
+				size_t nn = (t + 1) * 2;
+
+				if ((d = realloc(d, nn * sizeof(*d))) == NULL)
+					nomem();
+				for (i = nd; i < nn; i++) {
+					d[i].open = 0;
+					d[i].last = INT64_MIN;
+				}
+				nd = nn;
+			}
+			if (ev.flags & KT_EV_TS) {
+				int64_t end = ev.ts + ((ev.flags & KT_EV_DUR) &&
+				    ev.dur > 0 ? ev.dur : 0);
+
+				if (end > d[t].last)
+					d[t].last = end;
+			}
+			if (ev.ph == 'B')
+				d[t].open++;
+			else if (ev.ph == 'E') {
+				if (d[t].open == 0) {
+					kt_reader_repairs_mut(st->r)->
+					    n[KT_R_UNMATCHED_E]++;
+					continue;
+				}
+				d[t].open--;
+			}
+		}
+		if (kt_writer_event(w, &ev) == -1)
+			return -1;
+	}
+	for (i = 0; i < nd; i++)
+		for (k = 0; k < d[i].open; k++) {
+			struct closer c;
+
+			c.thread = (uint32_t)i;
+			c.ts = d[i].last == INT64_MIN ? 0 : d[i].last;
+			c.index = st->nextindex++;
+			kt_reader_repairs_mut(st->r)->n[KT_R_UNMATCHED_B]++;
+			if (write_closer(st, w, &c, 0) == -1)
+				return -1;
+		}
+	free(d);
+	metas = kt_reader_metas(st->r, &nm);
+	return kt_writer_end(w, metas, nm);
+}
+
+/* ------------------------------------------------------------------ */
+/* --check */
+
+struct finding {
+	const char	*check;
+	const struct rec *a;
+	const struct rec *b;
+	const char	*detail;
+};
+
+static const char *const checknames[] = {
+	"overlap", "unmatched-B", "unmatched-E", "missing-ts", "negative-ts",
+	"unbound-flow"
+};
+
+static int
+report(struct state *st, struct kt_out *out, int which, const struct rec *a,
+    const struct rec *b, const char *detail, uint64_t *counts)
+{
+	struct kt_buf l = { NULL, 0, 0 };
+	const char *key, *tab;
+	size_t kn;
+	char num[32];
+	int rc;
+
+	counts[which]++;
+	kt_buf_adds(&l, checknames[which]);
+	kt_buf_addc(&l, '\t');
+	kt_buf_adds(&l, kt_kind_name((enum kt_kind)a->kind));
+	kt_buf_addc(&l, ':');
+	kt_buf_add(&l, num, kt_int_format((int64_t)a->index, num));
+	kt_buf_addc(&l, '\t');
+	if (b != NULL) {
+		kt_buf_adds(&l, kt_kind_name((enum kt_kind)b->kind));
+		kt_buf_addc(&l, ':');
+		kt_buf_add(&l, num, kt_int_format((int64_t)b->index, num));
+	}
+	kt_buf_addc(&l, '\t');
+	key = kt_intern_get(st->threads, a->thread, &kn);
+	tab = memchr(key, '\t', kn);
+	kt_buf_add(&l, key, kn);	/* pid, tab, tid */
+	if (tab == NULL)
+		kt_buf_addc(&l, '\t');
+	kt_buf_addc(&l, '\t');
+	if (a->flags & KT_EV_TS)
+		kt_buf_add(&l, num, kt_int_format(a->ts, num));
+	kt_buf_addc(&l, '\t');
+	kt_buf_adds(&l, detail);
+	kt_buf_addc(&l, '\n');
+	rc = kt_out_write(out, l.p, l.n);
+	kt_buf_free(&l);
+	return rc;
+}
+
+/* Order: thread, then start, then longer first, then file order. */
+static int
+cmp_slice(const void *x, const void *y)
+{
+	const struct rec *a = *(const struct rec *const *)x;
+	const struct rec *b = *(const struct rec *const *)y;
+
+	if (a->thread != b->thread)
+		return a->thread < b->thread ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->dur != b->dur)
+		return a->dur > b->dur ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* The end of slice r (ts + dur, dur taken as 0 when missing). */
+static int64_t
+end_of(const struct rec *r)
+{
+	return r->ts + ((r->flags & KT_EV_DUR) ? r->dur : 0);
+}
+
+static int
+run_check(struct state *st, struct kt_out *out)
+{
+	static const char hdr[] = "check\tid\tother\tpid\ttid\tts_ns\tdetail\n";
+	struct kt_event ev;
+	struct kt_error err;
+	struct rec **sl, **be, **stack;
+	int64_t *maxend;
+	size_t i, j, nsl = 0, nbe = 0, sp;
+	uint64_t counts[6] = { 0, 0, 0, 0, 0, 0 };
+	int rc, any = 0;
+
+	while ((rc = kt_reader_next(st->r, &ev, &err)) == 1)
+		hold(st, &ev, 0);
+	if (rc == -1)
+		die_error(&err);
+	if (kt_out_write(out, hdr, sizeof(hdr) - 1) == -1)
+		return -1;
+	if ((sl = malloc((st->n + 1) * sizeof(*sl))) == NULL ||
+	    (be = malloc((st->n + 1) * sizeof(*be))) == NULL ||
+	    (stack = malloc((st->n + 1) * sizeof(*stack))) == NULL ||
+	    (maxend = malloc((st->n + 1) * sizeof(*maxend))) == NULL)
+		nomem();
+	for (i = 0; i < st->n; i++) {
+		struct rec *r = &st->recs[i];
+
+		if (r->ph == 'M')
+			continue;
+		if (!(r->flags & KT_EV_TS)) {
+			report(st, out, 3, r, NULL, "no numeric ts", counts);
+			continue;
+		}
+		if (r->ts < 0)
+			report(st, out, 4, r, NULL, "Perfetto drops negative "
+			    "times", counts);
+		if (r->ph == 'X')
+			sl[nsl++] = r;
+		else if (r->ph == 'B' || r->ph == 'E')
+			be[nbe++] = r;
+	}
+	/* Same-thread partial overlaps of X events. */
+	qsort(sl, nsl, sizeof(*sl), cmp_slice);
+	for (i = 0; i < nsl; i = j) {
+		sp = 0;
+		for (j = i; j < nsl && sl[j]->thread == sl[i]->thread; j++) {
+			struct rec *r = sl[j];
+
+			while (sp > 0 && end_of(stack[sp - 1]) <= r->ts)
+				sp--;
+			if (sp > 0 && end_of(r) > end_of(stack[sp - 1])) {
+				report(st, out, 0, stack[sp - 1], r,
+				    "slices on one thread overlap without "
+				    "nesting", counts);
+				continue;
+			}
+			stack[sp++] = r;
+		}
+	}
+	/* B/E pairing per thread, in time order. */
+	qsort(be, nbe, sizeof(*be), cmp_slice);
+	for (i = 0; i < nbe; i = j) {
+		sp = 0;
+		for (j = i; j < nbe && be[j]->thread == be[i]->thread; j++) {
+			if (be[j]->ph == 'B')
+				stack[sp++] = be[j];
+			else if (sp > 0)
+				sp--;
+			else
+				report(st, out, 2, be[j], NULL, "E without a "
+				    "B", counts);
+		}
+		while (sp > 0)
+			report(st, out, 1, stack[--sp], NULL, "B without an "
+			    "E", counts);
+	}
+	/*
+	 * Flow ends: s, t and f with bp "e" bind to an enclosing slice of
+	 * their thread; f without it to the next slice that begins.
+	 */
+	for (i = 0; i < nsl; i++)
+		maxend[i] = i > 0 && sl[i - 1]->thread == sl[i]->thread &&
+		    maxend[i - 1] > end_of(sl[i]) ? maxend[i - 1] :
+		    end_of(sl[i]);
+	for (i = 0; i < st->n; i++) {
+		struct rec *r = &st->recs[i];
+		size_t lo = 0, hi = nsl;
+		int ok = 0;
+
+		if (r->kind != KT_FLOW || !(r->flags & KT_EV_TS))
+			continue;
+		/* First slice with (thread, ts) > (r->thread, r->ts). */
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (sl[mid]->thread < r->thread ||
+			    (sl[mid]->thread == r->thread &&
+			    sl[mid]->ts <= r->ts))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (r->ph == 'f' && !r->bp_e) {
+			/* The next slice that begins at or after ts. */
+			size_t k = lo;
+
+			while (k > 0 && sl[k - 1]->thread == r->thread &&
+			    sl[k - 1]->ts == r->ts)
+				k--;
+			ok = k < nsl && sl[k]->thread == r->thread;
+		} else
+			ok = lo > 0 && sl[lo - 1]->thread == r->thread &&
+			    maxend[lo - 1] >= r->ts;
+		if (!ok)
+			report(st, out, 5, r, NULL, r->ph == 'f' && !r->bp_e ?
+			    "no slice begins on the thread after the flow end" :
+			    "no slice on the thread encloses the flow end",
+			    counts);
+	}
+	free(sl);
+	free(be);
+	free(stack);
+	free(maxend);
+	for (i = 0; i < 6; i++) {
+		if (counts[i] == 0)
+			continue;
+		any = 1;
+		kt_cli_warn("%s: check: %llu %s", kt_reader_name(st->r),
+		    (unsigned long long)counts[i], checknames[i]);
+	}
+	return any;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "keep-order", no_argument, NULL, 'k' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "member", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "rebase", no_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "tsv", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct opts o = { 0, 0, 0, 0, -1, 0, NULL, NULL };
+	struct state st;
+	struct kt_source *src;
+	struct kt_reader *r, *again;
+	struct kt_out *out;
+	struct kt_writer *w;
+	struct kt_error err;
+	struct kt_repairs repairs;
+	const char *path;
+	char name[1100];
+	int ch, rc;
+
+	kt_cli_init("kt-normalize");
+	while ((ch = getopt_long(argc, argv, "chkl:m:o:rStV", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			o.check = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'k':
+			o.keep_order = 1;
+			break;
+		case 'l':
+			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
+			break;
+		case 'm':
+			o.member = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'r':
+			o.rebase = 1;
+			break;
+		case 'S':
+			o.rflags |= KT_READ_STRICT;
+			break;
+		case 't':
+			o.tsv = 1;
+			break;
+		case 'V':
+			printf("kt-normalize %s\n", KT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1) {
+		kt_cli_warn("one input at a time (use kt rank-tag to merge)");
+		usage(stderr);
+		return 2;
+	}
+	if (o.check && (o.rebase || o.tsv)) {
+		kt_cli_warn("--check writes a report, not a trace: it takes "
+		    "no --rebase or --tsv");
+		return 2;
+	}
+	path = argc == 1 ? argv[0] : "-";
+	if (kt_cli_check_output(o.output, argv, argc) == -1)
+		return 2;
+	if (o.level >= 0 && o.output != NULL && strcmp(o.output, "-") != 0 &&
+	    (strlen(o.output) < 3 ||
+	    strcmp(o.output + strlen(o.output) - 3, ".gz") != 0)) {
+		kt_cli_warn("--level applies to a .gz output only");
+		return 2;
+	}
+	if ((src = kt_source_open(path, o.member, o.rflags, &err)) == NULL)
+		die_error(&err);
+	if ((rc = kt_source_next(src, &r, &err)) <= 0) {
+		if (rc == 0)
+			kt_error_set(&err, path, 0, 0, "no trace");
+		die_error(&err);
+	}
+	memset(&st, 0, sizeof(st));
+	st.r = r;
+	if ((st.arena = kt_arena_new()) == NULL ||
+	    (st.threads = kt_intern_new()) == NULL)
+		nomem();
+	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
+		die_error(&err);
+	kt_cli_set_output(out);
+	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : 0)) == NULL)
+		nomem();
+	if (o.check)
+		rc = run_check(&st, out);
+	else if (o.keep_order && !o.rebase)
+		rc = run_stream(&st, w);
+	else
+		rc = run_held(&st, &o, w);
+	kt_cli_progress_done();
+	repairs = *kt_reader_repairs(r);
+	snprintf(name, sizeof(name), "%s", kt_reader_name(r));
+	if (rc == -1) {
+		/* A write failed; commit reports why and removes the file. */
+		kt_out_commit(out, &err);
+		kt_cli_set_output(NULL);
+		kt_cli_die(&err);
+	}
+	/* An archive with more traces than one is for kt rank-tag. */
+	if (kt_source_next(src, &again, &err) != 0) {
+		kt_cli_warn("%s: holds several traces; pick one with --member "
+		    "or merge them with kt rank-tag", path);
+		kt_cli_report_repairs(name, &repairs);
+		kt_cli_die(NULL);
+	}
+	kt_cli_set_output(NULL);
+	if (kt_out_commit(out, &err) == -1)
+		kt_cli_die(&err);
+	kt_cli_report_repairs(name, &repairs);
+	kt_writer_free(w);
+	kt_source_close(src);
+	kt_arena_free(st.arena);
+	kt_intern_free(st.threads);
+	free(st.recs);
+	free(st.closers);
+	kt_buf_free(&st.key);
+	return rc == 1 ? 1 : 0;
+}

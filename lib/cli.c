@@ -1,0 +1,184 @@
+/*
+ * cli.c: what every filter's main() shares: the program name, messages
+ * in the family's format, strict number parsing, the output-is-not-an-
+ * input check, repair reports and progress.  This is the one part of the
+ * library that prints, and it prints only to stderr.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kt.h"
+
+static const char *progname = "kt";
+
+void
+kt_cli_init(const char *name)
+{
+	progname = name;
+}
+
+const char *
+kt_cli_name(void)
+{
+	return progname;
+}
+
+/* Print "progname: message" on stderr. */
+void
+kt_cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Print an error as "progname: FILE:LINE:COL: what" (or shorter). */
+void
+kt_cli_error(const struct kt_error *e)
+{
+	kt_cli_progress_done();
+	if (e->file[0] != '\0' && e->line > 0)
+		fprintf(stderr, "%s: %s:%ld:%ld: %s\n", progname, e->file,
+		    e->line, e->col, e->msg);
+	else if (e->file[0] != '\0')
+		fprintf(stderr, "%s: %s: %s\n", progname, e->file, e->msg);
+	else
+		fprintf(stderr, "%s: %s\n", progname, e->msg);
+}
+
+long long
+kt_cli_int(const char *opt, const char *s, long long min, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno == ERANGE || v < min ||
+	    v > max) {
+		kt_cli_warn("%s: '%s' is not a number from %lld to %lld", opt,
+		    s, min, max);
+		exit(2);
+	}
+	return v;
+}
+
+int
+kt_cli_check_output(const char *out, char *const *in, int nin)
+{
+	struct stat so, si;
+	int i;
+
+	if (out == NULL || strcmp(out, "-") == 0 || stat(out, &so) == -1 ||
+	    !S_ISREG(so.st_mode))
+		return 0;
+	for (i = 0; i < nin; i++) {
+		if (strcmp(in[i], "-") == 0)
+			continue;
+		if (stat(in[i], &si) == 0 && si.st_dev == so.st_dev &&
+		    si.st_ino == so.st_ino) {
+			kt_cli_warn("%s: refusing to overwrite an input", out);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+kt_cli_report_repairs(const char *name, const struct kt_repairs *r)
+{
+	char line[256];
+	int i, n = 0;
+
+	for (i = 0; i < KT_NREPAIRS; i++) {
+		if (r->n[i] == 0)
+			continue;
+		kt_repair_describe(r, (enum kt_repair)i, line, sizeof(line));
+		kt_cli_progress_done();
+		fprintf(stderr, "%s: %s: repaired: %s\n", progname, name, line);
+		n++;
+	}
+	return n;
+}
+
+static struct kt_out *cli_out;
+
+void
+kt_cli_set_output(struct kt_out *o)
+{
+	cli_out = o;
+}
+
+void
+kt_cli_die(const struct kt_error *e)
+{
+	if (e != NULL)
+		kt_cli_error(e);
+	if (cli_out != NULL)
+		kt_out_abort(cli_out);
+	exit(2);
+}
+
+void
+kt_cli_nomem(void)
+{
+	struct kt_error e;
+
+	kt_error_set(&e, NULL, 0, 0, "out of memory");
+	kt_cli_die(&e);
+}
+
+static int progress_shown;
+static struct timespec progress_start;
+static struct timespec progress_last;
+
+void
+kt_cli_progress(const struct kt_reader *r)
+{
+	struct timespec now;
+	double el;
+	uint64_t off = kt_reader_offset(r), size = kt_reader_size(r);
+
+	if (!isatty(2))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (progress_start.tv_sec == 0) {
+		progress_start = now;
+		progress_last = now;
+		return;
+	}
+	el = (double)(now.tv_sec - progress_start.tv_sec);
+	if (el < 2 || now.tv_sec == progress_last.tv_sec)
+		return;
+	progress_last = now;
+	if (size > 0)
+		fprintf(stderr, "\r%s: %s: %llu of %llu MB", progname,
+		    kt_reader_name(r), (unsigned long long)(off >> 20),
+		    (unsigned long long)(size >> 20));
+	else
+		fprintf(stderr, "\r%s: %s: %llu MB", progname,
+		    kt_reader_name(r), (unsigned long long)(off >> 20));
+	progress_shown = 1;
+}
+
+void
+kt_cli_progress_done(void)
+{
+	if (progress_shown) {
+		fputs("\r\033[K", stderr);
+		progress_shown = 0;
+	}
+}

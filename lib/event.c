@@ -1,0 +1,299 @@
+/*
+ * event.c: the event model: kinds that follow Kineto's categories, field
+ * access on an event's raw text, and member lookup inside its objects.
+ */
+#include <string.h>
+
+#include "ktint.h"
+
+static const char *const kindnames[KT_NKINDS] = {
+	"other", "cpu_op", "user_annotation", "step", "gpu_user_annotation",
+	"cuda_runtime", "cuda_driver", "kernel", "gpu_memcpy", "gpu_memset",
+	"python_function", "memory", "flow", "metadata", "counter", "instant"
+};
+
+const char *
+kt_kind_name(enum kt_kind k)
+{
+	return (unsigned)k < KT_NKINDS ? kindnames[k] : "other";
+}
+
+/* The kind named s[0..n), or -1. */
+int
+kt_kind_parse(const char *s, size_t n)
+{
+	int k;
+
+	for (k = 0; k < KT_NKINDS; k++)
+		if (strlen(kindnames[k]) == n && memcmp(kindnames[k], s, n) == 0)
+			return k;
+	return -1;
+}
+
+const char *
+kt_event_field(const struct kt_event *ev, enum kt_field f, size_t *n)
+{
+	if (ev->f[f].type == KT_NONE) {
+		*n = 0;
+		return NULL;
+	}
+	*n = ev->f[f].len;
+	return ev->raw + ev->f[f].off;
+}
+
+/* Is field f a string whose escaped contents equal s? */
+int
+kt_event_field_is(const struct kt_event *ev, enum kt_field f, const char *s)
+{
+	size_t n = strlen(s);
+
+	return ev->f[f].type == KT_STRING && ev->f[f].len == n + 2 &&
+	    memcmp(ev->raw + ev->f[f].off + 1, s, n) == 0;
+}
+
+/* Does string field f start with the prefix s? */
+static int
+field_prefix(const struct kt_event *ev, enum kt_field f, const char *s)
+{
+	size_t n = strlen(s);
+
+	return ev->f[f].type == KT_STRING && ev->f[f].len >= n + 2 &&
+	    memcmp(ev->raw + ev->f[f].off + 1, s, n) == 0;
+}
+
+int
+kt_event_thread_key(const struct kt_event *ev, struct kt_buf *b)
+{
+	const struct kt_val *p = &ev->f[KT_F_PID], *t = &ev->f[KT_F_TID];
+
+	return kt_buf_add(b, ev->raw + p->off, p->len) == -1 ||
+	    kt_buf_addc(b, '\t') == -1 ||
+	    kt_buf_add(b, ev->raw + t->off, t->len) == -1 ? -1 : 0;
+}
+
+int
+kt_event_field_int(const struct kt_event *ev, enum kt_field f, int64_t *v)
+{
+	const char *p = ev->raw + ev->f[f].off;
+	size_t n = ev->f[f].len, i = 0;
+	uint64_t u = 0;
+	int neg = 0;
+
+	if (ev->f[f].type == KT_STRING) {
+		p++;
+		n -= 2;
+	} else if (ev->f[f].type != KT_NUMBER)
+		return -1;
+	if (n > 0 && p[0] == '-') {
+		neg = 1;
+		i = 1;
+	}
+	if (i == n)
+		return -1;
+	for (; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9' || u > (uint64_t)INT64_MAX / 10)
+			return -1;
+		u = u * 10 + (uint64_t)(p[i] - '0');
+	}
+	if (u > (uint64_t)INT64_MAX)
+		return -1;
+	*v = neg ? -(int64_t)u : (int64_t)u;
+	return 0;
+}
+
+/*
+ * Classify an event by ph, cat and name, the way Kineto labels them,
+ * including the 2021-era names (Kernel, Runtime, Memcpy, Operator).
+ */
+enum kt_kind
+kt_event_classify(const struct kt_event *ev)
+{
+	static const struct {
+		const char	*cat;
+		enum kt_kind	 kind;
+	} cats[] = {
+		{ "kernel", KT_KERNEL },
+		{ "cpu_op", KT_CPU_OP },
+		{ "cuda_runtime", KT_CUDA_RUNTIME },
+		{ "python_function", KT_PYTHON_FUNCTION },
+		{ "user_annotation", KT_USER_ANNOTATION },
+		{ "gpu_user_annotation", KT_GPU_USER_ANNOTATION },
+		{ "cuda_driver", KT_CUDA_DRIVER },
+		{ "gpu_memcpy", KT_GPU_MEMCPY },
+		{ "gpu_memset", KT_GPU_MEMSET },
+		{ "Kernel", KT_KERNEL },
+		{ "Operator", KT_CPU_OP },
+		{ "Runtime", KT_CUDA_RUNTIME },
+		{ "Memcpy", KT_GPU_MEMCPY },
+		{ "Memset", KT_GPU_MEMSET },
+		{ "python_function", KT_PYTHON_FUNCTION },
+	};
+	enum kt_kind k = KT_OTHER;
+	size_t i;
+
+	switch (ev->ph) {
+	case 'M':
+		return KT_METADATA;
+	case 'C':
+		return KT_COUNTER;
+	case 's':
+	case 't':
+	case 'f':
+		return KT_FLOW;
+	case 'i':
+	case 'I':
+		if (kt_event_field_is(ev, KT_F_NAME, "[memory]"))
+			return KT_MEMORY;
+		return KT_INSTANT;
+	}
+	if (ev->f[KT_F_CAT].type == KT_STRING) {
+		for (i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+			if (kt_event_field_is(ev, KT_F_CAT, cats[i].cat)) {
+				k = cats[i].kind;
+				break;
+			}
+	}
+	if ((k == KT_USER_ANNOTATION || k == KT_CPU_OP ||
+	    (k == KT_OTHER && ev->f[KT_F_CAT].type == KT_NONE)) &&
+	    field_prefix(ev, KT_F_NAME, "ProfilerStep#"))
+		return KT_STEP;
+	return k;
+}
+
+/* Parse a time field into *ns; sets flags on success. */
+static void
+finish_time(struct kt_event *ev, enum kt_field f, int64_t *ns, int *dec,
+    unsigned ok, unsigned subns)
+{
+	int fl = 0;
+
+	*ns = 0;
+	*dec = 0;
+	if (ev->f[f].type != KT_NUMBER)
+		return;
+	if (kt_time_parse(ev->raw + ev->f[f].off, ev->f[f].len, ns, &fl,
+	    dec) == -1) {
+		*ns = 0;
+		return;
+	}
+	ev->flags |= ok;
+	if (fl & KT_TIME_SUBNS)
+		ev->flags |= subns;
+}
+
+void
+kt_event_finish(struct kt_event *ev)
+{
+	ev->flags &= ~(unsigned)(KT_EV_TS | KT_EV_DUR | KT_EV_TS_SUBNS |
+	    KT_EV_DUR_SUBNS);
+	finish_time(ev, KT_F_TS, &ev->ts, &ev->ts_decimals, KT_EV_TS,
+	    KT_EV_TS_SUBNS);
+	finish_time(ev, KT_F_DUR, &ev->dur, &ev->dur_decimals, KT_EV_DUR,
+	    KT_EV_DUR_SUBNS);
+	ev->ph = ev->f[KT_F_PH].type == KT_STRING && ev->f[KT_F_PH].len > 2 ?
+	    ev->raw[ev->f[KT_F_PH].off + 1] : 0;
+	ev->kind = kt_event_classify(ev);
+}
+
+/* One scanner for the library's re-scans of already valid text. */
+static struct kt_scanner rescan = { .strict = 1 };
+
+int
+kt_event_scan(const char *buf, size_t n, struct kt_event *ev,
+    struct kt_error *err)
+{
+	size_t end = 0, p;
+	int rc;
+
+	for (p = 0; p < n && kt_ws[(unsigned char)buf[p]]; p++)
+		;
+	ev->raw = buf + p;
+	rc = p < n ? kt_scan_value(&rescan, buf, p, n, &end, ev) :
+	    KT_SCAN_MORE;
+	if (rc == KT_SCAN_OK) {
+		size_t q;
+
+		for (q = end; q < n && kt_ws[(unsigned char)buf[q]]; q++)
+			;
+		if (q != n) {
+			kt_error_set(err, NULL, 0, (long)q + 1,
+			    "unexpected text after the event");
+			return -1;
+		}
+		ev->len = end - p;
+		ev->flags &= ~(unsigned)KT_EV_REPAIRED;
+		kt_event_finish(ev);
+		return 0;
+	}
+	if (rc == KT_SCAN_MORE)
+		kt_error_set(err, NULL, 0, (long)n + 1, "incomplete event");
+	else
+		kt_error_set(err, NULL, 0, (long)rescan.err_off + 1, "%s",
+		    rescan.err_msg);
+	return -1;
+}
+
+/* The type of the value whose first byte is c. */
+static enum kt_type
+type_of(char c)
+{
+	switch (c) {
+	case '"':
+		return KT_STRING;
+	case '{':
+		return KT_OBJECT;
+	case '[':
+		return KT_ARRAY;
+	case 't':
+		return KT_TRUE;
+	case 'f':
+		return KT_FALSE;
+	case 'n':
+		return KT_NULL;
+	default:
+		return KT_NUMBER;
+	}
+}
+
+int
+kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
+    const char *key, struct kt_val *out)
+{
+	const char *b = ev->raw;
+	size_t p, end, klen = strlen(key);
+
+	if (obj->type != KT_OBJECT)
+		return -1;
+	p = obj->off + 1;
+	end = obj->off + obj->len - 1;	/* the closing brace */
+	for (;;) {
+		size_t ks, ke, vs, ve;
+
+		while (p < end && kt_ws[(unsigned char)b[p]])
+			p++;
+		if (p >= end || b[p] != '"')
+			return -1;
+		ks = p;
+		if (kt_scan_value(&rescan, b, ks, end, &ke, NULL) != KT_SCAN_OK)
+			return -1;
+		p = ke;
+		while (p < end && (kt_ws[(unsigned char)b[p]] || b[p] == ':'))
+			p++;
+		vs = p;
+		if (kt_scan_value(&rescan, b, vs, end + 1, &ve, NULL) !=
+		    KT_SCAN_OK)
+			return -1;
+		if (ke - ks == klen + 2 && memcmp(b + ks + 1, key, klen) == 0) {
+			out->off = (uint32_t)vs;
+			out->len = (uint32_t)(ve - vs);
+			out->type = (uint8_t)type_of(b[vs]);
+			return 0;
+		}
+		p = ve;
+		while (p < end && kt_ws[(unsigned char)b[p]])
+			p++;
+		if (p >= end || b[p] != ',')
+			return -1;
+		p++;
+	}
+}

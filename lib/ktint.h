@@ -1,0 +1,62 @@
+/*
+ * ktint.h: private interfaces between the library's own files.  Filters
+ * include kt.h only.
+ */
+#ifndef KTINT_H
+#define KTINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kt.h"
+
+enum {
+	KT_SCAN_OK = 0,
+	KT_SCAN_MORE,		/* the value runs past the end of the data */
+	KT_SCAN_ERR
+};
+
+/* One repair the scanner wants applied: replace del bytes at off. */
+struct kt_scan_edit {
+	size_t	 off;
+	size_t	 del;
+	char	 ins[8];
+	uint8_t	 inslen;
+	uint8_t	 repair;	/* enum kt_repair */
+};
+
+/* Scanner state that lives across calls (to avoid reallocation). */
+struct kt_scanner {
+	unsigned char		*stack;		/* 'o' or 'a' per open container */
+	size_t			 stackcap;
+	struct kt_scan_edit	*edits;
+	size_t			 nedits;
+	size_t			 capedits;
+	int			 strict;
+	int			 nkeys;		/* members of the outer object */
+	size_t			 err_off;	/* on KT_SCAN_ERR */
+	const char		*err_msg;
+	char			 err_buf[96];
+};
+
+/*
+ * Scan one JSON value that starts at buf[pos] (not whitespace) and must
+ * end before buf[end].  On KT_SCAN_OK *endp is the offset just past it.
+ * With ev not NULL the value must be an object, and its fields are
+ * recorded in ev relative to buf + pos.  Repairs are collected in
+ * sc->edits (cleared on entry), or are errors when sc->strict.
+ */
+int	 kt_scan_value(struct kt_scanner *, const char *, size_t, size_t,
+	    size_t *, struct kt_event *);
+void	 kt_scanner_free(struct kt_scanner *);
+
+/* Apply sc's edits to buf[pos..endp) into out. */
+int	 kt_scan_apply(const struct kt_scanner *, const char *, size_t,
+	    size_t, struct kt_buf *);
+
+/* Fill ev's derived members (ts, dur, kind, ph) from its fields. */
+void	 kt_event_finish(struct kt_event *);
+
+extern const unsigned char kt_ws[256];
+
+#endif /* KTINT_H */

@@ -1,0 +1,146 @@
+/*
+ * patch.c: raw patching.  A changed event keeps every byte except the
+ * text of the fields that change; new keys are inserted next to the
+ * opening brace of their object.
+ */
+#include <string.h>
+
+#include "ktint.h"
+
+static const char *const fieldkeys[KT_NFIELDS] = {
+	"ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "bp", "s",
+	"args", "External id", "correlation", "stream", "device", "bytes"
+};
+
+/* Start an empty patch of ev (borrowed); kt_patch_free() ends it. */
+void
+kt_patch_init(struct kt_patch *p, const struct kt_event *ev)
+{
+	memset(p, 0, sizeof(*p));
+	p->ev = ev;
+}
+
+void
+kt_patch_free(struct kt_patch *p)
+{
+	kt_buf_free(&p->tmp);
+}
+
+/* Queue an edit whose inserted text is the concatenation a + b + c. */
+static int
+edit(struct kt_patch *p, size_t off, size_t del, const char *a, size_t an,
+    const char *b, size_t bn, const char *c)
+{
+	struct kt_patch_edit *e;
+
+	if (p->n == KT_PATCH_MAX)
+		return -1;
+	e = &p->e[p->n];
+	e->off = off;
+	e->del = del;
+	e->insoff = p->tmp.n;
+	e->seq = p->n;
+	if (kt_buf_add(&p->tmp, a, an) == -1 ||
+	    kt_buf_add(&p->tmp, b, bn) == -1 ||
+	    kt_buf_adds(&p->tmp, c) == -1)
+		return -1;
+	e->inslen = p->tmp.n - e->insoff;
+	p->n++;
+	return 0;
+}
+
+/* Is the object at raw[off] empty? */
+static int
+obj_empty(const char *raw, size_t off)
+{
+	off++;
+	while (kt_ws[(unsigned char)raw[off]])
+		off++;
+	return raw[off] == '}';
+}
+
+/* Insert "key": text as the first member of the object at off. */
+static int
+insert_member(struct kt_patch *p, size_t off, const char *key,
+    const char *text, size_t len)
+{
+	const char *sep = obj_empty(p->ev->raw, off) ? "" : ", ";
+	char k[64];
+	size_t kn = strlen(key);
+
+	if (kn + 4 > sizeof(k))
+		return -1;
+	k[0] = '"';
+	memcpy(k + 1, key, kn);
+	memcpy(k + 1 + kn, "\": ", 3);
+	return edit(p, off + 1, 0, k, kn + 4, text, len, sep);
+}
+
+int
+kt_patch_set(struct kt_patch *p, enum kt_field f, const char *text,
+    size_t len)
+{
+	const struct kt_val *v = &p->ev->f[f];
+
+	if (v->type != KT_NONE)
+		return edit(p, v->off, v->len, text, len, "", 0, "");
+	if (f >= KT_F_FIRSTARG)
+		return kt_patch_arg(p, fieldkeys[f], text, len);
+	return insert_member(p, 0, fieldkeys[f], text, len);
+}
+
+int
+kt_patch_arg(struct kt_patch *p, const char *key, const char *text,
+    size_t len)
+{
+	const struct kt_val *args = &p->ev->f[KT_F_ARGS];
+	struct kt_val v;
+
+	if (args->type == KT_NONE) {
+		struct kt_buf obj = { NULL, 0, 0 };
+		int rc;
+
+		rc = kt_buf_adds(&obj, "{\"") == -1 ||
+		    kt_buf_adds(&obj, key) == -1 ||
+		    kt_buf_adds(&obj, "\": ") == -1 ||
+		    kt_buf_add(&obj, text, len) == -1 ||
+		    kt_buf_addc(&obj, '}') == -1 ? -1 :
+		    insert_member(p, 0, "args", obj.p, obj.n);
+		kt_buf_free(&obj);
+		return rc;
+	}
+	if (args->type != KT_OBJECT)
+		return -1;
+	if (kt_event_find(p->ev, args, key, &v) == 0)
+		return edit(p, v.off, v.len, text, len, "", 0, "");
+	return insert_member(p, args->off, key, text, len);
+}
+
+int
+kt_patch_apply(struct kt_patch *p, struct kt_buf *out)
+{
+	const char *raw = p->ev->raw;
+	size_t at = 0;
+	int i, j;
+
+	/* Sort by offset, insertion order within an offset (n <= 16). */
+	for (i = 1; i < p->n; i++) {
+		struct kt_patch_edit t = p->e[i];
+
+		for (j = i; j > 0 && (p->e[j - 1].off > t.off ||
+		    (p->e[j - 1].off == t.off && p->e[j - 1].seq > t.seq)); j--)
+			p->e[j] = p->e[j - 1];
+		p->e[j] = t;
+	}
+	for (i = 0; i < p->n; i++) {
+		const struct kt_patch_edit *e = &p->e[i];
+
+		if (e->off < at)
+			return -1;	/* overlapping edits */
+		if (kt_buf_add(out, raw + at, e->off - at) == -1 ||
+		    kt_buf_add(out, p->tmp.p + e->insoff, e->inslen) == -1)
+			return -1;
+		at = e->off + e->del;
+	}
+	return kt_buf_add(out, raw + at, p->ev->len - at);
+}

@@ -1,0 +1,1258 @@
+/*
+ * read.c: reading traces.  A source is a path or stdin; its content (not
+ * its name) says whether it is plain JSON, the kt TSV form, compressed
+ * (gzip, zstd, xz, bzip2, through libarchive) or an archive (tar, zip)
+ * whose members are traces.  A reader walks one trace's top level, keeps
+ * every key other than traceEvents verbatim, and hands out the events one
+ * at a time as raw byte spans with their fields located, repairing
+ * damaged input where that is safe and counting each repair.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include "ktint.h"
+
+#define CHUNK		(1 << 20)	/* bytes asked of the input at once */
+#define PEEK		512		/* bytes looked at to recognise it */
+
+struct kt_source {
+	char		 name[512];
+	int		 fd;
+	int		 own_fd;
+	unsigned	 flags;
+	char		*glob;
+	struct archive	*ar;		/* NULL for plain input */
+	int		 archived;	/* tar or zip: several members */
+	int		 started;
+	int		 ended;
+	unsigned char	 peek[PEEK];	/* first bytes, read before deciding */
+	size_t		 npeek;
+	size_t		 peekpos;
+	uint64_t	 size;
+	struct kt_reader *cur;
+	char		 member[512];
+};
+
+enum {
+	R_START, R_TOPKEY, R_TOPNEXT, R_EVFIRST, R_EVNEXT, R_DONE, R_END,
+	R_TSV
+};
+
+struct kt_reader {
+	char		 name[1024];
+	struct kt_source *src;		/* NULL for a memory reader */
+	char		*own;		/* the buffer, when streaming */
+	const char	*buf;
+	size_t		 cap;
+	size_t		 lo;		/* parse position */
+	size_t		 hi;		/* end of data */
+	int		 eof;
+	uint64_t	 base;		/* input offset of buf[0] */
+	long		 line_base;	/* newlines before buf[0] */
+	long		 col_base;	/* bytes after the last of them */
+	unsigned	 flags;
+	int		 state;
+	enum kt_form	 form;
+	int		 seen_events;
+	int		 first_member;	/* next top-level member is the first */
+	struct kt_scanner sc;
+	struct kt_buf	 rep;		/* a repaired or patched event */
+	struct kt_buf	 tmp;
+	struct kt_meta	*meta;
+	size_t		 nmeta;
+	size_t		 capmeta;
+	struct kt_repairs repairs;
+	uint64_t	 pos;		/* events handed out so far */
+	uint64_t	*srcindex;
+	size_t		 nsrcindex;
+	long		 tsvline;
+	int64_t		 origin;	/* TSV ts_ns count from here */
+};
+
+/* ------------------------------------------------------------------ */
+/* Sources. */
+
+/* Read from the source's file descriptor, retrying on EINTR. */
+static ssize_t
+fd_read(int fd, void *buf, size_t n)
+{
+	ssize_t r;
+
+	do
+		r = read(fd, buf, n);
+	while (r == -1 && errno == EINTR);
+	return r;
+}
+
+/* libarchive's read callback: the peeked bytes first, then the fd. */
+static la_ssize_t
+ar_read(struct archive *a, void *arg, const void **out)
+{
+	struct kt_source *s = arg;
+	static char block[1 << 16];
+	ssize_t r;
+
+	(void)a;
+	if (s->peekpos < s->npeek) {
+		*out = s->peek + s->peekpos;
+		r = (ssize_t)(s->npeek - s->peekpos);
+		s->peekpos = s->npeek;
+		return r;
+	}
+	*out = block;
+	r = fd_read(s->fd, block, sizeof(block));
+	if (r == -1)
+		archive_set_error(a, errno, "%s", strerror(errno));
+	return r;
+}
+
+/* Is the first content a trace (JSON object or array, or kt TSV)? */
+static int
+looks_like_trace(const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+
+	if (n >= 3 && p[0] == 0xef && p[1] == 0xbb && p[2] == 0xbf)
+		i = 3;
+	while (i < n && kt_ws[p[i]])
+		i++;
+	if (i == n)
+		return n == 0 ? 0 : 1;	/* all blank: let the reader say */
+	if (p[i] == '{' || p[i] == '[')
+		return 1;
+	return n - i >= 8 && memcmp(p + i, "id\tkind\t", 8) == 0;
+}
+
+struct kt_source *
+kt_source_open(const char *path, const char *glob, unsigned flags,
+    struct kt_error *err)
+{
+	struct kt_source *s;
+	struct stat st;
+	const unsigned char *p;
+	ssize_t r;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		kt_error_set(err, path, 0, 0, "out of memory");
+		return NULL;
+	}
+	s->flags = flags;
+	if (path == NULL || strcmp(path, "-") == 0) {
+		snprintf(s->name, sizeof(s->name), "<stdin>");
+		s->fd = 0;
+	} else {
+		snprintf(s->name, sizeof(s->name), "%s", path);
+		if ((s->fd = open(path, O_RDONLY)) == -1) {
+			kt_error_set(err, path, 0, 0, "%s", strerror(errno));
+			free(s);
+			return NULL;
+		}
+		s->own_fd = 1;
+	}
+	if (fstat(s->fd, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			kt_error_set(err, s->name, 0, 0, "is a directory");
+			kt_source_close(s);
+			return NULL;
+		}
+		if (S_ISREG(st.st_mode))
+			s->size = (uint64_t)st.st_size;
+	}
+	if (glob != NULL && (s->glob = strdup(glob)) == NULL) {
+		kt_error_set(err, s->name, 0, 0, "out of memory");
+		kt_source_close(s);
+		return NULL;
+	}
+	while (s->npeek < PEEK) {
+		r = fd_read(s->fd, s->peek + s->npeek, PEEK - s->npeek);
+		if (r == -1) {
+			kt_error_set(err, s->name, 0, 0, "%s", strerror(errno));
+			kt_source_close(s);
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		s->npeek += (size_t)r;
+	}
+	p = s->peek;
+	if ((s->npeek >= 2 && p[0] == 0x1f && p[1] == 0x8b) ||
+	    (s->npeek >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0) ||
+	    (s->npeek >= 6 && memcmp(p, "\xfd" "7zXZ\0", 6) == 0) ||
+	    (s->npeek >= 3 && memcmp(p, "BZh", 3) == 0) ||
+	    (s->npeek >= 4 && memcmp(p, "PK\3\4", 4) == 0) ||
+	    (s->npeek >= 262 && memcmp(p + 257, "ustar", 5) == 0)) {
+		if ((s->ar = archive_read_new()) == NULL) {
+			kt_error_set(err, s->name, 0, 0, "out of memory");
+			kt_source_close(s);
+			return NULL;
+		}
+		archive_read_support_filter_all(s->ar);
+		archive_read_support_format_tar(s->ar);
+		archive_read_support_format_zip(s->ar);
+		archive_read_support_format_raw(s->ar);
+		if (archive_read_open(s->ar, s, NULL, ar_read, NULL) !=
+		    ARCHIVE_OK) {
+			kt_error_set(err, s->name, 0, 0, "%s",
+			    archive_error_string(s->ar));
+			kt_source_close(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+void
+kt_source_close(struct kt_source *s)
+{
+	if (s == NULL)
+		return;
+	kt_reader_free(s->cur);
+	if (s->ar != NULL)
+		archive_read_free(s->ar);
+	if (s->own_fd)
+		close(s->fd);
+	free(s->glob);
+	free(s);
+}
+
+/* Read up to n bytes of the current trace into buf. */
+static ssize_t
+src_read(struct kt_source *s, char *buf, size_t n, struct kt_error *err)
+{
+	ssize_t r;
+
+	if (s->ar != NULL) {
+		r = archive_read_data(s->ar, buf, n);
+		if (r < 0) {
+			kt_error_set(err, s->cur ? s->cur->name : s->name, 0, 0,
+			    "%s", archive_error_string(s->ar));
+			return -1;
+		}
+		return r;
+	}
+	if (s->peekpos < s->npeek) {
+		size_t m = s->npeek - s->peekpos;
+
+		if (m > n)
+			m = n;
+		memcpy(buf, s->peek + s->peekpos, m);
+		s->peekpos += m;
+		return (ssize_t)m;
+	}
+	r = fd_read(s->fd, buf, n);
+	if (r == -1)
+		kt_error_set(err, s->name, 0, 0, "%s", strerror(errno));
+	return r;
+}
+
+static struct kt_reader *reader_new(const char *, unsigned);
+
+int
+kt_source_next(struct kt_source *s, struct kt_reader **rp,
+    struct kt_error *err)
+{
+	struct archive_entry *ae;
+	struct kt_reader *r;
+	ssize_t n;
+	int rc;
+
+	kt_reader_free(s->cur);
+	s->cur = NULL;
+	if (s->ended)
+		return 0;
+	if (s->ar == NULL || archive_format(s->ar) == ARCHIVE_FORMAT_RAW) {
+		/* A single trace: plain, or compressed with no archive. */
+		if (s->started) {
+			s->ended = 1;
+			return 0;
+		}
+	}
+	for (;;) {
+		if (s->ar == NULL) {
+			s->started = 1;
+			if ((r = reader_new(s->name, s->flags)) == NULL)
+				goto nomem;
+			break;
+		}
+		rc = archive_read_next_header(s->ar, &ae);
+		if (rc == ARCHIVE_EOF) {
+			s->ended = 1;
+			if (!s->started) {
+				kt_error_set(err, s->name, 0, 0, "%s",
+				    s->glob ? "no archive member matches "
+				    "--member" : "no trace in the archive");
+				return -1;
+			}
+			return 0;
+		}
+		if (rc < ARCHIVE_WARN) {
+			kt_error_set(err, s->name, 0, 0, "%s",
+			    archive_error_string(s->ar));
+			return -1;
+		}
+		if (archive_format(s->ar) == ARCHIVE_FORMAT_RAW) {
+			s->started = 1;
+			if ((r = reader_new(s->name, s->flags)) == NULL)
+				goto nomem;
+			break;
+		}
+		s->archived = 1;
+		if (archive_entry_filetype(ae) != AE_IFREG)
+			continue;
+		snprintf(s->member, sizeof(s->member), "%s",
+		    archive_entry_pathname(ae));
+		if (s->glob != NULL && fnmatch(s->glob, s->member, 0) != 0)
+			continue;
+		/* Look at the member's first bytes: is it a trace? */
+		n = archive_read_data(s->ar, s->peek, PEEK);
+		if (n < 0) {
+			kt_error_set(err, s->name, 0, 0, "%s: %s", s->member,
+			    archive_error_string(s->ar));
+			return -1;
+		}
+		if (!looks_like_trace(s->peek, (size_t)n) && s->glob == NULL)
+			continue;
+		{
+			char nm[1100];
+
+			snprintf(nm, sizeof(nm), "%s:%s", s->name, s->member);
+			if ((r = reader_new(nm, s->flags)) == NULL)
+				goto nomem;
+		}
+		/* Hand the peeked bytes to the reader first. */
+		memcpy(r->own, s->peek, (size_t)n);
+		r->hi = (size_t)n;
+		s->started = 1;
+		break;
+	}
+	r->src = s;
+	s->cur = r;
+	*rp = r;
+	return 1;
+nomem:
+	kt_error_set(err, s->name, 0, 0, "out of memory");
+	return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Readers. */
+
+static struct kt_reader *
+reader_new(const char *name, unsigned flags)
+{
+	struct kt_reader *r;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->cap = 4 * CHUNK;
+	if ((r->own = malloc(r->cap)) == NULL) {
+		free(r);
+		return NULL;
+	}
+	r->buf = r->own;
+	r->flags = flags;
+	r->sc.strict = (flags & KT_READ_STRICT) != 0;
+	r->first_member = 1;
+	return r;
+}
+
+struct kt_reader *
+kt_reader_mem(const char *buf, size_t n, const char *name, unsigned flags)
+{
+	struct kt_reader *r;
+
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return NULL;
+	snprintf(r->name, sizeof(r->name), "%s", name ? name : "<memory>");
+	r->buf = buf;
+	r->hi = r->cap = n;
+	r->eof = 1;
+	r->flags = flags;
+	r->sc.strict = (flags & KT_READ_STRICT) != 0;
+	r->first_member = 1;
+	return r;
+}
+
+void
+kt_reader_free(struct kt_reader *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	if (r->src != NULL && r->src->cur == r)
+		r->src->cur = NULL;
+	for (i = 0; i < r->nmeta; i++) {
+		free(r->meta[i].key);
+		free(r->meta[i].val);
+	}
+	free(r->meta);
+	free(r->own);
+	free(r->srcindex);
+	kt_scanner_free(&r->sc);
+	kt_buf_free(&r->rep);
+	kt_buf_free(&r->tmp);
+	free(r);
+}
+
+const char *
+kt_reader_name(const struct kt_reader *r)
+{
+	return r->name;
+}
+
+enum kt_form
+kt_reader_form(const struct kt_reader *r)
+{
+	return r->form;
+}
+
+const struct kt_meta *
+kt_reader_metas(const struct kt_reader *r, size_t *n)
+{
+	*n = r->nmeta;
+	return r->meta;
+}
+
+const struct kt_meta *
+kt_reader_meta_find(const struct kt_reader *r, const char *key)
+{
+	size_t i, n = strlen(key);
+
+	for (i = 0; i < r->nmeta; i++)
+		if (r->meta[i].keylen == n + 2 &&
+		    memcmp(r->meta[i].key + 1, key, n) == 0)
+			return &r->meta[i];
+	return NULL;
+}
+
+const struct kt_repairs *
+kt_reader_repairs(const struct kt_reader *r)
+{
+	return &r->repairs;
+}
+
+struct kt_repairs *
+kt_reader_repairs_mut(struct kt_reader *r)
+{
+	return &r->repairs;
+}
+
+uint64_t
+kt_reader_offset(const struct kt_reader *r)
+{
+	return r->base + r->lo;
+}
+
+uint64_t
+kt_reader_size(const struct kt_reader *r)
+{
+	return r->src != NULL && r->src->ar == NULL ? r->src->size : 0;
+}
+
+/* Line and column (1-based) of buffer offset off. */
+static void
+position(const struct kt_reader *r, size_t off, long *line, long *col)
+{
+	const char *p = r->buf, *e = r->buf + off, *nl = NULL, *q;
+	long n = 0;
+
+	while ((q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+		n++;
+		nl = q;
+		p = q + 1;
+	}
+	*line = r->line_base + n + 1;
+	*col = nl ? (long)(e - nl) : r->col_base + (long)off + 1;
+}
+
+/* Set err to a parse error at buffer offset off. */
+static int
+fail_at(struct kt_reader *r, size_t off, struct kt_error *err,
+    const char *msg)
+{
+	long line, col;
+
+	if (r->form == KT_FORM_TSV) {
+		line = r->tsvline;
+		col = (long)(off - r->lo) + 1;
+	} else
+		position(r, off, &line, &col);
+	kt_error_set(err, r->name, line, col, "%s", msg);
+	return -1;
+}
+
+/*
+ * Get more bytes: drop what is before r->lo, grow the buffer when it is
+ * full, and read.  Returns 1 if bytes came, 0 at EOF, -1 on error.
+ */
+static int
+refill(struct kt_reader *r, struct kt_error *err)
+{
+	ssize_t n;
+
+	if (r->eof || r->src == NULL) {
+		r->eof = 1;
+		return 0;
+	}
+	if (r->lo > 0) {
+		const char *p = r->own, *e = r->own + r->lo, *q, *nl = NULL;
+
+		while ((q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+			r->line_base++;
+			nl = q;
+			p = q + 1;
+		}
+		r->col_base = nl ? (long)(e - nl - 1) : r->col_base +
+		    (long)r->lo;
+		memmove(r->own, r->own + r->lo, r->hi - r->lo);
+		r->base += r->lo;
+		r->hi -= r->lo;
+		r->lo = 0;
+	}
+	if (r->cap - r->hi < CHUNK) {
+		size_t cap = r->cap * 2;
+		char *p;
+
+		if ((p = realloc(r->own, cap)) == NULL) {
+			kt_error_set(err, r->name, 0, 0, "out of memory");
+			return -1;
+		}
+		r->own = p;
+		r->buf = p;
+		r->cap = cap;
+	}
+	n = src_read(r->src, r->own + r->hi, r->cap - r->hi, err);
+	if (n < 0)
+		return -1;
+	if (n == 0) {
+		r->eof = 1;
+		return 0;
+	}
+	r->hi += (size_t)n;
+	return 1;
+}
+
+/* Skip whitespace; make sure a byte is there.  1 yes, 0 EOF, -1 error. */
+static int
+next_byte(struct kt_reader *r, struct kt_error *err)
+{
+	for (;;) {
+		while (r->lo < r->hi && kt_ws[(unsigned char)r->buf[r->lo]])
+			r->lo++;
+		if (r->lo < r->hi)
+			return 1;
+		switch (refill(r, err)) {
+		case -1:
+			return -1;
+		case 0:
+			return 0;
+		}
+	}
+}
+
+/* Count the scanner's edits as repairs. */
+static void
+count_edits(struct kt_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->sc.nedits; i++)
+		r->repairs.n[r->sc.edits[i].repair]++;
+}
+
+/*
+ * Scan a whole value at r->lo, reading more as needed.  Returns
+ * KT_SCAN_OK with *end, KT_SCAN_MORE at EOF (truncated), or -1 with err.
+ */
+static int
+scan_whole(struct kt_reader *r, size_t *end, struct kt_event *ev,
+    struct kt_error *err)
+{
+	int rc;
+
+	for (;;) {
+		rc = kt_scan_value(&r->sc, r->buf, r->lo, r->hi, end, ev);
+		if (rc == KT_SCAN_OK)
+			return rc;
+		if (rc == KT_SCAN_ERR)
+			return fail_at(r, r->sc.err_off, err, r->sc.err_msg);
+		switch (refill(r, err)) {
+		case -1:
+			return -1;
+		case 0:
+			return KT_SCAN_MORE;
+		}
+	}
+}
+
+static int
+add_meta(struct kt_reader *r, const char *key, size_t keylen,
+    const char *val, size_t vallen, int after)
+{
+	struct kt_meta *m;
+
+	if (r->nmeta == r->capmeta) {
+		size_t cap = r->capmeta ? r->capmeta * 2 : 16;
+
+		if ((m = realloc(r->meta, cap * sizeof(*m))) == NULL)
+			return -1;
+		r->meta = m;
+		r->capmeta = cap;
+	}
+	m = &r->meta[r->nmeta];
+	if ((m->key = malloc(keylen + 1)) == NULL)
+		return -1;
+	if ((m->val = malloc(vallen + 1)) == NULL) {
+		free(m->key);
+		return -1;
+	}
+	memcpy(m->key, key, keylen);
+	m->key[keylen] = '\0';
+	memcpy(m->val, val, vallen);
+	m->val[vallen] = '\0';
+	m->keylen = keylen;
+	m->vallen = vallen;
+	m->after = after;
+	r->nmeta++;
+	return 0;
+}
+
+/* Parse a ktSourceIndex array of row numbers. */
+static int
+parse_srcindex(struct kt_reader *r, const char *v, size_t n)
+{
+	size_t i = 0, cap = 0;
+	uint64_t *a = NULL, *t;
+
+	free(r->srcindex);
+	r->srcindex = NULL;
+	r->nsrcindex = 0;
+	while (i < n && v[i] != '[')
+		i++;
+	for (i++; i < n; i++) {
+		uint64_t u = 0;
+		int digits = 0;
+
+		while (i < n && (kt_ws[(unsigned char)v[i]] || v[i] == ','))
+			i++;
+		if (i < n && v[i] == ']')
+			break;
+		for (; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++)
+			u = u * 10 + (uint64_t)(v[i] - '0');
+		if (digits == 0 || digits > 19) {
+			free(a);
+			return -1;
+		}
+		if (r->nsrcindex == cap) {
+			cap = cap ? cap * 2 : 1024;
+			if ((t = realloc(a, cap * sizeof(*a))) == NULL) {
+				free(a);
+				return -1;
+			}
+			a = t;
+		}
+		a[r->nsrcindex++] = u;
+		i--;
+	}
+	r->srcindex = a;
+	return 0;
+}
+
+/* The input ended early: close the arrays, count what was dropped. */
+static int
+truncated(struct kt_reader *r, size_t from, struct kt_error *err)
+{
+	if (!r->seen_events) {
+		kt_error_set(err, r->name, 0, 0,
+		    "input ends before traceEvents");
+		return -1;
+	}
+	if (r->flags & KT_READ_STRICT)
+		return fail_at(r, r->hi, err, "truncated input");
+	r->repairs.n[KT_R_TRUNCATED]++;
+	r->repairs.truncated_bytes += r->hi - from;
+	r->lo = r->hi;
+	r->state = R_END;
+	return 0;
+}
+
+static int tsv_next(struct kt_reader *, struct kt_event *,
+    struct kt_error *);
+
+/* Read one top-level key and its value (object form). */
+static int
+top_member(struct kt_reader *r, struct kt_error *err)
+{
+	size_t kend, vend;
+	int rc, after = r->seen_events;
+
+	if (r->buf[r->lo] != '"')
+		return fail_at(r, r->lo, err, "expected a key string");
+	if ((rc = scan_whole(r, &kend, NULL, err)) != KT_SCAN_OK)
+		return rc == KT_SCAN_MORE ? truncated(r, r->lo, err) : -1;
+	/* Keys are short; keep a copy since the buffer may move. */
+	r->tmp.n = 0;
+	if (kt_buf_add(&r->tmp, r->buf + r->lo, kend - r->lo) == -1)
+		return fail_at(r, r->lo, err, "out of memory");
+	r->lo = kend;
+	if ((rc = next_byte(r, err)) <= 0)
+		return rc == 0 ? truncated(r, r->lo, err) : -1;
+	if (r->buf[r->lo] != ':')
+		return fail_at(r, r->lo, err, "expected ':' after a key");
+	r->lo++;
+	if ((rc = next_byte(r, err)) <= 0)
+		return rc == 0 ? truncated(r, r->lo, err) : -1;
+	if (r->tmp.n == 13 && memcmp(r->tmp.p, "\"traceEvents\"", 13) == 0) {
+		if (r->seen_events)
+			return fail_at(r, r->lo, err,
+			    "a second traceEvents array");
+		if (r->buf[r->lo] != '[')
+			return fail_at(r, r->lo, err,
+			    "traceEvents is not an array");
+		r->lo++;
+		r->seen_events = 1;
+		r->state = R_EVFIRST;
+		return 0;
+	}
+	if ((rc = scan_whole(r, &vend, NULL, err)) != KT_SCAN_OK)
+		return rc == KT_SCAN_MORE ? truncated(r, r->lo, err) : -1;
+	count_edits(r);
+	if (r->tmp.n == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
+	    memcmp(r->tmp.p + 1, KT_KEY_SOURCE_INDEX,
+	    sizeof(KT_KEY_SOURCE_INDEX) - 1) == 0) {
+		if (!after && parse_srcindex(r, r->buf + r->lo,
+		    vend - r->lo) == -1)
+			return fail_at(r, r->lo, err,
+			    "ktSourceIndex is not an array of row numbers");
+	} else {
+		struct kt_buf v = { NULL, 0, 0 };
+
+		if (kt_scan_apply(&r->sc, r->buf, r->lo, vend, &v) == -1 ||
+		    add_meta(r, r->tmp.p, r->tmp.n, v.p, v.n, after) == -1) {
+			kt_buf_free(&v);
+			return fail_at(r, r->lo, err, "out of memory");
+		}
+		kt_buf_free(&v);
+	}
+	r->lo = vend;
+	r->state = R_TOPNEXT;
+	return 0;
+}
+
+/* Scan the event at r->lo.  1 event, 0 dropped or ended, -1 error. */
+static int
+event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
+{
+	size_t end, start;
+	int rc;
+
+	if (r->buf[r->lo] != '{')
+		return fail_at(r, r->lo, err, "expected an event object");
+	if ((rc = scan_whole(r, &end, ev, err)) != KT_SCAN_OK)
+		return rc == KT_SCAN_MORE ? truncated(r, r->lo, err) : -1;
+	start = r->lo;
+	r->lo = end;
+	r->state = R_EVNEXT;
+	if (r->sc.nkeys == 0) {
+		if (r->flags & KT_READ_STRICT)
+			return fail_at(r, start, err, "empty event {}");
+		r->repairs.n[KT_R_EMPTY_EVENT]++;
+		r->pos++;
+		return 0;
+	}
+	ev->flags = 0;
+	if (r->sc.nedits > 0) {
+		count_edits(r);
+		r->rep.n = 0;
+		if (kt_scan_apply(&r->sc, r->buf, start, end, &r->rep) == -1)
+			return fail_at(r, start, err, "out of memory");
+		if (kt_event_scan(r->rep.p, r->rep.n, ev, NULL) == -1)
+			return fail_at(r, start, err, "event could not be "
+			    "repaired");
+		ev->flags |= KT_EV_REPAIRED;
+	} else {
+		ev->raw = r->buf + start;
+		ev->len = end - start;
+		kt_event_finish(ev);
+	}
+	ev->index = r->pos < r->nsrcindex ? r->srcindex[r->pos] : r->pos;
+	r->pos++;
+	return 1;
+}
+
+int
+kt_reader_next(struct kt_reader *r, struct kt_event *ev,
+    struct kt_error *err)
+{
+	int rc;
+
+	for (;;) {
+		if (r->state == R_END)
+			return 0;
+		if (r->state == R_TSV)
+			return tsv_next(r, ev, err);
+		if ((rc = next_byte(r, err)) == -1)
+			return -1;
+		if (rc == 0) {
+			/* End of input. */
+			switch (r->state) {
+			case R_START:
+				kt_error_set(err, r->name, 0, 0, "empty input");
+				return -1;
+			case R_DONE:
+				r->state = R_END;
+				if (r->form == KT_FORM_OBJECT && !r->seen_events) {
+					kt_error_set(err, r->name, 0, 0,
+					    "no traceEvents array: not a trace");
+					return -1;
+				}
+				return 0;
+			default:
+				if (!r->seen_events) {
+					kt_error_set(err, r->name, 0, 0,
+					    "input ends before traceEvents");
+					return -1;
+				}
+				if (truncated(r, r->lo, err) == -1)
+					return -1;
+				return 0;
+			}
+		}
+		switch (r->state) {
+		case R_START:
+			if (r->base == 0 && r->lo == 0 && r->hi - r->lo >= 3 &&
+			    memcmp(r->buf, "\xef\xbb\xbf", 3) == 0) {
+				if (r->flags & KT_READ_STRICT)
+					return fail_at(r, 0, err,
+					    "byte-order mark");
+				r->repairs.n[KT_R_BOM]++;
+				r->lo += 3;
+				continue;
+			}
+			if (r->buf[r->lo] == '{') {
+				r->form = KT_FORM_OBJECT;
+				r->lo++;
+				r->state = R_TOPKEY;
+			} else if (r->buf[r->lo] == '[') {
+				r->form = KT_FORM_ARRAY;
+				r->seen_events = 1;
+				r->lo++;
+				r->state = R_EVFIRST;
+			} else if (r->hi - r->lo >= 8 &&
+			    memcmp(r->buf + r->lo, "id\tkind\t", 8) == 0) {
+				r->form = KT_FORM_TSV;
+				r->state = R_TSV;
+			} else
+				return fail_at(r, r->lo, err, "not a JSON "
+				    "trace: expected '{' or '['");
+			continue;
+		case R_TOPKEY:
+			if (r->buf[r->lo] == '}') {
+				r->lo++;
+				r->state = R_DONE;
+				continue;
+			}
+			if (top_member(r, err) == -1)
+				return -1;
+			continue;
+		case R_TOPNEXT:
+			if (r->buf[r->lo] == '}') {
+				r->lo++;
+				r->state = R_DONE;
+				continue;
+			}
+			if (r->buf[r->lo] != ',')
+				return fail_at(r, r->lo, err,
+				    "expected ',' or '}' between top-level "
+				    "keys");
+			r->lo++;
+			if ((rc = next_byte(r, err)) <= 0) {
+				if (rc == -1 || truncated(r, r->lo, err) == -1)
+					return -1;
+				return 0;
+			}
+			if (r->buf[r->lo] == '}') {
+				if (r->flags & KT_READ_STRICT)
+					return fail_at(r, r->lo, err,
+					    "trailing comma");
+				r->repairs.n[KT_R_TRAILING_COMMA]++;
+				continue;
+			}
+			if (top_member(r, err) == -1)
+				return -1;
+			continue;
+		case R_EVFIRST:
+			if (r->buf[r->lo] == ']')
+				goto events_end;
+			if ((rc = event(r, ev, err)) != 0)
+				return rc;
+			continue;
+		case R_EVNEXT:
+			if (r->buf[r->lo] == ']')
+				goto events_end;
+			if (r->buf[r->lo] != ',')
+				return fail_at(r, r->lo, err,
+				    "expected ',' or ']' after an event");
+			r->lo++;
+			if ((rc = next_byte(r, err)) <= 0) {
+				if (rc == -1 || truncated(r, r->lo, err) == -1)
+					return -1;
+				return 0;
+			}
+			if (r->buf[r->lo] == ']') {
+				if (r->flags & KT_READ_STRICT)
+					return fail_at(r, r->lo, err,
+					    "trailing comma");
+				r->repairs.n[KT_R_TRAILING_COMMA]++;
+				goto events_end;
+			}
+			if ((rc = event(r, ev, err)) != 0)
+				return rc;
+			continue;
+		case R_DONE:
+			return fail_at(r, r->lo, err,
+			    "unexpected text after the end of the trace");
+		}
+		continue;
+events_end:
+		r->lo++;
+		r->state = r->form == KT_FORM_OBJECT ? R_TOPNEXT : R_DONE;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* The TSV event form. */
+
+#define TSV_COLS 10
+
+/* Get the next line into [*s, *e) (without the newline).  1, 0, -1. */
+static int
+tsv_line(struct kt_reader *r, size_t *s, size_t *e, struct kt_error *err)
+{
+	const char *nl;
+
+	for (;;) {
+		nl = memchr(r->buf + r->lo, '\n', r->hi - r->lo);
+		if (nl != NULL || r->eof) {
+			size_t end = nl ? (size_t)(nl - r->buf) : r->hi;
+
+			if (end == r->lo && nl == NULL)
+				return 0;
+			*s = r->lo;
+			*e = end;
+			if (*e > *s && r->buf[*e - 1] == '\r')
+				(*e)--;
+			r->tsvline++;
+			return 1;
+		}
+		if (refill(r, err) == -1)
+			return -1;
+	}
+}
+
+/* Parse integer column text; empty gives 0 with *has = 0. */
+static int
+col_int(const char *p, size_t n, int64_t *v, int *has)
+{
+	char tmp[32];
+	char *end;
+
+	*has = 0;
+	if (n == 0)
+		return 0;
+	if (n >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, p, n);
+	tmp[n] = '\0';
+	errno = 0;
+	*v = strtoll(tmp, &end, 10);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	*has = 1;
+	return 0;
+}
+
+/* The text a TSV column shows for field f of ev. */
+static void
+col_text(const struct kt_event *ev, enum kt_field f, const char **p,
+    size_t *n)
+{
+	*p = kt_event_field(ev, f, n);
+	if (*p != NULL && ev->f[f].type == KT_STRING) {
+		(*p)++;
+		*n -= 2;
+	}
+}
+
+/* Does the column text look like a JSON number? */
+static int
+is_number(const char *p, size_t n)
+{
+	int64_t v;
+	int fl, dec;
+
+	return kt_time_parse(p, n, &v, &fl, &dec) == 0;
+}
+
+/* Read the trace row's object: its keys become top-level metadata. */
+static int
+tsv_trace_row(struct kt_reader *r, const char *p, size_t n,
+    struct kt_error *err)
+{
+	struct kt_event ev;
+	size_t i = 0, ks, ke, vs, ve;
+	int after = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	while (i < n && kt_ws[(unsigned char)p[i]])
+		i++;
+	if (i == n || p[i] != '{')
+		return fail_at(r, r->lo, err, "trace row: json is not an "
+		    "object");
+	i++;
+	for (;;) {
+		while (i < n && kt_ws[(unsigned char)p[i]])
+			i++;
+		if (i < n && p[i] == '}')
+			return 0;
+		ks = i;
+		if (kt_scan_value(&r->sc, p, ks, n, &ke, NULL) != KT_SCAN_OK ||
+		    p[ks] != '"')
+			return fail_at(r, r->lo, err, "trace row: bad json");
+		i = ke;
+		while (i < n && (kt_ws[(unsigned char)p[i]] || p[i] == ':'))
+			i++;
+		vs = i;
+		if (vs >= n || kt_scan_value(&r->sc, p, vs, n, &ve, NULL) !=
+		    KT_SCAN_OK)
+			return fail_at(r, r->lo, err, "trace row: bad json");
+		if (ke - ks == 13 && memcmp(p + ks, "\"traceEvents\"", 13) == 0)
+			after = 1;
+		else if (ke - ks == sizeof(KT_KEY_ORIGIN) + 1 &&
+		    memcmp(p + ks + 1, KT_KEY_ORIGIN,
+		    sizeof(KT_KEY_ORIGIN) - 1) == 0) {
+			char num[32];
+			char *end;
+
+			if (ve - vs >= sizeof(num))
+				return fail_at(r, r->lo, err, "trace row: bad "
+				    KT_KEY_ORIGIN);
+			memcpy(num, p + vs, ve - vs);
+			num[ve - vs] = '\0';
+			r->origin = strtoll(num, &end, 10);
+			if (*end != '\0')
+				return fail_at(r, r->lo, err, "trace row: bad "
+				    KT_KEY_ORIGIN);
+		}
+		else if (!(ke - ks == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
+		    memcmp(p + ks + 1, KT_KEY_SOURCE_INDEX,
+		    sizeof(KT_KEY_SOURCE_INDEX) - 1) == 0) &&
+		    add_meta(r, p + ks, ke - ks, p + vs, ve - vs,
+		    after || r->seen_events) == -1)
+			return fail_at(r, r->lo, err, "out of memory");
+		i = ve;
+		while (i < n && kt_ws[(unsigned char)p[i]])
+			i++;
+		if (i < n && p[i] == ',')
+			i++;
+	}
+}
+
+static int
+tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
+{
+	static const char header[] =
+	    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\tjson";
+	size_t s, e, col[TSV_COLS], coln[TSV_COLS];
+	int rc, i;
+
+	for (;;) {
+		if ((rc = tsv_line(r, &s, &e, err)) <= 0) {
+			if (rc == 0)
+				r->state = R_END;
+			return rc;
+		}
+		if (r->tsvline == 1) {
+			if (e - s != sizeof(header) - 1 ||
+			    memcmp(r->buf + s, header, e - s) != 0)
+				return fail_at(r, s, err, "bad TSV header");
+			r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
+			continue;
+		}
+		if (e == s) {
+			r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
+			continue;
+		}
+		/* Split: nine tab-separated columns, then json. */
+		{
+			size_t p = s;
+
+			for (i = 0; i < TSV_COLS - 1; i++) {
+				const char *t = memchr(r->buf + p, '\t', e - p);
+
+				if (t == NULL)
+					return fail_at(r, p, err, "TSV line "
+					    "has fewer than 10 columns");
+				col[i] = p;
+				coln[i] = (size_t)(t - r->buf) - p;
+				p = (size_t)(t - r->buf) + 1;
+			}
+			col[i] = p;
+			coln[i] = e - p;
+		}
+		if (coln[1] == 5 && memcmp(r->buf + col[1], "trace", 5) == 0) {
+			if (tsv_trace_row(r, r->buf + col[9], coln[9], err) ==
+			    -1)
+				return -1;
+			r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
+			continue;
+		}
+		r->seen_events = 1;
+		break;
+	}
+	{
+		const char *json = r->buf + col[9];
+		struct kt_patch pt;
+		int64_t v;
+		int has;
+		size_t k;
+		char num[40];
+
+		r->sc.nedits = 0;
+		if (coln[9] == 0 || json[0] != '{' ||
+		    kt_scan_value(&r->sc, json, 0, coln[9], &k, ev) !=
+		    KT_SCAN_OK || k != coln[9])
+			return fail_at(r, col[9], err, r->sc.err_msg ?
+			    r->sc.err_msg : "json column is not one object");
+		if (r->sc.nedits > 0) {
+			count_edits(r);
+			r->rep.n = 0;
+			if (kt_scan_apply(&r->sc, json, 0, coln[9],
+			    &r->rep) == -1 ||
+			    kt_event_scan(r->rep.p, r->rep.n, ev, NULL) == -1)
+				return fail_at(r, col[9], err,
+				    "event could not be repaired");
+			ev->flags = KT_EV_REPAIRED;
+		} else {
+			ev->raw = json;
+			ev->len = coln[9];
+			ev->flags = 0;
+			kt_event_finish(ev);
+		}
+		/* The row number comes from the id column. */
+		ev->index = r->pos;
+		{
+			const char *c = memchr(r->buf + col[0], ':', coln[0]);
+
+			if (c != NULL && col_int(c + 1, (size_t)(r->buf +
+			    col[0] + coln[0] - c - 1), &v, &has) == 0 &&
+			    has && v >= 0)
+				ev->index = (uint64_t)v;
+			else if (coln[0] != 0)
+				return fail_at(r, col[0], err,
+				    "bad id column (want KIND:N)");
+		}
+		r->pos++;
+		/* The columns win over json where they differ. */
+		kt_patch_init(&pt, ev);
+		rc = 0;
+		if (coln[2] > 0) {
+			const char *t;
+			size_t tn;
+
+			col_text(ev, KT_F_PH, &t, &tn);
+			if (t == NULL || tn != coln[2] ||
+			    memcmp(t, r->buf + col[2], tn) != 0) {
+				r->tmp.n = 0;
+				kt_buf_addc(&r->tmp, '"');
+				kt_buf_add(&r->tmp, r->buf + col[2], coln[2]);
+				kt_buf_addc(&r->tmp, '"');
+				rc |= kt_patch_set(&pt, KT_F_PH, r->tmp.p,
+				    r->tmp.n);
+			}
+		}
+		for (i = 3; i <= 4; i++) {
+			enum kt_field f = i == 3 ? KT_F_TS : KT_F_DUR;
+			unsigned ok = i == 3 ? KT_EV_TS : KT_EV_DUR;
+			int64_t cur = i == 3 ? ev->ts : ev->dur;
+			int dec = i == 3 ? ev->ts_decimals : ev->dur_decimals;
+
+			if (col_int(r->buf + col[i], coln[i], &v, &has) == -1)
+				return fail_at(r, col[i], err, i == 3 ?
+				    "bad ts_ns column: want integer ns (an awk "
+				    "that prints 1e+09 needs -v CONVFMT=%.0f, "
+				    "or use gawk)" :
+				    "bad dur_ns column: want integer ns");
+			if (i == 3 && has)
+				v += r->origin;
+			if (has && (!(ev->flags & ok) || v != cur)) {
+				k = kt_time_format(v, dec, num);
+				rc |= kt_patch_set(&pt, f, num, k);
+			}
+		}
+		for (i = 5; i <= 8; i++) {
+			static const enum kt_field fs[] = { KT_F_PID, KT_F_TID,
+			    KT_F_CAT, KT_F_NAME };
+			enum kt_field f = fs[i - 5];
+			const char *t, *c = r->buf + col[i];
+			size_t tn;
+
+			if (coln[i] == 0)
+				continue;
+			col_text(ev, f, &t, &tn);
+			if (t != NULL && tn == coln[i] &&
+			    memcmp(t, c, tn) == 0)
+				continue;
+			r->tmp.n = 0;
+			if ((f == KT_F_PID || f == KT_F_TID) &&
+			    ev->f[f].type != KT_STRING &&
+			    is_number(c, coln[i]))
+				kt_buf_add(&r->tmp, c, coln[i]);
+			else {
+				kt_buf_addc(&r->tmp, '"');
+				kt_buf_add(&r->tmp, c, coln[i]);
+				kt_buf_addc(&r->tmp, '"');
+			}
+			rc |= kt_patch_set(&pt, f, r->tmp.p, r->tmp.n);
+		}
+		if (rc != 0) {
+			kt_patch_free(&pt);
+			return fail_at(r, col[0], err, "cannot patch event");
+		}
+		if (pt.n > 0) {
+			uint64_t idx = ev->index;
+			struct kt_buf nb = { NULL, 0, 0 };
+
+			if (kt_patch_apply(&pt, &nb) == -1) {
+				kt_patch_free(&pt);
+				kt_buf_free(&nb);
+				return fail_at(r, col[0], err, "out of memory");
+			}
+			kt_buf_free(&r->rep);
+			r->rep = nb;
+			if (kt_event_scan(r->rep.p, r->rep.n, ev, NULL) == -1) {
+				kt_patch_free(&pt);
+				return fail_at(r, col[0], err, "a column's "
+				    "text makes the event invalid JSON");
+			}
+			ev->index = idx;
+			ev->flags |= KT_EV_PATCHED;
+		}
+		kt_patch_free(&pt);
+	}
+	r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
+	return 1;
+}

@@ -1,0 +1,544 @@
+/*
+ * scan.c: the streaming JSON scanner.  It walks one JSON value over raw
+ * bytes with an explicit stack (so deep nesting cannot overflow the C
+ * stack), validates it, records where an event's fields are, and notes
+ * the repairs that damaged input needs.  It never builds a DOM and never
+ * copies the bytes it scans.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ktint.h"
+
+const unsigned char kt_ws[256] = {
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1
+};
+
+/* Bytes that stop the fast loop inside a string. */
+static const unsigned char strstop[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['"'] = 1, ['\\'] = 1
+};
+
+static const unsigned char isdig[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+	['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1
+};
+
+static const unsigned char ishex[256] = {
+	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
+	['5'] = 1, ['6'] = 1, ['7'] = 1, ['8'] = 1, ['9'] = 1,
+	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
+	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1
+};
+
+enum {
+	S_VALUE,		/* a value must come */
+	S_VALUE_OR_CLOSE,	/* after '[' */
+	S_AFTER,		/* after a value */
+	S_KEY,			/* after ',' in an object */
+	S_KEY_OR_CLOSE,		/* after '{' */
+	S_COLON
+};
+
+/* Record an edit; returns -1 when out of memory. */
+static int
+add_edit(struct kt_scanner *sc, size_t off, size_t del, const char *ins,
+    size_t inslen, int repair)
+{
+	struct kt_scan_edit *e;
+
+	if (sc->nedits == sc->capedits) {
+		size_t cap = sc->capedits ? sc->capedits * 2 : 16;
+
+		if ((e = realloc(sc->edits, cap * sizeof(*e))) == NULL)
+			return -1;
+		sc->edits = e;
+		sc->capedits = cap;
+	}
+	e = &sc->edits[sc->nedits++];
+	e->off = off;
+	e->del = del;
+	memcpy(e->ins, ins, inslen);
+	e->inslen = (uint8_t)inslen;
+	e->repair = (uint8_t)repair;
+	return 0;
+}
+
+#define FAIL(at, m) do { sc->err_off = (at); sc->err_msg = (m); \
+	return KT_SCAN_ERR; } while (0)
+
+/*
+ * A repair at offset at: an error in strict mode, else an edit.
+ */
+#define REPAIR(at, del, ins, inslen, r, m) do {				\
+	if (sc->strict)							\
+		FAIL(at, m);						\
+	if (add_edit(sc, at, del, ins, inslen, r) == -1)		\
+		FAIL(at, "out of memory");				\
+} while (0)
+
+/*
+ * Scan a string whose opening quote is at b[p].  Returns the offset just
+ * past the closing quote, or 0 with *rc set to KT_SCAN_MORE/ERR.
+ */
+static size_t
+scan_string(struct kt_scanner *sc, const unsigned char *b, size_t p,
+    size_t end, int *rc)
+{
+	static const char hexd[] = "0123456789abcdef";
+
+	p++;
+	for (;;) {
+		while (p + 4 <= end && !strstop[b[p]] && !strstop[b[p + 1]] &&
+		    !strstop[b[p + 2]] && !strstop[b[p + 3]])
+			p += 4;
+		while (p < end && !strstop[b[p]])
+			p++;
+		if (p >= end) {
+			*rc = KT_SCAN_MORE;
+			return 0;
+		}
+		if (b[p] == '"')
+			return p + 1;
+		if (b[p] == '\\') {
+			if (p + 1 >= end) {
+				*rc = KT_SCAN_MORE;
+				return 0;
+			}
+			switch (b[p + 1]) {
+			case '"': case '\\': case '/': case 'b':
+			case 'f': case 'n': case 'r': case 't':
+				p += 2;
+				continue;
+			case 'u':
+				if (p + 6 > end) {
+					*rc = KT_SCAN_MORE;
+					return 0;
+				}
+				if (ishex[b[p + 2]] && ishex[b[p + 3]] &&
+				    ishex[b[p + 4]] && ishex[b[p + 5]]) {
+					p += 6;
+					continue;
+				}
+				break;
+			default:
+				break;
+			}
+			/* An invalid escape: keep the backslash literally. */
+			if (sc->strict) {
+				*rc = KT_SCAN_ERR;
+				sc->err_off = p;
+				sc->err_msg = "invalid escape in string";
+				return 0;
+			}
+			if (add_edit(sc, p, 0, "\\", 1, KT_R_ESCAPE) == -1) {
+				*rc = KT_SCAN_ERR;
+				sc->err_off = p;
+				sc->err_msg = "out of memory";
+				return 0;
+			}
+			p += 1;
+			continue;
+		}
+		/* A raw control character. */
+		if (b[p] == '\n' || b[p] == '\r') {
+			*rc = KT_SCAN_ERR;
+			sc->err_off = p;
+			sc->err_msg = "line break inside a string "
+			    "(unterminated string, or events written into "
+			    "each other)";
+			return 0;
+		}
+		if (sc->strict) {
+			*rc = KT_SCAN_ERR;
+			sc->err_off = p;
+			sc->err_msg = "raw control character in string";
+			return 0;
+		} else {
+			char u[6] = { '\\', 'u', '0', '0', 0, 0 };
+
+			u[4] = hexd[b[p] >> 4];
+			u[5] = hexd[b[p] & 15];
+			if (add_edit(sc, p, 1, u, 6, KT_R_CONTROL) == -1) {
+				*rc = KT_SCAN_ERR;
+				sc->err_off = p;
+				sc->err_msg = "out of memory";
+				return 0;
+			}
+		}
+		p++;
+	}
+}
+
+/* Case-insensitive match of word at b[p..end). */
+static int
+matchword(const unsigned char *b, size_t p, size_t end, const char *w)
+{
+	size_t i;
+
+	for (i = 0; w[i] != '\0'; i++) {
+		unsigned char c;
+
+		if (p + i >= end)
+			return -1;	/* need more */
+		c = b[p + i];
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c + 32);
+		if (c != (unsigned char)w[i])
+			return 0;
+	}
+	return (int)i;
+}
+
+/* The field a key at the event's top level names, or -1. */
+static int
+top_field(const unsigned char *k, size_t n)
+{
+	switch (n) {
+	case 1:
+		if (k[0] == 's')
+			return KT_F_S;
+		break;
+	case 2:
+		if (k[0] == 'p' && k[1] == 'h')
+			return KT_F_PH;
+		if (k[0] == 't' && k[1] == 's')
+			return KT_F_TS;
+		if (k[0] == 'i' && k[1] == 'd')
+			return KT_F_ID;
+		if (k[0] == 'b' && k[1] == 'p')
+			return KT_F_BP;
+		break;
+	case 3:
+		if (memcmp(k, "cat", 3) == 0)
+			return KT_F_CAT;
+		if (memcmp(k, "pid", 3) == 0)
+			return KT_F_PID;
+		if (memcmp(k, "tid", 3) == 0)
+			return KT_F_TID;
+		if (memcmp(k, "dur", 3) == 0)
+			return KT_F_DUR;
+		break;
+	case 4:
+		if (memcmp(k, "name", 4) == 0)
+			return KT_F_NAME;
+		if (memcmp(k, "args", 4) == 0)
+			return KT_F_ARGS;
+		break;
+	}
+	return -1;
+}
+
+/* The field a key inside args names, or -1. */
+static int
+arg_field(const unsigned char *k, size_t n)
+{
+	switch (n) {
+	case 5:
+		if (memcmp(k, "bytes", 5) == 0)
+			return KT_F_BYTES;
+		break;
+	case 6:
+		if (memcmp(k, "stream", 6) == 0)
+			return KT_F_STREAM;
+		if (memcmp(k, "device", 6) == 0)
+			return KT_F_DEVICE;
+		break;
+	case 11:
+		if (memcmp(k, "External id", 11) == 0)
+			return KT_F_EXTID;
+		if (memcmp(k, "correlation", 11) == 0)
+			return KT_F_CORR;
+		break;
+	}
+	return -1;
+}
+
+static int
+push(struct kt_scanner *sc, size_t depth, unsigned char c)
+{
+	if (depth >= sc->stackcap) {
+		size_t cap = sc->stackcap ? sc->stackcap * 2 : 64;
+		unsigned char *s;
+
+		if ((s = realloc(sc->stack, cap)) == NULL)
+			return -1;
+		sc->stack = s;
+		sc->stackcap = cap;
+	}
+	sc->stack[depth] = c;
+	return 0;
+}
+
+int
+kt_scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
+    size_t end, size_t *endp, struct kt_event *ev)
+{
+	const unsigned char *b = (const unsigned char *)buf;
+	size_t p = pos, depth = 0, vstart[3] = { 0, 0, 0 }, comma = 0;
+	int state = S_VALUE, rc = KT_SCAN_OK, kf = -1, pend[3] = { -1, -1, -1 };
+	int args_open = 0;
+	unsigned char vtype[3] = { 0, 0, 0 };
+
+	sc->nedits = 0;
+	sc->nkeys = 0;
+	if (ev != NULL) {
+		memset(ev->f, 0, sizeof(ev->f));
+		if (b[p] != '{')
+			FAIL(p, "expected an event object");
+	}
+	for (;;) {
+		unsigned char c;
+
+		while (p < end && kt_ws[b[p]])
+			p++;
+		if (p >= end)
+			return KT_SCAN_MORE;
+		c = b[p];
+		switch (state) {
+		case S_VALUE_OR_CLOSE:
+			if (c == ']')
+				goto close;
+			/* FALLTHROUGH */
+		case S_VALUE:
+			if (c == ']' && comma) {
+				REPAIR(comma, 1, "", 0, KT_R_TRAILING_COMMA,
+				    "trailing comma");
+				goto close;
+			}
+			comma = 0;
+			if (ev != NULL && depth <= 2 && depth >= 1 &&
+			    (depth == 1 || args_open)) {
+				pend[depth] = kf;
+				vstart[depth] = p;
+			}
+			switch (c) {
+			case '{':
+				if (ev != NULL && depth == 1)
+					args_open = pend[1] == KT_F_ARGS;
+				if (push(sc, depth++, 'o') == -1)
+					FAIL(p, "out of memory");
+				if (depth < 3)
+					vtype[depth - 1] = KT_OBJECT;
+				p++;
+				state = S_KEY_OR_CLOSE;
+				continue;
+			case '[':
+				if (push(sc, depth++, 'a') == -1)
+					FAIL(p, "out of memory");
+				if (depth < 3)
+					vtype[depth - 1] = KT_ARRAY;
+				p++;
+				state = S_VALUE_OR_CLOSE;
+				continue;
+			case '"':
+				if ((p = scan_string(sc, b, p, end, &rc)) == 0)
+					return rc;
+				if (depth < 3)
+					vtype[depth] = KT_STRING;
+				break;
+			case 't':
+			case 'f':
+			case 'n': {
+				const char *w = c == 't' ? "true" :
+				    c == 'f' ? "false" : "null";
+				int m = matchword(b, p, end, w);
+
+				if (m == -1 && end - p < 8)
+					return KT_SCAN_MORE;
+				if (m > 0 && (p + (size_t)m >= end ||
+				    !((b[p + m] >= 'a' && b[p + m] <= 'z') ||
+				    (b[p + m] >= 'A' && b[p + m] <= 'Z')))) {
+					if (memcmp(b + p, w, (size_t)m) != 0)
+						FAIL(p, "invalid literal");
+					if (depth < 3)
+						vtype[depth] = c == 't' ?
+						    KT_TRUE : c == 'f' ?
+						    KT_FALSE : KT_NULL;
+					p += (size_t)m;
+					break;
+				}
+				if (c != 'n')
+					FAIL(p, "invalid literal");
+			}
+				/* A word starting with n: maybe nan. */
+				/* FALLTHROUGH */
+			default: {
+				size_t q = p;
+				int m = 0;
+
+				if (c == '-' || isdig[c]) {
+					if (b[q] == '-')
+						q++;
+					if (q < end && isdig[b[q]]) {
+						while (q < end && isdig[b[q]])
+							q++;
+						if (q < end && b[q] == '.') {
+							q++;
+							if (q < end && !isdig[b[q]])
+								FAIL(q, "invalid number");
+							while (q < end && isdig[b[q]])
+								q++;
+						}
+						if (q < end && (b[q] == 'e' ||
+						    b[q] == 'E')) {
+							q++;
+							if (q < end && (b[q] == '+' ||
+							    b[q] == '-'))
+								q++;
+							if (q < end && !isdig[b[q]])
+								FAIL(q, "invalid number");
+							while (q < end && isdig[b[q]])
+								q++;
+						}
+						if (q >= end)
+							return KT_SCAN_MORE;
+						if (depth < 3)
+							vtype[depth] = KT_NUMBER;
+						p = q;
+						break;
+					}
+					if (q >= end)
+						return KT_SCAN_MORE;
+				} else if (c == '+')
+					q++;
+				/* A bare inf, nan, Infinity or NaN? */
+				if ((m = matchword(b, q, end, "infinity")) == 8 ||
+				    (m >= 0 && (m = matchword(b, q, end,
+				    "inf")) == 3) ||
+				    (m >= 0 && (m = matchword(b, q, end,
+				    "nan")) == 3)) {
+					size_t len = q - p + (size_t)m;
+
+					REPAIR(p, len, "null", 4,
+					    KT_R_NONFINITE,
+					    "non-finite number (inf or nan)");
+					if (depth < 3)
+						vtype[depth] = KT_NULL;
+					p += len;
+					break;
+				}
+				if (m == -1)
+					return KT_SCAN_MORE;
+				if (c == '}' || c == ']' || c == ',' || c == ':')
+					FAIL(p, "expected a value");
+				FAIL(p, "unexpected character where a value "
+				    "should be");
+			}
+			}
+			/* A scalar ended: it completes a value at depth. */
+			if (depth == 0)
+				goto done;
+			if (ev != NULL && depth <= 2 && pend[depth] >= 0 &&
+			    (depth == 1 || args_open)) {
+				struct kt_val *v = &ev->f[pend[depth]];
+
+				v->off = (uint32_t)(vstart[depth] - pos);
+				v->len = (uint32_t)(p - vstart[depth]);
+				v->type = vtype[depth];
+			}
+			state = S_AFTER;
+			continue;
+		case S_AFTER:
+			if (c == ',') {
+				comma = p++;
+				state = sc->stack[depth - 1] == 'o' ?
+				    S_KEY : S_VALUE;
+				continue;
+			}
+			if ((c == '}' && sc->stack[depth - 1] == 'o') ||
+			    (c == ']' && sc->stack[depth - 1] == 'a'))
+				goto close;
+			if (sc->stack[depth - 1] == 'o')
+				FAIL(p, "expected ',' or '}' after a value");
+			FAIL(p, "expected ',' or ']' after a value");
+		case S_KEY_OR_CLOSE:
+			if (c == '}')
+				goto close;
+			/* FALLTHROUGH */
+		case S_KEY: {
+			size_t ks = p;
+
+			if (c == '}' && comma) {
+				REPAIR(comma, 1, "", 0, KT_R_TRAILING_COMMA,
+				    "trailing comma");
+				goto close;
+			}
+			comma = 0;
+			if (c != '"')
+				FAIL(p, "expected a key string");
+			if ((p = scan_string(sc, b, p, end, &rc)) == 0)
+				return rc;
+			kf = -1;
+			if (ev != NULL) {
+				if (depth == 1) {
+					kf = top_field(b + ks + 1, p - ks - 2);
+					sc->nkeys++;
+				} else if (depth == 2 && args_open)
+					kf = arg_field(b + ks + 1, p - ks - 2);
+			}
+			state = S_COLON;
+			continue;
+		}
+		case S_COLON:
+			if (c != ':')
+				FAIL(p, "expected ':' after a key");
+			p++;
+			state = S_VALUE;
+			continue;
+		}
+		continue;
+close:
+		/* c closes the container on top of the stack. */
+		if (c == '}' ? sc->stack[depth - 1] != 'o' :
+		    sc->stack[depth - 1] != 'a')
+			FAIL(p, "mismatched bracket");
+		p++;
+		comma = 0;
+		depth--;
+		if (depth == 0)
+			goto done;
+		if (ev != NULL && depth <= 2 && pend[depth] >= 0 &&
+		    (depth == 1 || args_open)) {
+			struct kt_val *v = &ev->f[pend[depth]];
+
+			v->off = (uint32_t)(vstart[depth] - pos);
+			v->len = (uint32_t)(p - vstart[depth]);
+			v->type = vtype[depth];
+		}
+		if (depth == 1)
+			args_open = 0;
+		state = S_AFTER;
+	}
+done:
+	*endp = p;
+	return KT_SCAN_OK;
+}
+
+/* Append buf[pos..endp) to out with the scanner's edits applied. */
+int
+kt_scan_apply(const struct kt_scanner *sc, const char *buf, size_t pos,
+    size_t endp, struct kt_buf *out)
+{
+	size_t i, at = pos;
+
+	for (i = 0; i < sc->nedits; i++) {
+		const struct kt_scan_edit *e = &sc->edits[i];
+
+		if (kt_buf_add(out, buf + at, e->off - at) == -1 ||
+		    kt_buf_add(out, e->ins, e->inslen) == -1)
+			return -1;
+		at = e->off + e->del;
+	}
+	return kt_buf_add(out, buf + at, endp - at);
+}
+
+void
+kt_scanner_free(struct kt_scanner *sc)
+{
+	free(sc->stack);
+	free(sc->edits);
+	memset(sc, 0, sizeof(*sc));
+}

@@ -1,0 +1,162 @@
+/*
+ * time.c: exact time.  Trace times are decimal microseconds; kt holds
+ * them as int64 nanoseconds.  No floating point is used anywhere here,
+ * so 1712195495505582.988 survives digit for digit.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "kt.h"
+
+/*
+ * Parse the JSON number s[0..n) as microseconds into *ns.  The value is
+ * the digit string times 10^(3 + exponent - fraction digits); digits
+ * below 1 ns are dropped (toward zero) and flagged.  *flags and
+ * *decimals may be NULL.  Returns 0 or -1 (not a number, or overflow).
+ */
+int
+kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
+    int *decimals)
+{
+	const char *p = s, *e = s + n;
+	char digits[64];
+	size_t nd = 0, i;
+	int neg = 0, nfrac = 0, fl = 0, scale, sawdigit = 0;
+	long exp = 0;
+	uint64_t v = 0;
+
+	if (p < e && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	/* Integer part; leading zeros are skipped, significant ones kept. */
+	for (; p < e && *p >= '0' && *p <= '9'; p++) {
+		sawdigit = 1;
+		if (nd == 0 && *p == '0')
+			continue;
+		if (nd >= sizeof(digits))
+			return -1;
+		digits[nd++] = *p;
+	}
+	if (p < e && *p == '.') {
+		p++;
+		for (; p < e && *p >= '0' && *p <= '9'; p++) {
+			sawdigit = 1;
+			if (nd >= sizeof(digits))
+				return -1;
+			digits[nd++] = *p;
+			nfrac++;
+		}
+		if (nfrac == 0)
+			return -1;
+	}
+	if (!sawdigit)
+		return -1;
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		int eneg = 0, ed = 0;
+
+		fl |= KT_TIME_EXP;
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			eneg = *p++ == '-';
+		for (; p < e && *p >= '0' && *p <= '9'; p++, ed++)
+			if (exp < 100000)
+				exp = exp * 10 + (*p - '0');
+		if (ed == 0)
+			return -1;
+		if (eneg)
+			exp = -exp;
+	}
+	if (p != e)
+		return -1;
+	/* Value = digits * 10^scale nanoseconds. */
+	scale = (int)(3 + exp - nfrac);
+	if (exp > 1000 || exp < -1000)
+		return -1;
+	if (scale < 0) {
+		size_t keep = (size_t)((long)nd + scale > 0 ? (long)nd + scale : 0);
+
+		for (i = keep; i < nd; i++)
+			if (digits[i] != '0')
+				fl |= KT_TIME_SUBNS;
+		nd = keep;
+		scale = 0;
+	}
+	for (i = 0; i < nd; i++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(digits[i] - '0');
+	}
+	for (; scale > 0; scale--) {
+		if (v > UINT64_MAX / 10)
+			return -1;
+		v *= 10;
+	}
+	if (v > (uint64_t)INT64_MAX)
+		return -1;
+	*ns = neg ? -(int64_t)v : (int64_t)v;
+	if (flags)
+		*flags = fl;
+	if (decimals)
+		*decimals = nfrac;
+	return 0;
+}
+
+/* Format v as decimal integer text into buf; returns the length. */
+size_t
+kt_int_format(int64_t v, char *buf)
+{
+	char tmp[24];
+	size_t n = 0, i = 0;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u > 0);
+	if (v < 0)
+		buf[i++] = '-';
+	while (n > 0)
+		buf[i++] = tmp[--n];
+	buf[i] = '\0';
+	return i;
+}
+
+/*
+ * Format ns as microseconds: the integer part, then a fraction of at
+ * least min_decimals (0..3) digits and no more than the value needs.
+ * Returns the length written to buf (>= 32 bytes).
+ */
+size_t
+kt_time_format(int64_t ns, int min_decimals, char *buf)
+{
+	uint64_t u = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+	uint64_t us = u / 1000, frac = u % 1000;
+	size_t n = 0;
+	int d = 3;
+
+	if (ns < 0)
+		buf[n++] = '-';
+	n += kt_int_format((int64_t)us, buf + n);
+	if (min_decimals > 3)
+		min_decimals = 3;
+	/* Drop trailing zero digits down to min_decimals. */
+	while (d > min_decimals && frac % 10 == 0) {
+		frac /= 10;
+		d--;
+	}
+	if (d > 0) {
+		char f[4];
+		int i;
+
+		for (i = d - 1; i >= 0; i--) {
+			f[i] = (char)('0' + frac % 10);
+			frac /= 10;
+		}
+		buf[n++] = '.';
+		memcpy(buf + n, f, (size_t)d);
+		n += (size_t)d;
+	}
+	buf[n] = '\0';
+	return n;
+}

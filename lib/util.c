@@ -1,0 +1,109 @@
+/*
+ * util.c: small shared pieces: errors and growable buffers.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt.h"
+
+/* Fill err (may be NULL) with a file name, position and message. */
+void
+kt_error_set(struct kt_error *err, const char *file, long line, long col,
+    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return;
+	snprintf(err->file, sizeof(err->file), "%s", file ? file : "");
+	err->line = line;
+	err->col = col;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* Make room for n more bytes.  0, or -1 when out of memory. */
+int
+kt_buf_reserve(struct kt_buf *b, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (b->cap - b->n >= n)
+		return 0;
+	cap = b->cap ? b->cap : 256;
+	while (cap - b->n < n) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	if ((p = realloc(b->p, cap)) == NULL)
+		return -1;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+/* Append n bytes.  0 or -1. */
+int
+kt_buf_add(struct kt_buf *b, const void *s, size_t n)
+{
+	if (kt_buf_reserve(b, n) == -1)
+		return -1;
+	if (n > 0)
+		memcpy(b->p + b->n, s, n);
+	b->n += n;
+	return 0;
+}
+
+int
+kt_buf_addc(struct kt_buf *b, char c)
+{
+	return kt_buf_add(b, &c, 1);
+}
+
+int
+kt_buf_adds(struct kt_buf *b, const char *s)
+{
+	return kt_buf_add(b, s, strlen(s));
+}
+
+void
+kt_buf_free(struct kt_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->n = b->cap = 0;
+}
+
+/* Describe repair r in a few words, with its count. */
+int
+kt_repair_describe(const struct kt_repairs *r, enum kt_repair k, char *buf,
+    size_t n)
+{
+	static const char *const what[KT_NREPAIRS][2] = {
+		{ "byte-order mark removed", "byte-order marks removed" },
+		{ "trailing comma removed", "trailing commas removed" },
+		{ "truncated input closed", "truncated inputs closed" },
+		{ "raw control character escaped",
+		    "raw control characters escaped" },
+		{ "invalid escape kept as a literal backslash",
+		    "invalid escapes kept as literal backslashes" },
+		{ "bare inf/nan made null", "bare inf/nan made null" },
+		{ "empty {} event dropped", "empty {} events dropped" },
+		{ "E without a B dropped", "E events without a B dropped" },
+		{ "B without an E closed", "B events without an E closed" },
+	};
+	unsigned long long c = r->n[k];
+
+	if ((unsigned)k >= KT_NREPAIRS)
+		return -1;
+	if (k == KT_R_TRUNCATED)
+		return snprintf(buf, n, "input truncated: every complete "
+		    "event kept, arrays closed, %llu bytes dropped",
+		    (unsigned long long)r->truncated_bytes);
+	return snprintf(buf, n, "%llu %s", c, what[k][c != 1]);
+}

@@ -1,0 +1,489 @@
+/*
+ * write.c: writing.  An output is stdout or a file written atomically
+ * (a temporary file beside it, renamed at the end), optionally gzip
+ * compressed with zlib.  A trace writer puts events on it as JSON (each
+ * event's raw bytes, untouched) or as the TSV event form.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "ktint.h"
+
+#define OUTBUF	(1 << 20)
+
+struct kt_out {
+	char		 name[PATH_MAX];	/* as the user gave it */
+	char		 tmp[PATH_MAX + 32];	/* temporary file, or "" */
+	int		 fd;
+	int		 gz;
+	int		 zinit;
+	z_stream	 zs;
+	char		*buf;
+	size_t		 n;
+	char		*zbuf;
+	int		 err;			/* errno of a failed write */
+};
+
+/* Write all of p[0..n) to fd.  0 or -1 with errno. */
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+struct kt_out *
+kt_out_open(const char *path, int level, struct kt_error *err)
+{
+	struct kt_out *o;
+	struct stat st;
+	size_t len;
+
+	if ((o = calloc(1, sizeof(*o))) == NULL ||
+	    (o->buf = malloc(OUTBUF)) == NULL) {
+		free(o);
+		kt_error_set(err, path, 0, 0, "out of memory");
+		return NULL;
+	}
+	if (path == NULL || strcmp(path, "-") == 0) {
+		snprintf(o->name, sizeof(o->name), "<stdout>");
+		o->fd = 1;
+		if (level >= 0)
+			o->gz = 1;
+	} else {
+		snprintf(o->name, sizeof(o->name), "%s", path);
+		len = strlen(path);
+		o->gz = len > 3 && strcmp(path + len - 3, ".gz") == 0;
+		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			/* A device or pipe: write to it directly. */
+			if ((o->fd = open(path, O_WRONLY)) == -1)
+				goto fail;
+		} else {
+			const char *slash = strrchr(path, '/');
+			int dl = slash ? (int)(slash - path + 1) : 0;
+			mode_t um;
+
+			snprintf(o->tmp, sizeof(o->tmp), "%.*s.%s.kt-XXXXXX",
+			    dl, path, slash ? slash + 1 : path);
+			if ((o->fd = mkstemp(o->tmp)) == -1) {
+				o->tmp[0] = '\0';
+				goto fail;
+			}
+			um = umask(0);
+			umask(um);
+			(void)fchmod(o->fd, 0666 & ~um);
+		}
+	}
+	if (o->gz) {
+		if ((o->zbuf = malloc(OUTBUF)) == NULL)
+			goto nomem;
+		if (deflateInit2(&o->zs, level < 0 ? 1 : level, Z_DEFLATED,
+		    15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+			goto nomem;
+		o->zinit = 1;
+	}
+	return o;
+nomem:
+	errno = ENOMEM;
+fail:
+	kt_error_set(err, path, 0, 0, "%s", strerror(errno));
+	kt_out_abort(o);
+	return NULL;
+}
+
+/* Pass n bytes on to the file, through deflate when compressing. */
+static int
+out_flush(struct kt_out *o, int finish)
+{
+	if (o->err)
+		return -1;
+	if (!o->gz) {
+		if (write_all(o->fd, o->buf, o->n) == -1) {
+			o->err = errno;
+			return -1;
+		}
+		o->n = 0;
+		return 0;
+	}
+	o->zs.next_in = (Bytef *)o->buf;
+	o->zs.avail_in = (uInt)o->n;
+	do {
+		int rc;
+
+		o->zs.next_out = (Bytef *)o->zbuf;
+		o->zs.avail_out = OUTBUF;
+		rc = deflate(&o->zs, finish ? Z_FINISH : Z_NO_FLUSH);
+		if (rc == Z_STREAM_ERROR) {
+			o->err = EIO;
+			return -1;
+		}
+		if (write_all(o->fd, o->zbuf, OUTBUF - o->zs.avail_out) ==
+		    -1) {
+			o->err = errno;
+			return -1;
+		}
+	} while (o->zs.avail_out == 0 || o->zs.avail_in > 0);
+	o->n = 0;
+	return 0;
+}
+
+int
+kt_out_write(struct kt_out *o, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n > 0) {
+		size_t m = OUTBUF - o->n;
+
+		if (m > n)
+			m = n;
+		memcpy(o->buf + o->n, s, m);
+		o->n += m;
+		s += m;
+		n -= m;
+		if (o->n == OUTBUF && out_flush(o, 0) == -1)
+			return -1;
+	}
+	return o->err ? -1 : 0;
+}
+
+int
+kt_out_commit(struct kt_out *o, struct kt_error *err)
+{
+	int rc = 0;
+
+	if (out_flush(o, 1) == -1)
+		rc = -1;
+	if (o->fd > 2 && close(o->fd) == -1 && rc == 0) {
+		o->err = errno;
+		rc = -1;
+	}
+	if (o->fd > 2)
+		o->fd = -1;
+	if (rc == 0 && o->tmp[0] != '\0') {
+		if (rename(o->tmp, o->name) == -1) {
+			o->err = errno;
+			rc = -1;
+		} else
+			o->tmp[0] = '\0';
+	}
+	if (rc == -1)
+		kt_error_set(err, o->name, 0, 0, "%s", strerror(o->err));
+	kt_out_abort(o);
+	return rc;
+}
+
+void
+kt_out_abort(struct kt_out *o)
+{
+	if (o == NULL)
+		return;
+	if (o->fd > 2)
+		close(o->fd);
+	if (o->tmp[0] != '\0')
+		unlink(o->tmp);
+	if (o->zinit)
+		deflateEnd(&o->zs);
+	free(o->buf);
+	free(o->zbuf);
+	free(o);
+}
+
+/* ------------------------------------------------------------------ */
+
+struct kt_writer {
+	struct kt_out	*out;
+	unsigned	 flags;
+	uint64_t	 nev;
+	int		 tsv_after;	/* the first trace row had after-keys */
+	int		 pending;	/* the first trace row waits for ts */
+	int64_t		 origin;	/* TSV ts_ns are relative to this */
+	struct kt_buf	 row;
+	struct kt_buf	 line;
+};
+
+struct kt_writer *
+kt_writer_new(struct kt_out *out, unsigned flags)
+{
+	struct kt_writer *w;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL)
+		return NULL;
+	w->out = out;
+	w->flags = flags;
+	return w;
+}
+
+void
+kt_writer_free(struct kt_writer *w)
+{
+	if (w == NULL)
+		return;
+	kt_buf_free(&w->line);
+	kt_buf_free(&w->row);
+	free(w);
+}
+
+int
+kt_json_minify(const char *p, size_t n, struct kt_buf *out)
+{
+	size_t i = 0, run;
+
+	if (kt_buf_reserve(out, n) == -1)
+		return -1;
+	while (i < n) {
+		if (kt_ws[(unsigned char)p[i]]) {
+			i++;
+			continue;
+		}
+		run = i;
+		if (p[i] == '"') {
+			for (i++; i < n && p[i] != '"'; i++)
+				if (p[i] == '\\')
+					i++;
+			i++;
+		} else
+			while (i < n && !kt_ws[(unsigned char)p[i]] &&
+			    p[i] != '"')
+				i++;
+		if (i > n)
+			i = n;
+		memcpy(out->p + out->n, p + run, i - run);
+		out->n += i - run;
+	}
+	return 0;
+}
+
+/*
+ * A TSV trace row: the keys before traceEvents, a "traceEvents": []
+ * placeholder, then the keys after it (only those when which is 1).
+ * The first row is left open in w->row until the first event gives the
+ * time origin (see flush_row).
+ */
+static int
+tsv_trace_row(struct kt_writer *w, const struct kt_meta *m, size_t n,
+    int which)
+{
+	struct kt_buf *b = which ? &w->line : &w->row;
+	size_t i;
+	int pass, first = 1;
+
+	b->n = 0;
+	kt_buf_adds(b, which ? "trace:1\ttrace\t\t\t\t\t\t\t\t{" :
+	    "trace:0\ttrace\t\t\t\t\t\t\t\t{");
+	for (pass = which; pass < 2; pass++) {
+		if (pass == 1) {
+			kt_buf_adds(b, first ? "\"traceEvents\":[]" :
+			    ",\"traceEvents\":[]");
+			first = 0;
+		}
+		for (i = 0; i < n; i++) {
+			if (m[i].after != pass)
+				continue;
+			if (pass == 1)
+				w->tsv_after = 1;
+			if (!first)
+				kt_buf_addc(b, ',');
+			first = 0;
+			kt_buf_add(b, m[i].key, m[i].keylen);
+			kt_buf_addc(b, ':');
+			if (kt_json_minify(m[i].val, m[i].vallen, b) == -1)
+				return -1;
+		}
+	}
+	if (which == 0) {
+		w->pending = 1;
+		return 0;
+	}
+	if (kt_buf_adds(b, "}\n") == -1)
+		return -1;
+	return kt_out_write(w->out, b->p, b->n);
+}
+
+/*
+ * Close and write the first trace row.  TSV times count from an origin,
+ * the first event's time, so that they stay small enough for awk's
+ * doubles; the row records it as ktOriginNs.
+ */
+static int
+flush_row(struct kt_writer *w, const struct kt_event *ev)
+{
+	char num[32];
+
+	w->pending = 0;
+	if (ev != NULL && (ev->flags & KT_EV_TS)) {
+		w->origin = ev->ts;
+		kt_buf_adds(&w->row, ",\"" KT_KEY_ORIGIN "\":");
+		kt_buf_add(&w->row, num, kt_int_format(w->origin, num));
+	}
+	if (kt_buf_adds(&w->row, "}\n") == -1)
+		return -1;
+	return kt_out_write(w->out, w->row.p, w->row.n);
+}
+
+int
+kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
+    const uint64_t *srcindex, size_t nidx)
+{
+	struct kt_buf *b = &w->line;
+	size_t i;
+
+	if (w->flags & KT_WRITE_TSV) {
+		static const char hdr[] = "id\tkind\tph\tts_ns\tdur_ns\tpid\t"
+		    "tid\tcat\tname\tjson\n";
+
+		if (kt_out_write(w->out, hdr, sizeof(hdr) - 1) == -1)
+			return -1;
+		return tsv_trace_row(w, m, n, 0);
+	}
+	b->n = 0;
+	kt_buf_adds(b, "{");
+	for (i = 0; i < n; i++) {
+		if (m[i].after)
+			continue;
+		kt_buf_adds(b, "\n  ");
+		kt_buf_add(b, m[i].key, m[i].keylen);
+		kt_buf_adds(b, ": ");
+		kt_buf_add(b, m[i].val, m[i].vallen);
+		kt_buf_addc(b, ',');
+		if (b->n > OUTBUF) {
+			if (kt_out_write(w->out, b->p, b->n) == -1)
+				return -1;
+			b->n = 0;
+		}
+	}
+	if (srcindex != NULL) {
+		char num[24];
+
+		kt_buf_adds(b, "\n  \"" KT_KEY_SOURCE_INDEX "\": [");
+		for (i = 0; i < nidx; i++) {
+			size_t k = kt_int_format((int64_t)srcindex[i], num);
+
+			if (i > 0)
+				kt_buf_addc(b, ',');
+			kt_buf_add(b, num, k);
+			if (b->n > OUTBUF) {
+				if (kt_out_write(w->out, b->p, b->n) == -1)
+					return -1;
+				b->n = 0;
+			}
+		}
+		kt_buf_adds(b, "],");
+	}
+	if (kt_buf_adds(b, "\n  \"traceEvents\": [") == -1)
+		return -1;
+	return kt_out_write(w->out, b->p, b->n);
+}
+
+/* Append a column: a string field's contents, or the raw value. */
+static void
+col(struct kt_buf *b, const struct kt_event *ev, enum kt_field f)
+{
+	const char *p;
+	size_t n;
+
+	p = kt_event_field(ev, f, &n);
+	if (p != NULL && ev->f[f].type == KT_STRING) {
+		p++;
+		n -= 2;
+	}
+	if (p != NULL && ev->f[f].type != KT_STRING &&
+	    ev->f[f].type != KT_NUMBER)
+		kt_json_minify(p, n, b);
+	else if (p != NULL)
+		kt_buf_add(b, p, n);
+	kt_buf_addc(b, '\t');
+}
+
+int
+kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
+{
+	struct kt_buf *b = &w->line;
+	char num[32];
+	size_t k;
+
+	if (!(w->flags & KT_WRITE_TSV)) {
+		int first = w->nev++ == 0;
+
+		if (kt_out_write(w->out, first ? "\n  " : ",\n  ",
+		    first ? 3 : 4) == -1)
+			return -1;
+		return kt_out_write(w->out, ev->raw, ev->len);
+	}
+	w->nev++;
+	if (w->pending && flush_row(w, ev) == -1)
+		return -1;
+	b->n = 0;
+	kt_buf_adds(b, kt_kind_name(ev->kind));
+	kt_buf_addc(b, ':');
+	k = kt_int_format((int64_t)ev->index, num);
+	kt_buf_add(b, num, k);
+	kt_buf_addc(b, '\t');
+	kt_buf_adds(b, kt_kind_name(ev->kind));
+	kt_buf_addc(b, '\t');
+	col(b, ev, KT_F_PH);
+	if (ev->flags & KT_EV_TS)
+		kt_buf_add(b, num, kt_int_format(ev->ts - w->origin, num));
+	kt_buf_addc(b, '\t');
+	if (ev->flags & KT_EV_DUR)
+		kt_buf_add(b, num, kt_int_format(ev->dur, num));
+	kt_buf_addc(b, '\t');
+	col(b, ev, KT_F_PID);
+	col(b, ev, KT_F_TID);
+	col(b, ev, KT_F_CAT);
+	col(b, ev, KT_F_NAME);
+	if (kt_json_minify(ev->raw, ev->len, b) == -1 ||
+	    kt_buf_addc(b, '\n') == -1)
+		return -1;
+	return kt_out_write(w->out, b->p, b->n);
+}
+
+int
+kt_writer_end(struct kt_writer *w, const struct kt_meta *m, size_t n)
+{
+	struct kt_buf *b = &w->line;
+	size_t i;
+
+	if (w->flags & KT_WRITE_TSV) {
+		if (w->pending && flush_row(w, NULL) == -1)
+			return -1;
+		for (i = 0; i < n; i++)
+			if (m[i].after && !w->tsv_after)
+				return tsv_trace_row(w, m, n, 1);
+		return 0;
+	}
+	b->n = 0;
+	kt_buf_adds(b, w->nev ? "\n  ]" : "]");
+	for (i = 0; i < n; i++) {
+		if (!m[i].after)
+			continue;
+		kt_buf_adds(b, ",\n  ");
+		kt_buf_add(b, m[i].key, m[i].keylen);
+		kt_buf_adds(b, ": ");
+		kt_buf_add(b, m[i].val, m[i].vallen);
+	}
+	if (kt_buf_adds(b, "\n}\n") == -1)
+		return -1;
+	return kt_out_write(w->out, b->p, b->n);
+}
