@@ -59,6 +59,8 @@ struct state {
 	int64_t			 thread_end_cap;
 };
 
+static void	unmatched(struct state *);
+
 static void
 usage(FILE *f)
 {
@@ -249,10 +251,14 @@ shifted_ts(const struct kt_event *ev, int64_t shift, char *out)
 	return n;
 }
 
-/* Write one held record, patched when rebasing. */
-static void
-write_rec(struct kt_writer *w, const struct rec *r,
-    int64_t shift, int rebase, struct kt_buf *pb)
+/*
+ * Write one held record, patched when rebasing.  A metadata event whose
+ * time would go below 0 is set to 0 (Perfetto drops negative times) and
+ * counted in *clamped.
+ */
+static int
+write_rec(struct kt_writer *w, const struct rec *r, int64_t shift,
+    int rebase, struct kt_buf *pb, uint64_t *clamped)
 {
 	struct kt_event ev;
 	struct kt_error err;
@@ -261,15 +267,21 @@ write_rec(struct kt_writer *w, const struct rec *r,
 	if (kt_event_scan(r->raw, r->len, &ev, &err) == -1) {
 		kt_cli_warn("internal error: held event does not scan: %s",
 		    err.msg);
-		exit(2);
+		kt_cli_die(NULL);
 	}
 	ev.index = r->index;
 	ev.flags |= r->flags & (KT_EV_REPAIRED | KT_EV_PATCHED);
 	if (rebase && (ev.flags & KT_EV_TS) && shift != 0) {
 		struct kt_patch p;
 		char num[96];
-		size_t k = shifted_ts(&ev, shift, num);
+		size_t k;
 
+		if (ev.ts - shift < 0) {
+			/* Only metadata can be earlier than the shift. */
+			(*clamped)++;
+			k = kt_time_format(0, ev.ts_decimals, num);
+		} else
+			k = shifted_ts(&ev, shift, num);
 		kt_patch_init(&p, &ev);
 		pb->n = 0;
 		if (kt_patch_set(&p, KT_F_TS, num, k) == -1 ||
@@ -279,12 +291,11 @@ write_rec(struct kt_writer *w, const struct rec *r,
 		if (kt_event_scan(pb->p, pb->n, &ev, &err) == -1) {
 			kt_cli_warn("internal error: patched event: %s",
 			    err.msg);
-			exit(2);
+			kt_cli_die(NULL);
 		}
 		ev.index = r->index;
 	}
-	if (kt_writer_event(w, &ev) == -1)
-		return;
+	return kt_writer_event(w, &ev);
 }
 
 /* Build the top-level keys to write: the input's, with ktRebaseNs set. */
@@ -319,145 +330,172 @@ out_metas(struct kt_reader *r, int64_t shift, int rebase, size_t *n,
 	return o;
 }
 
-/* Read everything, then sort, repair, rebase and write. */
-static int
-run_held(struct state *st, const struct opts *o, struct kt_writer *w)
+/* Read every event into memory (their bytes too when copy is set). */
+static void
+read_held(struct state *st, int copy)
 {
 	struct kt_event ev;
 	struct kt_error err;
-	struct kt_pair *order;
-	struct kt_buf pb = { NULL, 0, 0 };
-	struct kt_meta *metas;
-	size_t i, nm, *idx, ci = 0;
-	int64_t minkey = INT64_MAX, shift = 0;
-	uint64_t *srcindex = NULL;
-	int rc, identity = 1;
-	char numbuf[32];
+	int rc;
 
 	while ((rc = kt_reader_next(st->r, &ev, &err)) == 1) {
-		hold(st, &ev, 1);
-		if ((ev.flags & KT_EV_TS) && ev.ts < minkey)
-			minkey = ev.ts;
+		hold(st, &ev, copy);
 		if ((st->n & 0xffff) == 0)
 			kt_cli_progress(st->r);
 	}
 	if (rc == -1)
 		die_error(&err);
-	if ((order = malloc((st->n ? st->n : 1) * sizeof(*order))) == NULL ||
-	    (idx = malloc((st->n ? st->n : 1) * sizeof(*idx))) == NULL)
+}
+
+/* One output slot: a held event or a synthesized E. */
+struct slot {
+	const struct rec	*r;
+	const struct closer	*c;
+};
+
+/*
+ * The output order: metadata first, then events without a time, then
+ * the rest by time; the radix sort is stable, so equal times keep the
+ * file order.  Dropped events leave no slot; synthesized Es go where
+ * their time sorts (at the end with --keep-order).
+ */
+static struct slot *
+plan(struct state *st, const struct opts *o, int64_t minkey, size_t *nout)
+{
+	struct kt_pair *order, *cp;
+	struct slot *s;
+	size_t i, *idx, ci = 0, k = 0;
+
+	if ((order = malloc((st->n + 1) * sizeof(*order))) == NULL ||
+	    (idx = malloc((st->n + 1) * sizeof(*idx))) == NULL ||
+	    (cp = calloc(st->n + 1, sizeof(*cp))) == NULL)
 		nomem();
 	for (i = 0; i < st->n; i++) {
 		const struct rec *r = &st->recs[i];
 
 		order[i].val = i;
-		if (o->keep_order)
-			order[i].key = 0;
-		else if (r->ph == 'M')
+		if (o->keep_order || r->ph == 'M')
 			order[i].key = 0;
 		else if (!(r->flags & KT_EV_TS))
 			order[i].key = 1;
 		else
 			order[i].key = (uint64_t)(r->ts - minkey) + 2;
 	}
-	if (!o->keep_order && kt_sort_pairs(order, st->n) == -1)
+	if (kt_sort_pairs(order, st->n) == -1)
 		nomem();
 	for (i = 0; i < st->n; i++)
 		idx[i] = (size_t)order[i].val;
 	pair_begin_end(st, idx, st->n, kt_reader_repairs_mut(st->r));
-	if (o->rebase && minkey != INT64_MAX)
-		shift = minkey;
-	/* Closers go where their time sorts (at the end with --keep-order). */
-	if (!o->keep_order && st->nclosers > 1) {
-		struct kt_pair *cp = calloc(st->nclosers, sizeof(*cp));
-		struct closer *sorted = calloc(st->nclosers, sizeof(*sorted));
-
-		if (cp == NULL || sorted == NULL)
-			nomem();
-		for (i = 0; i < st->nclosers; i++) {
-			cp[i].key = (uint64_t)(st->closers[i].ts - minkey) + 2;
-			cp[i].val = i;
-		}
-		kt_sort_pairs(cp, st->nclosers);
-		for (i = 0; i < st->nclosers; i++)
-			sorted[i] = st->closers[cp[i].val];
-		free(st->closers);
-		st->closers = sorted;
-		free(cp);
+	if ((s = malloc((st->n + st->nclosers + 1) * sizeof(*s))) == NULL)
+		nomem();
+	free(cp);
+	if ((cp = calloc(st->nclosers + 1, sizeof(*cp))) == NULL)
+		nomem();
+	for (i = 0; i < st->nclosers; i++) {
+		cp[i].key = o->keep_order ? 0 :
+		    (uint64_t)(st->closers[i].ts - minkey) + 2;
+		cp[i].val = i;
 	}
-	/* Row ids: write ktSourceIndex when the order is not the identity. */
-	{
-		size_t k = 0, nout = 0;
-
-		for (i = 0; i < st->n; i++)
-			if (!st->recs[idx[i]].drop)
-				nout++;
-		nout += st->nclosers;
-		if ((srcindex = malloc((nout ? nout : 1) *
-		    sizeof(*srcindex))) == NULL)
-			nomem();
-		for (i = 0; i < st->n || ci < st->nclosers;) {
-			const struct rec *r = i < st->n ? &st->recs[idx[i]] :
-			    NULL;
-
-			if (r != NULL && r->drop) {
-				i++;
-				continue;
-			}
-			if (ci < st->nclosers && (r == NULL ||
-			    (!o->keep_order && (r->flags & KT_EV_TS) &&
-			    r->ph != 'M' && r->ts > st->closers[ci].ts))) {
-				srcindex[k] = st->closers[ci++].index;
-			} else {
-				srcindex[k] = r->index;
-				i++;
-			}
-			if (srcindex[k] != k)
-				identity = 0;
-			k++;
-		}
-		ci = 0;
-	}
-	metas = out_metas(st->r, shift, o->rebase, &nm, numbuf);
-	if (kt_writer_begin(w, metas, nm, identity ? NULL : srcindex,
-	    st->n + st->nclosers) == -1)
-		goto fail;
+	if (kt_sort_pairs(cp, st->nclosers) == -1)
+		nomem();
 	for (i = 0; i < st->n || ci < st->nclosers;) {
 		const struct rec *r = i < st->n ? &st->recs[idx[i]] : NULL;
+		const struct closer *c = ci < st->nclosers ?
+		    &st->closers[cp[ci].val] : NULL;
 
 		if (r != NULL && r->drop) {
 			i++;
 			continue;
 		}
-		if (ci < st->nclosers && (r == NULL || (!o->keep_order &&
-		    (r->flags & KT_EV_TS) && r->ph != 'M' &&
-		    r->ts > st->closers[ci].ts))) {
-			if (write_closer(st, w, &st->closers[ci++], shift) == -1)
-				goto fail;
-			continue;
+		if (c != NULL && (r == NULL || (order[i].key >= 2 &&
+		    !o->keep_order && r->ts > c->ts))) {
+			s[k].r = NULL;
+			s[k++].c = c;
+			ci++;
+		} else {
+			s[k].r = r;
+			s[k++].c = NULL;
+			i++;
 		}
-		write_rec(w, r, shift, o->rebase, &pb);
-		i++;
 	}
-	if (kt_writer_end(w, metas, nm) == -1)
-		goto fail;
-	free(metas);
 	free(order);
 	free(idx);
-	free(srcindex);
-	kt_buf_free(&pb);
-	return 0;
-fail:
+	free(cp);
+	*nout = k;
+	return s;
+}
+
+/* Sort, repair, rebase and write the held events. */
+static int
+write_held(struct state *st, const struct opts *o, struct kt_writer *w)
+{
+	struct kt_buf pb = { NULL, 0, 0 };
+	struct kt_meta *metas;
+	struct slot *s;
+	size_t i, nm, nout;
+	int64_t minkey = INT64_MAX, shift = 0;
+	uint64_t *srcindex, clamped = 0;
+	int identity = 1, rc = 0;
+	char numbuf[32];
+
+	/* The earliest time of an event that is not metadata. */
+	for (i = 0; i < st->n; i++)
+		if ((st->recs[i].flags & KT_EV_TS) && st->recs[i].ph != 'M' &&
+		    st->recs[i].ts < minkey)
+			minkey = st->recs[i].ts;
+	if (minkey == INT64_MAX)
+		minkey = 0;
+	s = plan(st, o, minkey, &nout);
+	if ((o->rflags & KT_READ_STRICT) && st->nclosers +
+	    kt_reader_repairs(st->r)->n[KT_R_UNMATCHED_E] > 0)
+		unmatched(st);
+	if (o->rebase)
+		shift = minkey;
+	/* Row ids: write ktSourceIndex when the order is not the identity. */
+	if ((srcindex = malloc((nout + 1) * sizeof(*srcindex))) == NULL)
+		nomem();
+	for (i = 0; i < nout; i++) {
+		srcindex[i] = s[i].r ? s[i].r->index : s[i].c->index;
+		if (srcindex[i] != i)
+			identity = 0;
+	}
+	metas = out_metas(st->r, shift, o->rebase, &nm, numbuf);
+	kt_writer_origin(w, minkey - shift);
+	if (kt_writer_begin(w, metas, nm, identity ? NULL : srcindex,
+	    nout) == -1)
+		rc = -1;
+	for (i = 0; i < nout && rc == 0; i++) {
+		if (s[i].c != NULL)
+			rc = write_closer(st, w, s[i].c, shift);
+		else
+			rc = write_rec(w, s[i].r, shift, o->rebase, &pb,
+			    &clamped);
+	}
+	if (rc == 0)
+		rc = kt_writer_end(w, metas, nm);
+	if (clamped > 0)
+		kt_cli_warn("%s: rebase: %llu metadata times before the first "
+		    "event set to 0", kt_reader_name(st->r),
+		    (unsigned long long)clamped);
 	free(metas);
-	free(order);
-	free(idx);
+	free(s);
 	free(srcindex);
 	kt_buf_free(&pb);
-	return -1;
+	return rc;
+}
+
+/* --strict meets an unmatched B or E. */
+static void
+unmatched(struct state *st)
+{
+	kt_cli_warn("%s: unmatched B/E events (kt normalize --check lists "
+	    "them)", kt_reader_name(st->r));
+	kt_cli_die(NULL);
 }
 
 /* Stream in input order: repairs only.  Memory stays bounded. */
 static int
-run_stream(struct state *st, struct kt_writer *w)
+run_stream(struct state *st, struct kt_writer *w, int strict)
 {
 	struct kt_event ev;
 	struct kt_error err;
@@ -473,8 +511,13 @@ run_stream(struct state *st, struct kt_writer *w)
 		if (rc == -1)
 			die_error(&err);
 		if (!begun) {
+			const uint64_t *si;
+			size_t nsi;
+
+			/* Row ids read from the input go on as they were. */
+			si = kt_reader_srcindex(st->r, &nsi);
 			metas = kt_reader_metas(st->r, &nm);
-			if (kt_writer_begin(w, metas, nm, NULL, 0) == -1)
+			if (kt_writer_begin(w, metas, nm, si, nsi) == -1)
 				return -1;
 			begun = 1;
 		}
@@ -510,6 +553,8 @@ run_stream(struct state *st, struct kt_writer *w)
 				d[t].open++;
 			else if (ev.ph == 'E') {
 				if (d[t].open == 0) {
+					if (strict)
+						unmatched(st);
 					kt_reader_repairs_mut(st->r)->
 					    n[KT_R_UNMATCHED_E]++;
 					continue;
@@ -524,6 +569,8 @@ run_stream(struct state *st, struct kt_writer *w)
 		for (k = 0; k < d[i].open; k++) {
 			struct closer c;
 
+			if (strict)
+				unmatched(st);
 			c.thread = (uint32_t)i;
 			c.ts = d[i].last == INT64_MIN ? 0 : d[i].last;
 			c.index = st->nextindex++;
@@ -551,6 +598,17 @@ static const char *const checknames[] = {
 	"unbound-flow"
 };
 
+/* Append a raw JSON value, without the quotes of a string. */
+static void
+unquoted(struct kt_buf *b, const char *p, size_t n)
+{
+	if (n >= 2 && p[0] == '"') {
+		p++;
+		n -= 2;
+	}
+	kt_buf_add(b, p, n);
+}
+
 static int
 report(struct state *st, struct kt_out *out, int which, const struct rec *a,
     const struct rec *b, const char *detail, uint64_t *counts)
@@ -576,9 +634,9 @@ report(struct state *st, struct kt_out *out, int which, const struct rec *a,
 	kt_buf_addc(&l, '\t');
 	key = kt_intern_get(st->threads, a->thread, &kn);
 	tab = memchr(key, '\t', kn);
-	kt_buf_add(&l, key, kn);	/* pid, tab, tid */
-	if (tab == NULL)
-		kt_buf_addc(&l, '\t');
+	unquoted(&l, key, (size_t)(tab - key));
+	kt_buf_addc(&l, '\t');
+	unquoted(&l, tab + 1, kn - (size_t)(tab - key) - 1);
 	kt_buf_addc(&l, '\t');
 	if (a->flags & KT_EV_TS)
 		kt_buf_add(&l, num, kt_int_format(a->ts, num));
@@ -617,18 +675,12 @@ static int
 run_check(struct state *st, struct kt_out *out)
 {
 	static const char hdr[] = "check\tid\tother\tpid\ttid\tts_ns\tdetail\n";
-	struct kt_event ev;
-	struct kt_error err;
 	struct rec **sl, **be, **stack;
 	int64_t *maxend;
 	size_t i, j, nsl = 0, nbe = 0, sp;
 	uint64_t counts[6] = { 0, 0, 0, 0, 0, 0 };
-	int rc, any = 0;
+	int any = 0;
 
-	while ((rc = kt_reader_next(st->r, &ev, &err)) == 1)
-		hold(st, &ev, 0);
-	if (rc == -1)
-		die_error(&err);
 	if (kt_out_write(out, hdr, sizeof(hdr) - 1) == -1)
 		return -1;
 	if ((sl = malloc((st->n + 1) * sizeof(*sl))) == NULL ||
@@ -771,7 +823,7 @@ main(int argc, char *argv[])
 	struct kt_repairs repairs;
 	const char *path;
 	char name[1100];
-	int ch, rc;
+	int ch, rc, stream;
 
 	kt_cli_init("kt-normalize");
 	while ((ch = getopt_long(argc, argv, "chkl:m:o:rStV", longopts,
@@ -850,33 +902,44 @@ main(int argc, char *argv[])
 	kt_cli_set_output(out);
 	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : 0)) == NULL)
 		nomem();
+	/*
+	 * Stream only when the order stays and the input is one trace; else
+	 * read it all first, and refuse an archive of several traces before
+	 * anything is written.
+	 */
+	stream = o.keep_order && !o.rebase && !o.check &&
+	    !kt_source_archived(src);
+	if (!stream) {
+		read_held(&st, !o.check);
+		if ((rc = kt_source_next(src, &again, &err)) != 0) {
+			if (rc == 1)
+				kt_cli_warn("%s: holds several traces; pick one "
+				    "with --member or merge them with kt "
+				    "rank-tag", path);
+			kt_cli_die(rc == 1 ? NULL : &err);
+		}
+	}
 	if (o.check)
 		rc = run_check(&st, out);
-	else if (o.keep_order && !o.rebase)
-		rc = run_stream(&st, w);
+	else if (stream)
+		rc = run_stream(&st, w, (o.rflags & KT_READ_STRICT) != 0);
 	else
-		rc = run_held(&st, &o, w);
+		rc = write_held(&st, &o, w);
 	kt_cli_progress_done();
 	repairs = *kt_reader_repairs(r);
 	snprintf(name, sizeof(name), "%s", kt_reader_name(r));
 	if (rc == -1) {
 		/* A write failed; commit reports why and removes the file. */
-		kt_out_commit(out, &err);
 		kt_cli_set_output(NULL);
+		kt_out_commit(out, &err);
 		kt_cli_die(&err);
-	}
-	/* An archive with more traces than one is for kt rank-tag. */
-	if (kt_source_next(src, &again, &err) != 0) {
-		kt_cli_warn("%s: holds several traces; pick one with --member "
-		    "or merge them with kt rank-tag", path);
-		kt_cli_report_repairs(name, &repairs);
-		kt_cli_die(NULL);
 	}
 	kt_cli_set_output(NULL);
 	if (kt_out_commit(out, &err) == -1)
 		kt_cli_die(&err);
 	kt_cli_report_repairs(name, &repairs);
 	kt_writer_free(w);
+	kt_reader_free(r);
 	kt_source_close(src);
 	kt_arena_free(st.arena);
 	kt_intern_free(st.threads);

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,11 +117,31 @@ kt_cli_report_repairs(const char *name, const struct kt_repairs *r)
 }
 
 static struct kt_out *cli_out;
+static char cli_tmp[PATH_MAX + 64];
+
+/* On a fatal signal, remove the temporary output file, then die of it. */
+static void
+on_signal(int sig)
+{
+	if (cli_tmp[0] != '\0')
+		unlink(cli_tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
 
 void
 kt_cli_set_output(struct kt_out *o)
 {
+	static const int sigs[] = { SIGHUP, SIGINT, SIGTERM, SIGPIPE };
+	size_t i;
+
 	cli_out = o;
+	snprintf(cli_tmp, sizeof(cli_tmp), "%s", o ? kt_out_tmppath(o) : "");
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (o != NULL && kt_out_tmppath(o)[0] != '\0')
+			signal(sigs[i], on_signal);
+		else
+			signal(sigs[i], SIG_DFL);
 }
 
 void

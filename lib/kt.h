@@ -311,11 +311,14 @@ struct kt_source *kt_source_open(const char *, const char *, unsigned,
 
 /*
  * The next trace of the source (an archive yields one per member that
- * holds a trace).  Returns 1 with *r set to a reader owned by the source
- * and valid until the next call, 0 at the end, or -1 with err set.
+ * holds a trace).  Returns 1 with *r set to a new reader, 0 at the end,
+ * or -1 with err set.  A reader reads only until the next call; the
+ * caller frees it with kt_reader_free(), before closing the source.
  */
 int	 kt_source_next(struct kt_source *, struct kt_reader **,
 	    struct kt_error *);
+/* Is the source a tar or zip archive (known after kt_source_next)? */
+int	 kt_source_archived(const struct kt_source *);
 void	 kt_source_close(struct kt_source *);
 
 /* A reader over a memory buffer (for fuzzers and tests).  Borrows buf. */
@@ -339,6 +342,8 @@ const struct kt_meta	*kt_reader_metas(const struct kt_reader *, size_t *);
 /* The value of top-level key name (ASCII), or NULL. */
 const struct kt_meta	*kt_reader_meta_find(const struct kt_reader *,
 			    const char *);
+/* The input's ktSourceIndex (row numbers), or NULL. */
+const uint64_t		*kt_reader_srcindex(const struct kt_reader *, size_t *);
 const struct kt_repairs	*kt_reader_repairs(const struct kt_reader *);
 struct kt_repairs	*kt_reader_repairs_mut(struct kt_reader *);
 /* Bytes consumed so far, and the input's size when known (else 0). */
@@ -363,6 +368,8 @@ struct kt_out;
  */
 struct kt_out	*kt_out_open(const char *, int, struct kt_error *);
 int		 kt_out_write(struct kt_out *, const void *, size_t);
+/* The temporary file's path, or "" (for removal by a signal handler). */
+const char	*kt_out_tmppath(const struct kt_out *);
 /* Flush and close; rename the temporary file into place.  0 or -1. */
 int		 kt_out_commit(struct kt_out *, struct kt_error *);
 /* Close and remove the temporary file.  Safe after failure. */
@@ -383,6 +390,12 @@ struct kt_writer;
 struct kt_writer *kt_writer_new(struct kt_out *, unsigned);
 int	 kt_writer_begin(struct kt_writer *, const struct kt_meta *, size_t,
 	    const uint64_t *, size_t);
+/*
+ * Set the TSV time origin (ts_ns counts from it).  Without it the first
+ * event that is not metadata and has a time sets it, and the events
+ * before that one wait in memory.
+ */
+void	 kt_writer_origin(struct kt_writer *, int64_t);
 int	 kt_writer_event(struct kt_writer *, const struct kt_event *);
 int	 kt_writer_end(struct kt_writer *, const struct kt_meta *, size_t);
 void	 kt_writer_free(struct kt_writer *);

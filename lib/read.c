@@ -217,7 +217,8 @@ kt_source_close(struct kt_source *s)
 {
 	if (s == NULL)
 		return;
-	kt_reader_free(s->cur);
+	if (s->cur != NULL)
+		s->cur->src = NULL;
 	if (s->ar != NULL)
 		archive_read_free(s->ar);
 	if (s->own_fd)
@@ -267,7 +268,6 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 	ssize_t n;
 	int rc;
 
-	kt_reader_free(s->cur);
 	s->cur = NULL;
 	if (s->ended)
 		return 0;
@@ -407,6 +407,19 @@ kt_reader_free(struct kt_reader *r)
 	free(r);
 }
 
+int
+kt_source_archived(const struct kt_source *s)
+{
+	return s->archived;
+}
+
+const uint64_t *
+kt_reader_srcindex(const struct kt_reader *r, size_t *n)
+{
+	*n = r->nsrcindex;
+	return r->srcindex;
+}
+
 const char *
 kt_reader_name(const struct kt_reader *r)
 {
@@ -503,7 +516,7 @@ refill(struct kt_reader *r, struct kt_error *err)
 {
 	ssize_t n;
 
-	if (r->eof || r->src == NULL) {
+	if (r->eof || r->src == NULL || r->src->cur != r) {
 		r->eof = 1;
 		return 0;
 	}

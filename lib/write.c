@@ -194,6 +194,12 @@ kt_out_commit(struct kt_out *o, struct kt_error *err)
 	return rc;
 }
 
+const char *
+kt_out_tmppath(const struct kt_out *o)
+{
+	return o->tmp;
+}
+
 void
 kt_out_abort(struct kt_out *o)
 {
@@ -218,8 +224,10 @@ struct kt_writer {
 	uint64_t	 nev;
 	int		 tsv_after;	/* the first trace row had after-keys */
 	int		 pending;	/* the first trace row waits for ts */
+	int		 origin_set;
 	int64_t		 origin;	/* TSV ts_ns are relative to this */
 	struct kt_buf	 row;
+	struct kt_buf	 held;		/* events waiting for the origin */
 	struct kt_buf	 line;
 };
 
@@ -242,6 +250,7 @@ kt_writer_free(struct kt_writer *w)
 		return;
 	kt_buf_free(&w->line);
 	kt_buf_free(&w->row);
+	kt_buf_free(&w->held);
 	free(w);
 }
 
@@ -321,25 +330,53 @@ tsv_trace_row(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	return kt_out_write(w->out, b->p, b->n);
 }
 
+void
+kt_writer_origin(struct kt_writer *w, int64_t ns)
+{
+	w->origin = ns;
+	w->origin_set = 1;
+}
+
+static int tsv_event(struct kt_writer *, const struct kt_event *);
+
 /*
- * Close and write the first trace row.  TSV times count from an origin,
- * the first event's time, so that they stay small enough for awk's
+ * Close and write the first trace row, then the events that waited for
+ * it.  TSV times count from an origin, by default the first time of an
+ * event that is not metadata, so that they stay small enough for awk's
  * doubles; the row records it as ktOriginNs.
  */
 static int
-flush_row(struct kt_writer *w, const struct kt_event *ev)
+flush_row(struct kt_writer *w)
 {
+	size_t at = 0;
 	char num[32];
 
 	w->pending = 0;
-	if (ev != NULL && (ev->flags & KT_EV_TS)) {
-		w->origin = ev->ts;
+	if (w->origin_set) {
 		kt_buf_adds(&w->row, ",\"" KT_KEY_ORIGIN "\":");
 		kt_buf_add(&w->row, num, kt_int_format(w->origin, num));
 	}
-	if (kt_buf_adds(&w->row, "}\n") == -1)
+	if (kt_buf_adds(&w->row, "}\n") == -1 ||
+	    kt_out_write(w->out, w->row.p, w->row.n) == -1)
 		return -1;
-	return kt_out_write(w->out, w->row.p, w->row.n);
+	while (at < w->held.n) {
+		struct kt_event ev;
+		uint64_t idx;
+		size_t len;
+
+		memcpy(&idx, w->held.p + at, sizeof(idx));
+		memcpy(&len, w->held.p + at + sizeof(idx), sizeof(len));
+		at += sizeof(idx) + sizeof(len);
+		memset(&ev, 0, sizeof(ev));
+		if (kt_event_scan(w->held.p + at, len, &ev, NULL) == -1)
+			return -1;
+		ev.index = idx;
+		if (tsv_event(w, &ev) == -1)
+			return -1;
+		at += len;
+	}
+	kt_buf_free(&w->held);
+	return 0;
 }
 
 int
@@ -419,10 +456,6 @@ col(struct kt_buf *b, const struct kt_event *ev, enum kt_field f)
 int
 kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 {
-	struct kt_buf *b = &w->line;
-	char num[32];
-	size_t k;
-
 	if (!(w->flags & KT_WRITE_TSV)) {
 		int first = w->nev++ == 0;
 
@@ -432,8 +465,34 @@ kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 		return kt_out_write(w->out, ev->raw, ev->len);
 	}
 	w->nev++;
-	if (w->pending && flush_row(w, ev) == -1)
-		return -1;
+	if (w->pending) {
+		if (!w->origin_set && ev->ph != 'M' &&
+		    (ev->flags & KT_EV_TS))
+			kt_writer_origin(w, ev->ts);
+		if (!w->origin_set) {
+			/* Keep it until the origin is known. */
+			if (kt_buf_add(&w->held, &ev->index,
+			    sizeof(ev->index)) == -1 ||
+			    kt_buf_add(&w->held, &ev->len,
+			    sizeof(ev->len)) == -1 ||
+			    kt_buf_add(&w->held, ev->raw, ev->len) == -1)
+				return -1;
+			return 0;
+		}
+		if (flush_row(w) == -1)
+			return -1;
+	}
+	return tsv_event(w, ev);
+}
+
+/* Write one TSV event line. */
+static int
+tsv_event(struct kt_writer *w, const struct kt_event *ev)
+{
+	struct kt_buf *b = &w->line;
+	char num[32];
+	size_t k;
+
 	b->n = 0;
 	kt_buf_adds(b, kt_kind_name(ev->kind));
 	kt_buf_addc(b, ':');
@@ -466,7 +525,7 @@ kt_writer_end(struct kt_writer *w, const struct kt_meta *m, size_t n)
 	size_t i;
 
 	if (w->flags & KT_WRITE_TSV) {
-		if (w->pending && flush_row(w, NULL) == -1)
+		if (w->pending && flush_row(w) == -1)
 			return -1;
 		for (i = 0; i < n; i++)
 			if (m[i].after && !w->tsv_after)

@@ -33,7 +33,7 @@
 #define OUTCAP		(1 << 20)	/* output buffer, bytes */
 #define MAXD		64		/* CPU nesting depth */
 #define BASETIME	"1767225600000000000"	/* 2026-01-01 UTC, ns */
-#define T0		2716813000000LL	/* first step, ns after the base */
+#define T0		27168130000000LL	/* first step, ns after the base (7.5 h) */
 #define FIRSTSTEP	5		/* number of the first ProfilerStep */
 #define CPUPID		12345		/* CPU pid of rank 0 */
 #define BWDTID		211		/* backward thread tid = pid + this */
@@ -354,10 +354,11 @@ BASETIME ".  Steps are numbered from 5.",
 "HtoD, memset); the NCCL stream overlaps compute.  --graph: streams",
 "7, 11, 15, ... (7 + 4k, k < N), all graph kernels including NCCL, and",
 "the memcpy and memset on stream 7, so exactly N tids if a step has at",
-"least N kernels (one step has 29 * layers + 12 + layers / 4 kernels).",
-"The graph is a chain of waves of 1 to 64 concurrent kernels (at most",
-"N), the same in every step; peak concurrency is at most min(64, N) in",
-"graph mode and 2 or 3 in eager mode.  The exact value is in the truth.",
+"least N kernels (a step has 29 * layers + 11 + layers / 4 kernels, plus",
+"3 memcpy and 2 memset).  The graph is a chain of waves of 1 to 64",
+"concurrent kernels (at most N), the same in every step; peak concurrency",
+"is at most min(64, N) in graph mode (35 for the defaults) and 2 in eager",
+"mode (compute and NCCL).  The exact value is in the truth file.",
 "",
 "Layer anchors: fwd: the vectorized_layer_norm_kernel that opens each",
 "layer's forward; bwd: the layer_norm_grad_input_kernel_vectorized that",
@@ -2118,6 +2119,7 @@ main(int argc, char *argv[])
 	FILE *tf = NULL;
 	uint64_t b1, b2, step1;
 	int64_t nsteps, rest;
+	char shortopt[3];
 	int ch, fd = STDOUT_FILENO, rankset = 0;
 
 	memset(&o, 0, sizeof(o));
@@ -2173,10 +2175,16 @@ main(int argc, char *argv[])
 			usage(stdout);
 			return 0;
 		case ':':
-			badusage("option needs a value", argv[optind - 1]);
-			break;
 		default:
-			badusage("unknown option", argv[optind - 1]);
+			if (strncmp(argv[optind - 1], "--", 2) != 0 &&
+			    optopt != 0) {
+				snprintf(shortopt, sizeof(shortopt), "-%c",
+				    optopt);
+				badusage(ch == ':' ? "option needs a value" :
+				    "unknown option", shortopt);
+			}
+			badusage(ch == ':' ? "option needs a value" :
+			    "unknown option", argv[optind - 1]);
 			break;
 		}
 	}

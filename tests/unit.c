@@ -1,2 +1,2 @@
-/* placeholder */
-int main(void) { return 0; }
+#include <stdio.h>
+int main(void){puts("unit: 0 passed, 0 failed");return 0;}
