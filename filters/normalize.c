@@ -258,12 +258,20 @@ shifted_ts(const struct kt_event *ev, int64_t shift, char *out)
  */
 static int
 write_rec(struct kt_writer *w, const struct rec *r, int64_t shift,
-    int rebase, struct kt_buf *pb, uint64_t *clamped)
+    const struct opts *o, struct kt_buf *pb, uint64_t *clamped)
 {
 	struct kt_event ev;
 	struct kt_error err;
+	int rebase = o->rebase;
 
 	memset(&ev, 0, sizeof(ev));
+	if (!rebase && !o->tsv) {
+		/* JSON needs only the bytes: no second scan. */
+		ev.raw = r->raw;
+		ev.len = r->len;
+		ev.index = r->index;
+		return kt_writer_event(w, &ev);
+	}
 	if (kt_event_scan(r->raw, r->len, &ev, &err) == -1) {
 		kt_cli_warn("internal error: held event does not scan: %s",
 		    err.msg);
@@ -468,8 +476,7 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 		if (s[i].c != NULL)
 			rc = write_closer(st, w, s[i].c, shift);
 		else
-			rc = write_rec(w, s[i].r, shift, o->rebase, &pb,
-			    &clamped);
+			rc = write_rec(w, s[i].r, shift, o, &pb, &clamped);
 	}
 	if (rc == 0)
 		rc = kt_writer_end(w, metas, nm);

@@ -928,7 +928,7 @@ kt_reader_next(struct kt_reader *r, struct kt_event *ev,
 			if (r->buf[r->lo] == ']') {
 				if (r->flags & KT_READ_STRICT)
 					return fail_at(r, r->lo, err,
-					    "trailing comma");
+					    "trailing comma before ']'");
 				r->repairs.n[KT_R_TRAILING_COMMA]++;
 				goto events_end;
 			}

@@ -22,6 +22,7 @@ kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
 	char digits[64];
 	size_t nd = 0, i;
 	int neg = 0, nfrac = 0, fl = 0, scale, sawdigit = 0;
+	/* sawdigit: the integer part has a digit, as JSON requires. */
 	long exp = 0;
 	uint64_t v = 0;
 
@@ -41,7 +42,6 @@ kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
 	if (p < e && *p == '.') {
 		p++;
 		for (; p < e && *p >= '0' && *p <= '9'; p++) {
-			sawdigit = 1;
 			if (nd >= sizeof(digits))
 				return -1;
 			digits[nd++] = *p;

@@ -1,2 +1,485 @@
+/*
+ * unit.c: unit tests of the kt library: exact time, the scanner, event
+ * kinds, raw patching, the reader's repairs and errors, TSV, sorting and
+ * interning.  It prints "FAIL file:line: what" for each failed check and
+ * ends with "unit: N passed, N failed".
+ */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stdio.h>
-int main(void){puts("unit: 0 passed, 0 failed");return 0;}
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kt.h"
+
+static int npass, nfail;
+
+#define CHECK(c) check((c) != 0, __LINE__, #c)
+
+static void
+check(int ok, int line, const char *what)
+{
+	if (ok)
+		npass++;
+	else {
+		nfail++;
+		printf("FAIL unit.c:%d: %s\n", line, what);
+	}
+}
+
+/* Parse then format back: the text must come out the same. */
+static int
+roundtrip(const char *s, int64_t want)
+{
+	char buf[64];
+	int64_t ns;
+	int fl, dec;
+
+	if (kt_time_parse(s, strlen(s), &ns, &fl, &dec) == -1 || ns != want)
+		return 0;
+	kt_time_format(ns, dec, buf);
+	return strcmp(buf, s) == 0;
+}
+
+static void
+test_time(void)
+{
+	int64_t ns;
+	int fl, dec, i;
+	char buf[64];
+	uint64_t x = 88172645463325252ULL;
+
+	CHECK(roundtrip("1712195495505582.988", 1712195495505582988LL));
+	CHECK(roundtrip("1712195495505583", 1712195495505583000LL));
+	CHECK(roundtrip("0.5", 500));
+	CHECK(roundtrip("-0.5", -500));
+	CHECK(roundtrip("0", 0));
+	CHECK(roundtrip("27168130034.472", 27168130034472LL));
+	CHECK(roundtrip("9223372036854775.807", INT64_MAX));
+	CHECK(kt_time_parse("12.3456", 7, &ns, &fl, &dec) == 0 &&
+	    ns == 12345 && (fl & KT_TIME_SUBNS) && dec == 4);
+	CHECK(kt_time_parse("12.3450", 7, &ns, &fl, &dec) == 0 &&
+	    ns == 12345 && !(fl & KT_TIME_SUBNS));
+	CHECK(kt_time_parse("1.5e3", 5, &ns, &fl, &dec) == 0 &&
+	    ns == 1500000 && (fl & KT_TIME_EXP));
+	CHECK(kt_time_parse("1E-3", 4, &ns, &fl, &dec) == 0 && ns == 1);
+	CHECK(kt_time_parse("2e-4", 4, &ns, &fl, &dec) == 0 && ns == 0 &&
+	    (fl & KT_TIME_SUBNS));
+	CHECK(kt_time_parse("-0.001", 6, &ns, &fl, &dec) == 0 && ns == -1);
+	CHECK(kt_time_parse("007", 3, &ns, &fl, &dec) == 0 && ns == 7000);
+	CHECK(kt_time_parse("9223372036854775.808", 20, &ns, NULL, NULL) ==
+	    -1);
+	CHECK(kt_time_parse("1e300", 5, &ns, NULL, NULL) == -1);
+	CHECK(kt_time_parse("abc", 3, &ns, NULL, NULL) == -1);
+	CHECK(kt_time_parse("1.", 2, &ns, NULL, NULL) == -1);
+	CHECK(kt_time_parse(".5", 2, &ns, NULL, NULL) == -1);
+	CHECK(kt_time_parse("-", 1, &ns, NULL, NULL) == -1);
+	CHECK(kt_time_parse("", 0, &ns, NULL, NULL) == -1);
+	CHECK(kt_time_parse("1e", 2, &ns, NULL, NULL) == -1);
+	CHECK(kt_time_parse("1x", 2, &ns, NULL, NULL) == -1);
+	kt_time_format(1500, 0, buf);
+	CHECK(strcmp(buf, "1.5") == 0);
+	kt_time_format(1500, 3, buf);
+	CHECK(strcmp(buf, "1.500") == 0);
+	kt_time_format(2000, 0, buf);
+	CHECK(strcmp(buf, "2") == 0);
+	kt_time_format(-1, 0, buf);
+	CHECK(strcmp(buf, "-0.001") == 0);
+	kt_int_format(INT64_MIN, buf);
+	CHECK(strcmp(buf, "-9223372036854775808") == 0);
+	/* Random values: format with 3 decimals, parse back exactly. */
+	for (i = 0; i < 100000; i++) {
+		int64_t v, back;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = (int64_t)(x >> 1) * (i % 2 ? 1 : -1);
+		kt_time_format(v, 3, buf);
+		if (kt_time_parse(buf, strlen(buf), &back, NULL, NULL) == -1 ||
+		    back != v) {
+			CHECK(!"random time round trip");
+			break;
+		}
+	}
+	CHECK(i == 100000);
+}
+
+static void
+test_scan(void)
+{
+	static const char ev1[] = "{\"ph\": \"X\", \"cat\": \"kernel\", "
+	    "\"name\": \"k<1, 2>\", \"pid\": 0, \"tid\": 7, "
+	    "\"ts\": 1712195495505582.988, \"dur\": 2,\n \"args\": {"
+	    "\"External id\": 5, \"correlation\": 9, \"nested\": "
+	    "{\"stream\": 99}, \"stream\": 7, \"device\": 0, "
+	    "\"bytes\": 100, \"x\": [[[]]]}}";
+	struct kt_event ev;
+	struct kt_error err;
+	int64_t v;
+	size_t n;
+	const char *p;
+	struct kt_val a;
+
+	memset(&ev, 0, sizeof(ev));
+	CHECK(kt_event_scan(ev1, sizeof(ev1) - 1, &ev, &err) == 0);
+	CHECK(ev.kind == KT_KERNEL);
+	CHECK(ev.ph == 'X');
+	CHECK((ev.flags & KT_EV_TS) && ev.ts == 1712195495505582988LL);
+	CHECK((ev.flags & KT_EV_DUR) && ev.dur == 2000);
+	CHECK(kt_event_field_is(&ev, KT_F_NAME, "k<1, 2>"));
+	p = kt_event_field(&ev, KT_F_STREAM, &n);
+	CHECK(p != NULL && n == 1 && *p == '7');
+	CHECK(kt_event_field_int(&ev, KT_F_CORR, &v) == 0 && v == 9);
+	CHECK(kt_event_field_int(&ev, KT_F_EXTID, &v) == 0 && v == 5);
+	CHECK(kt_event_field_int(&ev, KT_F_BYTES, &v) == 0 && v == 100);
+	CHECK(kt_event_field_int(&ev, KT_F_DEVICE, &v) == 0 && v == 0);
+	CHECK(ev.f[KT_F_ARGS].type == KT_OBJECT);
+	CHECK(kt_event_find(&ev, &ev.f[KT_F_ARGS], "x", &a) == 0 &&
+	    a.type == KT_ARRAY && a.len == 6);
+	CHECK(kt_event_find(&ev, &ev.f[KT_F_ARGS], "nope", &a) == -1);
+	CHECK(ev.f[KT_F_ID].type == KT_NONE);
+	/* Invalid text is refused, never half-read. */
+	CHECK(kt_event_scan("{\"a\": tru}", 10, &ev, &err) == -1);
+	CHECK(kt_event_scan("{\"a\": 1", 7, &ev, &err) == -1);
+	CHECK(kt_event_scan("{\"a\": 1]", 8, &ev, &err) == -1);
+	CHECK(kt_event_scan("{\"a\" 1}", 7, &ev, &err) == -1);
+	CHECK(kt_event_scan("{\"a\": 01x}", 10, &ev, &err) == -1);
+	CHECK(kt_event_scan("{\"a\": \"\\q\"}", 11, &ev, &err) == -1);
+	CHECK(kt_event_scan("[1]", 3, &ev, &err) == -1);
+	CHECK(kt_event_scan("{\"a\": 1} x", 10, &ev, &err) == -1);
+	CHECK(kt_event_scan("{\"s\": \"\\u00e9\\n\"}", 17, &ev, &err) == 0);
+}
+
+/* Classify the event in s. */
+static int
+kind_of(const char *s)
+{
+	struct kt_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(s, strlen(s), &ev, NULL) == -1)
+		return -1;
+	return (int)ev.kind;
+}
+
+static void
+test_kinds(void)
+{
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\"}") ==
+	    KT_CPU_OP);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"Operator\",\"name\":\"a\"}") ==
+	    KT_CPU_OP);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"user_annotation\","
+	    "\"name\":\"ProfilerStep#3\"}") == KT_STEP);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"cpu_op\","
+	    "\"name\":\"ProfilerStep#3\"}") == KT_STEP);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"gpu_user_annotation\","
+	    "\"name\":\"ProfilerStep#3\"}") == KT_GPU_USER_ANNOTATION);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"user_annotation\","
+	    "\"name\":\"fwd\"}") == KT_USER_ANNOTATION);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"cuda_runtime\"}") ==
+	    KT_CUDA_RUNTIME);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"Runtime\"}") == KT_CUDA_RUNTIME);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"cuda_driver\"}") ==
+	    KT_CUDA_DRIVER);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"kernel\"}") == KT_KERNEL);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"Kernel\"}") == KT_KERNEL);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"gpu_memcpy\"}") ==
+	    KT_GPU_MEMCPY);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"Memcpy\"}") == KT_GPU_MEMCPY);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"gpu_memset\"}") ==
+	    KT_GPU_MEMSET);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"Memset\"}") == KT_GPU_MEMSET);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"python_function\"}") ==
+	    KT_PYTHON_FUNCTION);
+	CHECK(kind_of("{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\"}") ==
+	    KT_MEMORY);
+	CHECK(kind_of("{\"ph\":\"i\",\"name\":\"x\"}") == KT_INSTANT);
+	CHECK(kind_of("{\"ph\":\"s\",\"cat\":\"ac2g\"}") == KT_FLOW);
+	CHECK(kind_of("{\"ph\":\"f\",\"cat\":\"async\",\"bp\":\"e\"}") ==
+	    KT_FLOW);
+	CHECK(kind_of("{\"ph\":\"t\"}") == KT_FLOW);
+	CHECK(kind_of("{\"ph\":\"M\",\"name\":\"thread_name\"}") ==
+	    KT_METADATA);
+	CHECK(kind_of("{\"ph\":\"C\",\"name\":\"mem\"}") == KT_COUNTER);
+	CHECK(kind_of("{\"ph\":\"X\",\"cat\":\"Trace\"}") == KT_OTHER);
+	CHECK(kind_of("{\"ph\":\"X\",\"name\":\"ProfilerStep#1\"}") == KT_STEP);
+	CHECK(strcmp(kt_kind_name(KT_GPU_MEMSET), "gpu_memset") == 0);
+	CHECK(kt_kind_parse("python_function", 15) == KT_PYTHON_FUNCTION);
+	CHECK(kt_kind_parse("nope", 4) == -1);
+}
+
+/* Patch the event in s; returns the new text (static). */
+static const char *
+patched(const char *s, int field, const char *key, const char *val)
+{
+	static char out[512];
+	struct kt_event ev;
+	struct kt_patch p;
+	struct kt_buf b = { NULL, 0, 0 };
+
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(s, strlen(s), &ev, NULL) == -1)
+		return "scan failed";
+	kt_patch_init(&p, &ev);
+	if ((key ? kt_patch_arg(&p, key, val, strlen(val)) :
+	    kt_patch_set(&p, (enum kt_field)field, val, strlen(val))) == -1 ||
+	    kt_patch_apply(&p, &b) == -1)
+		snprintf(out, sizeof(out), "patch failed");
+	else
+		snprintf(out, sizeof(out), "%.*s", (int)b.n, b.p);
+	kt_patch_free(&p);
+	kt_buf_free(&b);
+	return out;
+}
+
+static void
+test_patch(void)
+{
+	struct kt_event ev;
+	struct kt_patch p;
+	struct kt_buf b = { NULL, 0, 0 };
+	static const char e[] = "{ \"ts\" : 1.5 ,\n \"name\": \"a\", "
+	    "\"args\": {\"x\": 1} }";
+
+	CHECK(strcmp(patched(e, KT_F_TS, NULL, "2.5"), "{ \"ts\" : 2.5 ,\n "
+	    "\"name\": \"a\", \"args\": {\"x\": 1} }") == 0);
+	CHECK(strcmp(patched(e, KT_F_DUR, NULL, "3"), "{\"dur\": 3,  \"ts\" : "
+	    "1.5 ,\n \"name\": \"a\", \"args\": {\"x\": 1} }") == 0);
+	CHECK(strcmp(patched(e, 0, "rank", "3"), "{ \"ts\" : 1.5 ,\n "
+	    "\"name\": \"a\", \"args\": {\"rank\": 3, \"x\": 1} }") == 0);
+	CHECK(strcmp(patched(e, 0, "x", "\"y\""), "{ \"ts\" : 1.5 ,\n "
+	    "\"name\": \"a\", \"args\": {\"x\": \"y\"} }") == 0);
+	CHECK(strcmp(patched("{\"a\": 1, \"args\": { }}", 0, "rank", "3"),
+	    "{\"a\": 1, \"args\": {\"rank\": 3 }}") == 0);
+	CHECK(strcmp(patched("{\"a\": 1}", 0, "rank", "3"),
+	    "{\"args\": {\"rank\": 3}, \"a\": 1}") == 0);
+	CHECK(strcmp(patched("{\"a\": 1}", KT_F_STREAM, NULL, "7"),
+	    "{\"args\": {\"stream\": 7}, \"a\": 1}") == 0);
+	/* Two edits at once keep every other byte. */
+	memset(&ev, 0, sizeof(ev));
+	CHECK(kt_event_scan(e, sizeof(e) - 1, &ev, NULL) == 0);
+	kt_patch_init(&p, &ev);
+	CHECK(kt_patch_set(&p, KT_F_NAME, "\"b\"", 3) == 0);
+	CHECK(kt_patch_set(&p, KT_F_TS, "0", 1) == 0);
+	CHECK(kt_patch_apply(&p, &b) == 0);
+	CHECK(b.n == sizeof(e) - 3 && memcmp(b.p, "{ \"ts\" : 0 ,\n "
+	    "\"name\": \"b\", \"args\": {\"x\": 1} }", b.n) == 0);
+	kt_patch_free(&p);
+	kt_buf_free(&b);
+}
+
+/* Read all events of a memory trace; returns the count or -1. */
+static int
+read_all(const char *s, unsigned flags, struct kt_repairs *rep,
+    struct kt_error *err, struct kt_buf *raws)
+{
+	struct kt_reader *r = kt_reader_mem(s, strlen(s), "t.json", flags);
+	struct kt_event ev;
+	int n = 0, rc;
+
+	while ((rc = kt_reader_next(r, &ev, err)) == 1) {
+		n++;
+		if (raws != NULL) {
+			kt_buf_add(raws, ev.raw, ev.len);
+			kt_buf_addc(raws, '\n');
+		}
+	}
+	if (rep != NULL)
+		*rep = *kt_reader_repairs(r);
+	kt_reader_free(r);
+	return rc == -1 ? -1 : n;
+}
+
+static void
+test_reader(void)
+{
+	struct kt_repairs rep;
+	struct kt_error err;
+	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_reader *r;
+	struct kt_event ev;
+	const struct kt_meta *m;
+	size_t nm;
+
+	CHECK(read_all("{\"traceEvents\": [{\"a\":1}, {\"b\":2},]}", 0, &rep,
+	    &err, NULL) == 2 && rep.n[KT_R_TRAILING_COMMA] == 1);
+	CHECK(read_all("{\"traceEvents\": [{\"a\":1}, {\"b\":2},]}",
+	    KT_READ_STRICT, NULL, &err, NULL) == -1 && err.line == 1 &&
+	    err.col == 35);
+	CHECK(read_all("\xef\xbb\xbf[{\"a\":1}]", 0, &rep, &err, NULL) == 1 &&
+	    rep.n[KT_R_BOM] == 1);
+	CHECK(read_all("[{\"a\":1}, {\"b\":", 0, &rep, &err, NULL) == 1 &&
+	    rep.n[KT_R_TRUNCATED] == 1 && rep.truncated_bytes == 5);
+	CHECK(read_all("[{\"a\":1}, {}]", 0, &rep, &err, NULL) == 1 &&
+	    rep.n[KT_R_EMPTY_EVENT] == 1);
+	CHECK(read_all("[{\"a\":\"x\001y\"}]", 0, &rep, &err, &b) == 1 &&
+	    rep.n[KT_R_CONTROL] == 1 && b.n == 17 &&
+	    memcmp(b.p, "{\"a\":\"x\\u0001y\"}\n", 17) == 0);
+	b.n = 0;
+	CHECK(read_all("[{\"a\":\"C:\\Users\\me\\tmp\"}]", 0, &rep, &err,
+	    &b) == 1 && rep.n[KT_R_ESCAPE] == 2 && b.n > 0 &&
+	    memcmp(b.p, "{\"a\":\"C:\\\\Users\\\\me\\tmp\"}", 25) == 0);
+	b.n = 0;
+	CHECK(read_all("[{\"a\":inf, \"b\": -Infinity, \"c\": NaN, \"d\": "
+	    "null}]", 0, &rep, &err, &b) == 1 && rep.n[KT_R_NONFINITE] == 3 &&
+	    memcmp(b.p, "{\"a\":null, \"b\": null, \"c\": null, \"d\": null}",
+	    43) == 0);
+	CHECK(read_all("[{\"a\":\"x\ny\"}]", 0, &rep, &err, NULL) == -1 &&
+	    err.line == 1 && err.col == 9);
+	CHECK(read_all("{\n \"traceEvents\": [\n  {\"a\": tru}\n]}", 0, NULL,
+	    &err, NULL) == -1 && err.line == 3 && err.col == 9);
+	CHECK(read_all("", 0, NULL, &err, NULL) == -1 &&
+	    strcmp(err.msg, "empty input") == 0);
+	CHECK(read_all("hello", 0, NULL, &err, NULL) == -1);
+	CHECK(read_all("{\"a\": 1}", 0, NULL, &err, NULL) == -1);
+	CHECK(read_all("{\"a\": [1, 2", 0, NULL, &err, NULL) == -1);
+	CHECK(read_all("[{\"a\":1}] x", 0, NULL, &err, NULL) == -1);
+	CHECK(read_all("[{\"a\":1}, 3]", 0, NULL, &err, NULL) == -1);
+	CHECK(read_all("{\"traceEvents\": 3}", 0, NULL, &err, NULL) == -1);
+	CHECK(read_all("[]", 0, NULL, &err, NULL) == 0);
+	/* Top-level keys keep their text and their side of traceEvents. */
+	r = kt_reader_mem("{\"a\": {\"x\" : [1,2]}, \"traceEvents\": "
+	    "[{\"ts\": 1}], \"z\": \"end\"}", 60, "t", 0);
+	CHECK(kt_reader_next(r, &ev, &err) == 1);
+	m = kt_reader_metas(r, &nm);
+	CHECK(nm == 1 && strcmp(m[0].key, "\"a\"") == 0 &&
+	    strcmp(m[0].val, "{\"x\" : [1,2]}") == 0 && !m[0].after);
+	CHECK(kt_reader_next(r, &ev, &err) == 0);
+	m = kt_reader_metas(r, &nm);
+	CHECK(nm == 2 && strcmp(m[1].val, "\"end\"") == 0 && m[1].after);
+	kt_reader_free(r);
+	/* Row ids from ktSourceIndex. */
+	r = kt_reader_mem("{\"ktSourceIndex\": [7, 3], \"traceEvents\": "
+	    "[{\"ts\": 1}, {\"ts\": 2}]}", 62, "t", 0);
+	CHECK(kt_reader_next(r, &ev, &err) == 1 && ev.index == 7);
+	CHECK(kt_reader_next(r, &ev, &err) == 1 && ev.index == 3);
+	kt_reader_free(r);
+	kt_buf_free(&b);
+}
+
+static void
+test_tsv(void)
+{
+	static const char tsv[] =
+	    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\tjson\n"
+	    "trace:0\ttrace\t\t\t\t\t\t\t\t{\"a\":1,\"traceEvents\":[],"
+	    "\"ktOriginNs\":1000}\n"
+	    "kernel:5\tkernel\tX\t500\t2000\t0\t7\tkernel\tk2\t"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,"
+	    "\"tid\":7,\"ts\":1,\"dur\":2}\n";
+	struct kt_reader *r = kt_reader_mem(tsv, sizeof(tsv) - 1, "t.tsv", 0);
+	struct kt_event ev;
+	struct kt_error err;
+	struct kt_buf b = { NULL, 0, 0 };
+
+	CHECK(kt_reader_form(r) == KT_FORM_OBJECT);	/* not known yet */
+	CHECK(kt_reader_next(r, &ev, &err) == 1);
+	CHECK(kt_reader_form(r) == KT_FORM_TSV);
+	CHECK(ev.index == 5);
+	/* ts_ns 500 from origin 1000 is 1.5 us; name k2 wins over k. */
+	CHECK(ev.ts == 1500 && kt_event_field_is(&ev, KT_F_NAME, "k2"));
+	if (ev.len != 70)
+		printf("tsv event: %.*s\n", (int)ev.len, ev.raw);
+	CHECK(ev.len == 70 && memcmp(ev.raw, "{\"ph\":\"X\",\"cat\":\"kernel\","
+	    "\"name\":\"k2\",\"pid\":0,\"tid\":7,\"ts\":1.5,\"dur\":2}", 70) == 0);
+	CHECK(kt_reader_next(r, &ev, &err) == 0);
+	kt_reader_free(r);
+	CHECK(kt_json_minify("{ \"a b\" : [1, \"\\\" x\"] }", 24, &b) == 0 &&
+	    b.n == 19 && memcmp(b.p, "{\"a b\":[1,\"\\\" x\"]}", 19) == 0);
+	kt_buf_free(&b);
+}
+
+static void
+test_sort_intern(void)
+{
+	struct kt_pair p[1000];
+	struct kt_intern *t = kt_intern_new();
+	size_t i, n;
+	int ok = 1;
+	char key[16];
+	uint64_t x = 12345;
+
+	for (i = 0; i < 1000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		p[i].key = (x >> 33) % 50;
+		p[i].val = i;
+	}
+	CHECK(kt_sort_pairs(p, 1000) == 0);
+	for (i = 1; i < 1000; i++)
+		if (p[i - 1].key > p[i].key || (p[i - 1].key == p[i].key &&
+		    p[i - 1].val > p[i].val))
+			ok = 0;
+	CHECK(ok);
+	for (i = 0; i < 5000; i++) {
+		snprintf(key, sizeof(key), "k%zu", i % 700);
+		if (kt_intern_put(t, key, strlen(key)) != (int64_t)(i % 700))
+			ok = 0;
+	}
+	CHECK(ok && kt_intern_count(t) == 700);
+	CHECK(strncmp(kt_intern_get(t, 3, &n), "k3", 2) == 0 && n == 2);
+	kt_intern_free(t);
+}
+
+/* Write a trace with kt_out and read it back through a source. */
+static void
+test_out_source(void)
+{
+	char path[] = "/tmp/kt-unit-XXXXXX";
+	char gz[64];
+	struct kt_error err;
+	struct kt_out *o;
+	struct kt_writer *w;
+	struct kt_source *s;
+	struct kt_reader *r;
+	struct kt_event ev;
+	struct kt_meta m = { (char *)"\"k\"", 3, (char *)"[1]", 3, 1 };
+	int fd = mkstemp(path), n = 0;
+
+	if (fd == -1) {
+		CHECK(!"mkstemp");
+		return;
+	}
+	close(fd);
+	snprintf(gz, sizeof(gz), "%s.gz", path);
+	CHECK((o = kt_out_open(gz, -1, &err)) != NULL);
+	w = kt_writer_new(o, 0);
+	CHECK(kt_writer_begin(w, &m, 1, NULL, 0) == 0);
+	memset(&ev, 0, sizeof(ev));
+	CHECK(kt_event_scan("{\"ts\": 1}", 9, &ev, NULL) == 0);
+	CHECK(kt_writer_event(w, &ev) == 0 && kt_writer_event(w, &ev) == 0);
+	CHECK(kt_writer_end(w, &m, 1) == 0);
+	CHECK(access(gz, F_OK) == -1);		/* not there until commit */
+	CHECK(kt_out_commit(o, &err) == 0);
+	kt_writer_free(w);
+	CHECK((s = kt_source_open(gz, NULL, 0, &err)) != NULL);
+	CHECK(kt_source_next(s, &r, &err) == 1);
+	while (kt_reader_next(r, &ev, &err) == 1)
+		n++;
+	CHECK(n == 2 && kt_reader_meta_find(r, "k") != NULL &&
+	    kt_reader_meta_find(r, "k")->after);
+	kt_reader_free(r);
+	CHECK(kt_source_next(s, &r, &err) == 0);
+	kt_source_close(s);
+	unlink(gz);
+	unlink(path);
+	CHECK(kt_source_open("/nonexistent/x", NULL, 0, &err) == NULL);
+	CHECK(kt_out_open("/nonexistent/x.json", -1, &err) == NULL);
+}
+
+int
+main(void)
+{
+	test_time();
+	test_scan();
+	test_kinds();
+	test_patch();
+	test_reader();
+	test_tsv();
+	test_sort_intern();
+	test_out_source();
+	printf("unit: %d passed, %d failed\n", npass, nfail);
+	return nfail != 0;
+}
