@@ -1,0 +1,164 @@
+# tests/t/io.sh: input and output: compressed and archived input found
+# by content, --member, stdin, atomic -o, gzip output, refusing to
+# overwrite an input, a full disk, and a corrupt gzip stream.
+. "$(dirname "$0")/../lib.sh"
+
+cd "$TMP" || exit 1
+cat >t.json <<'J'
+{"schemaVersion": 1, "traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1712195495505582.988, "dur": 1.5},
+{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1712195495505580, "dur": 3}
+], "traceName": "t"}
+J
+run kt-normalize t.json >want.json 2>err || bad "io: plain input"
+[ -s err ] && bad "io: plain input wrote to stderr"
+
+# The same trace through every compression, named so that the name
+# cannot be what decides: content does.
+gzip -c t.json >gz.data
+xz -c t.json >xz.data
+bzip2 -c t.json >bz2.data
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q -c t.json >zst.data
+fi
+for f in gz.data xz.data bz2.data zst.data; do
+	[ -f "$f" ] || { skip "io: $f: zstd not installed"; continue; }
+	if run kt-normalize "$f" 2>/dev/null | cmp -s - want.json; then
+		ok "io: reads $f by content"
+	else
+		bad "io: $f"
+	fi
+done
+if run kt-normalize <gz.data 2>/dev/null | cmp -s - want.json; then
+	ok "io: gzip on stdin"
+else
+	bad "io: gzip on stdin"
+fi
+if run kt-normalize - <t.json 2>/dev/null | cmp -s - want.json; then
+	ok "io: - is stdin"
+else
+	bad "io: - is stdin"
+fi
+
+# Archives: every member that holds a trace is a separate input, so
+# normalize (one trace at a time) wants --member.
+mkdir -p a/x a/y
+cp t.json a/x/rank0.json
+sed 's/"k"/"k1"/' t.json >a/y/rank1.json
+echo "not a trace" >a/readme.txt
+tar -C a -cf two.tar x y readme.txt
+tar -C a -czf two.tgz x y readme.txt
+(cd a && zip -q -r ../two.zip x y readme.txt) 2>/dev/null
+for f in two.tar two.tgz two.zip; do
+	[ -f "$f" ] || { skip "io: $f: zip not installed"; continue; }
+	run kt-normalize "$f" >out.json 2>err
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q 'several traces' err && [ ! -s out.json ]; then
+		ok "io: $f with two traces refused before writing"
+	else
+		bad "io: $f two traces: status $rc"
+	fi
+	if run kt-normalize -m 'y/*' "$f" 2>/dev/null | grep -q '"k1"'; then
+		ok "io: $f --member picks y/rank1.json"
+	else
+		bad "io: $f --member"
+	fi
+	if run kt-normalize -m 'x/rank0.json' "$f" 2>/dev/null |
+	    cmp -s - want.json; then
+		ok "io: $f member read exactly"
+	else
+		bad "io: $f member differs"
+	fi
+	run kt-normalize -m 'nothing*' "$f" >/dev/null 2>err
+	if [ $? -eq 2 ] && grep -q 'no archive member matches' err; then
+		ok "io: $f --member matching nothing"
+	else
+		bad "io: $f --member matching nothing"
+	fi
+done
+
+# Atomic -o: the file appears whole, no temporary is left, and a failed
+# run leaves an existing file as it was.
+run kt-normalize -o out.json t.json 2>/dev/null
+check "io: -o writes the trace" cmp out.json want.json
+echo keep >kept.json
+printf '{"traceEvents": [{"a": tru}]}' >bad.json
+run kt-normalize -o kept.json bad.json 2>/dev/null
+if [ "$(cat kept.json)" = keep ] && ! ls -a | grep -q '\.kt-'; then
+	ok "io: a failed run leaves -o FILE alone and no temporary file"
+else
+	bad "io: failed run touched kept.json or left a temporary file"
+fi
+run kt-normalize -o out.json.gz t.json 2>/dev/null
+if gzip -dc out.json.gz | cmp -s - want.json; then
+	ok "io: .gz output is gzip"
+else
+	bad "io: .gz output"
+fi
+run kt-normalize -l 9 -o out9.json.gz t.json 2>/dev/null
+check "io: --level 9" sh -c 'gzip -dc out9.json.gz | cmp -s - want.json'
+cp t.json same.json
+run kt-normalize -o same.json same.json 2>err
+if [ $? -eq 2 ] && cmp -s same.json t.json && grep -q 'overwrite an input' err
+then
+	ok "io: refuses to overwrite its input"
+else
+	bad "io: overwrote its input"
+fi
+ln -f same.json link.json
+run kt-normalize -o link.json same.json 2>/dev/null
+if [ $? -eq 2 ] && cmp -s same.json t.json; then
+	ok "io: refuses an output that is a link to the input"
+else
+	bad "io: wrote through a link to the input"
+fi
+if [ -w /dev/full ]; then
+	run kt-normalize t.json >/dev/full 2>err
+	if [ $? -eq 2 ] && grep -q 'No space left' err; then
+		ok "io: a full disk is an error"
+	else
+		bad "io: /dev/full not reported"
+	fi
+	run kt-normalize -o /dev/full t.json 2>err
+	if [ $? -eq 2 ] && grep -q 'No space left' err; then
+		ok "io: -o /dev/full is an error"
+	else
+		bad "io: -o /dev/full not reported"
+	fi
+else
+	skip "io: no /dev/full"
+fi
+
+# A gzip stream cut in half: a clear error, never a silent success.
+head -c 60 gz.data >cut.gz
+run kt-normalize cut.gz >out.json 2>err
+if [ $? -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -qi 'truncated\|gzip' err
+then
+	ok "io: truncated gzip is an error: $(cat err)"
+else
+	bad "io: truncated gzip"
+fi
+run kt-normalize /nonexistent.json >/dev/null 2>err
+if [ $? -eq 2 ] && grep -q 'No such file' err; then
+	ok "io: missing file"
+else
+	bad "io: missing file"
+fi
+run kt-normalize . >/dev/null 2>err
+if [ $? -eq 2 ] && grep -q 'directory' err; then
+	ok "io: a directory is refused"
+else
+	bad "io: directory"
+fi
+
+# The front command finds its filters beside itself.
+if "$KT_BIN/kt" normalize t.json 2>/dev/null | cmp -s - want.json; then
+	ok "io: kt normalize runs kt-normalize"
+else
+	bad "io: kt front command"
+fi
+"$KT_BIN/kt" help | grep -q '^  normalize' && ok "io: kt help lists normalize" ||
+    bad "io: kt help"
+"$KT_BIN/kt" nosuch >/dev/null 2>&1
+[ $? -eq 2 ] && ok "io: kt with an unknown filter exits 2" ||
+    bad "io: kt unknown filter"
