@@ -80,7 +80,8 @@ bench: all
 demo: deps all
 	@KT_BIN=$(abspath $(O)/bin) sh examples/demo.sh
 
-DEB_PKGS = libjansson-dev libarchive-dev zlib1g-dev pkg-config jq gcc make
+DEB_PKGS = libjansson-dev libarchive-dev zlib1g-dev pkg-config jq gcc make \
+	   gawk gzip xz-utils bzip2 zstd zip tar time
 deps:
 	@missing=; for p in $(DEB_PKGS); do \
 	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -91,10 +92,20 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
 
+# A libFuzzer harness over the reader and scanner (clang), seeded from the
+# golden inputs; FUZZ_SECONDS bounds the run.
+FUZZ_SECONDS ?= 60
 fuzz:
-	$(MAKE) O=build-fuzz CC=clang CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" $(O)/build-fuzz/build/libkt.a
-	clang -O1 -g -fsanitize=fuzzer,address,undefined -Ilib -o build-fuzz/fuzz-scan tests/fuzz/scan.c build-fuzz/build/libkt.a $(PKG_LIBS)
-	@echo "run: build-fuzz/fuzz-scan -max_total_time=60 tests/cases"
+	$(MAKE) O=build-fuzz CC=clang \
+	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
+	    build-fuzz/build/libkt.a
+	clang -O1 -g -fsanitize=fuzzer,address,undefined -Ilib \
+	    -o build-fuzz/fuzz-scan tests/fuzz/scan.c build-fuzz/build/libkt.a $(PKG_LIBS)
+	@mkdir -p build-fuzz/corpus
+	@for f in tests/cases/*/in tests/cases/*/*.json; do \
+	    [ -f "$$f" ] && cp "$$f" build-fuzz/corpus/$$(echo $$f | tr / _); done; true
+	build-fuzz/fuzz-scan -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -print_final_stats=1 build-fuzz/corpus
 
 lint:
 	mandoc -Tlint -Wwarning $(MAN1) $(MAN7)

@@ -1203,12 +1203,14 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 			int64_t cur = i == 3 ? ev->ts : ev->dur;
 			int dec = i == 3 ? ev->ts_decimals : ev->dur_decimals;
 
-			if (col_int(r->buf + col[i], coln[i], &v, &has) == -1)
+			if (col_int(r->buf + col[i], coln[i], &v, &has) == -1) {
+				kt_patch_free(&pt);
 				return fail_at(r, col[i], err, i == 3 ?
 				    "bad ts_ns column: want integer ns (an awk "
 				    "that prints 1e+09 needs -v CONVFMT=%.0f, "
 				    "or use gawk)" :
 				    "bad dur_ns column: want integer ns");
+			}
 			if (i == 3 && has)
 				v += r->origin;
 			if (has && (!(ev->flags & ok) || v != cur)) {
