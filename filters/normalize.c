@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "kt.h"
 
 struct rec {
@@ -197,27 +199,22 @@ write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
 	struct kt_event ev;
 	const char *key, *tab;
 	size_t kn;
-	char num[40];
-	int rc;
+	int rc = -1;
 
 	key = kt_intern_get(st->threads, c->thread, &kn);
 	tab = memchr(key, '\t', kn);
-	kt_buf_adds(&b, "{\"ph\": \"E\", \"pid\": ");
-	kt_buf_add(&b, key, (size_t)(tab - key));
-	kt_buf_adds(&b, ", \"tid\": ");
-	kt_buf_add(&b, tab + 1, kn - (size_t)(tab - key) - 1);
-	kt_buf_adds(&b, ", \"ts\": ");
-	kt_buf_add(&b, num, kt_time_format(c->ts - shift, 0, num));
-	if (kt_buf_adds(&b, ", \"args\": {\"kt_repair\": \"closes an "
-	    "unmatched B\"}}") == -1)
+	if (kt_obj_begin(&b) == -1 || kt_obj_str(&b, "ph", "E") == -1 ||
+	    kt_obj_raw(&b, "pid", key, (size_t)(tab - key)) == -1 ||
+	    kt_obj_raw(&b, "tid", tab + 1, kn - (size_t)(tab - key) - 1) ==
+	    -1 || kt_obj_time(&b, "ts", c->ts - shift) == -1 ||
+	    kt_obj_raw(&b, "args", "{\"kt_repair\": \"closes an unmatched "
+	    "B\"}", 38) == -1 || kt_obj_end(&b) == -1)
 		nomem();
 	memset(&ev, 0, sizeof(ev));
-	if (kt_event_scan(b.p, b.n, &ev, NULL) == -1) {
-		kt_buf_free(&b);
-		return -1;
+	if (kt_event_scan(b.p, b.n, &ev, NULL) == 0) {
+		ev.index = c->index;
+		rc = kt_writer_event(w, &ev);
 	}
-	ev.index = c->index;
-	rc = kt_writer_event(w, &ev);
 	kt_buf_free(&b);
 	return rc;
 }
@@ -321,7 +318,16 @@ out_metas(struct kt_reader *r, int64_t shift, int rebase, size_t *n,
 	for (i = 0; i < *n; i++) {
 		if (rebase && strcmp(m[i].key, "\"" KT_KEY_REBASE "\"") == 0) {
 			/* An earlier rebase: the shifts add up. */
-			prev = strtoll(m[i].val, NULL, 10);
+			struct kt_error err;
+			json_t *jv = kt_meta_json(&m[i], &err);
+
+			if (jv == NULL || !json_is_integer(jv)) {
+				kt_cli_warn("%s: %s is not an integer",
+				    kt_reader_name(r), KT_KEY_REBASE);
+				kt_cli_die(NULL);
+			}
+			prev = json_integer_value(jv);
+			json_decref(jv);
 			continue;
 		}
 		o[j++] = m[i];

@@ -400,6 +400,28 @@ int	 kt_writer_event(struct kt_writer *, const struct kt_event *);
 int	 kt_writer_end(struct kt_writer *, const struct kt_meta *, size_t);
 void	 kt_writer_free(struct kt_writer *);
 
+/*
+ * Serialise a new object into b: kt_obj_begin(), then members (a string
+ * value escaped; raw JSON text; a time from ns, printed as microseconds;
+ * an integer), then kt_obj_end().  Each returns 0 or -1.
+ */
+int	 kt_obj_begin(struct kt_buf *);
+int	 kt_obj_str(struct kt_buf *, const char *, const char *);
+int	 kt_obj_raw(struct kt_buf *, const char *, const char *, size_t);
+int	 kt_obj_time(struct kt_buf *, const char *, int64_t);
+int	 kt_obj_int(struct kt_buf *, const char *, int64_t);
+int	 kt_obj_end(struct kt_buf *);
+/* Append s[0..n) escaped for a JSON string (no quotes). */
+int	 kt_json_escape(struct kt_buf *, const char *, size_t);
+
+/*
+ * A top-level key's value as a new jansson DOM (json_decref it), or NULL
+ * with err set.  Numbers are read by jansson: use it for metadata, never
+ * to print times.
+ */
+struct json_t;
+struct json_t	*kt_meta_json(const struct kt_meta *, struct kt_error *);
+
 /* Append the JSON text with whitespace outside strings removed. */
 int	 kt_json_minify(const char *, size_t, struct kt_buf *);
 

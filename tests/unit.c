@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "kt.h"
 
 static int npass, nfail;
@@ -469,6 +471,32 @@ test_out_source(void)
 	CHECK(kt_out_open("/nonexistent/x.json", -1, &err) == NULL);
 }
 
+static void
+test_build(void)
+{
+	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_meta m = { (char *)"\"n\"", 3, (char *)"{\"rank\": 3}", 11,
+	    0 };
+	struct kt_error err;
+	json_t *j;
+
+	kt_obj_begin(&b);
+	kt_obj_str(&b, "name", "L\"0\"\n");
+	kt_obj_time(&b, "ts", 1712195495505582988LL);
+	kt_obj_int(&b, "pid", -1);
+	kt_obj_raw(&b, "args", "{}", 2);
+	kt_obj_end(&b);
+	CHECK(b.n == 75 && memcmp(b.p, "{\"name\": \"L\\\"0\\\"\\u000a\", "
+	    "\"ts\": 1712195495505582.988, \"pid\": -1, \"args\": {}}", 75) == 0);
+	kt_buf_free(&b);
+	CHECK((j = kt_meta_json(&m, &err)) != NULL &&
+	    json_integer_value(json_object_get(j, "rank")) == 3);
+	json_decref(j);
+	m.val = (char *)"{1}";
+	m.vallen = 3;
+	CHECK(kt_meta_json(&m, &err) == NULL && err.line == 1);
+}
+
 int
 main(void)
 {
@@ -480,6 +508,7 @@ main(void)
 	test_tsv();
 	test_sort_intern();
 	test_out_source();
+	test_build();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }
