@@ -21,7 +21,6 @@ struct rec {
 	uint32_t	 thread;	/* interned pid/tid */
 	int64_t		 ts;
 	int64_t		 dur;
-	uint64_t	 index;
 	unsigned	 flags;
 	uint8_t		 kind;
 	char		 ph;
@@ -58,6 +57,7 @@ struct state {
 	struct closer		*closers;
 	size_t			 nclosers;
 	uint64_t		 nextindex;	/* for synthesized events */
+	uint64_t		*index;		/* row numbers, when not 0..n-1 */
 	int64_t			 thread_end_cap;
 };
 
@@ -95,6 +95,15 @@ thread_of(struct state *st, const struct kt_event *ev)
 	return (uint32_t)id;
 }
 
+/* The row number of held record r. */
+static uint64_t
+rowid(const struct state *st, const struct rec *r)
+{
+	size_t i = (size_t)(r - st->recs);
+
+	return st->index != NULL ? st->index[i] : i;
+}
+
 /* Keep ev: its record, and its bytes when copy is set. */
 static void
 hold(struct state *st, const struct kt_event *ev, int copy)
@@ -108,6 +117,9 @@ hold(struct state *st, const struct kt_event *ev, int copy)
 			nomem();
 		st->recs = r;
 		st->cap = cap;
+		if (st->index != NULL && (st->index = realloc(st->index,
+		    cap * sizeof(*st->index))) == NULL)
+			nomem();
 	}
 	r = &st->recs[st->n++];
 	memset(r, 0, sizeof(*r));
@@ -122,7 +134,17 @@ hold(struct state *st, const struct kt_event *ev, int copy)
 	r->len = (uint32_t)ev->len;
 	r->ts = ev->ts;
 	r->dur = ev->dur;
-	r->index = ev->index;
+	if (ev->index != st->n - 1 && st->index == NULL) {
+		size_t i;
+
+		/* Row numbers are not positions: keep them from now on. */
+		if ((st->index = malloc(st->cap * sizeof(*st->index))) == NULL)
+			nomem();
+		for (i = 0; i + 1 < st->n; i++)
+			st->index[i] = i;
+	}
+	if (st->index != NULL)
+		st->index[st->n - 1] = ev->index;
 	r->flags = ev->flags;
 	r->kind = (uint8_t)ev->kind;
 	r->ph = ev->ph;
@@ -141,7 +163,7 @@ struct depth {
 };
 
 static void
-pair_begin_end(struct state *st, const size_t *order, size_t n,
+pair_begin_end(struct state *st, const struct kt_pair *order, size_t n,
     struct kt_repairs *rep)
 {
 	size_t nt = kt_intern_count(st->threads), i;
@@ -153,7 +175,7 @@ pair_begin_end(struct state *st, const size_t *order, size_t n,
 	for (i = 0; i < nt; i++)
 		d[i].last = INT64_MIN;
 	for (i = 0; i < n; i++) {
-		struct rec *r = &st->recs[order ? order[i] : i];
+		struct rec *r = &st->recs[order[i].val];
 		struct depth *t = &d[r->thread];
 
 		if (r->flags & KT_EV_TS) {
@@ -223,15 +245,15 @@ write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
 /* Writing held events. */
 
 /*
- * Shift a ts text by -shift.  Digits below 1 ns are carried over from
- * the original text, so nothing but the shift changes.
+ * Shift a ts text by -shift.  Digits below 1 ns (zeros too) are carried
+ * over from the original text, so nothing but the shift changes.
  */
 static size_t
 shifted_ts(const struct kt_event *ev, int64_t shift, char *out)
 {
 	size_t n = kt_time_format(ev->ts - shift, ev->ts_decimals, out);
 
-	if (ev->flags & KT_EV_TS_SUBNS) {
+	if (ev->ts_decimals > 3) {
 		const char *p = ev->raw + ev->f[KT_F_TS].off;
 		const char *dot = memchr(p, '.', ev->f[KT_F_TS].len);
 		size_t tail;
@@ -254,7 +276,8 @@ shifted_ts(const struct kt_event *ev, int64_t shift, char *out)
  * counted in *clamped.
  */
 static int
-write_rec(struct kt_writer *w, const struct rec *r, int64_t shift,
+write_rec(const struct state *st, struct kt_writer *w, const struct rec *r,
+    int64_t shift,
     const struct opts *o, struct kt_buf *pb, uint64_t *clamped)
 {
 	struct kt_event ev;
@@ -266,7 +289,7 @@ write_rec(struct kt_writer *w, const struct rec *r, int64_t shift,
 		/* JSON needs only the bytes: no second scan. */
 		ev.raw = r->raw;
 		ev.len = r->len;
-		ev.index = r->index;
+		ev.index = rowid(st, r);
 		return kt_writer_event(w, &ev);
 	}
 	if (kt_event_scan(r->raw, r->len, &ev, &err) == -1) {
@@ -274,7 +297,7 @@ write_rec(struct kt_writer *w, const struct rec *r, int64_t shift,
 		    err.msg);
 		kt_cli_die(NULL);
 	}
-	ev.index = r->index;
+	ev.index = rowid(st, r);
 	ev.flags |= r->flags & (KT_EV_REPAIRED | KT_EV_PATCHED);
 	if (rebase && (ev.flags & KT_EV_TS) && shift != 0) {
 		struct kt_patch p;
@@ -298,7 +321,7 @@ write_rec(struct kt_writer *w, const struct rec *r, int64_t shift,
 			    err.msg);
 			kt_cli_die(NULL);
 		}
-		ev.index = r->index;
+		ev.index = rowid(st, r);
 	}
 	return kt_writer_event(w, &ev);
 }
@@ -361,30 +384,26 @@ read_held(struct state *st, int copy)
 		die_error(&err);
 }
 
-/* One output slot: a held event or a synthesized E. */
-struct slot {
-	const struct rec	*r;
-	const struct closer	*c;
-};
+/* In a plan, a slot's val is a record's index, or this bit + a closer's. */
+#define CLOSER	((uint64_t)1 << 63)
 
 /*
- * The output order: metadata first, then events without a time, then
- * the rest by time; the radix sort is stable, so equal times keep the
- * file order.  Dropped events leave no slot; synthesized Es go where
- * their time sorts (at the end with --keep-order).
+ * The output order, as pairs whose val names a held record or a closer:
+ * metadata first, then events without a time, then the rest by time; the
+ * radix sort is stable, so equal times keep the file order.  Dropped
+ * events leave no slot; synthesized Es go where their time sorts (at the
+ * end with --keep-order).  Built in place, so that the sort is the peak
+ * of memory.
  */
-static struct slot *
+static struct kt_pair *
 plan(struct state *st, const struct opts *o, int64_t minkey, size_t *nout)
 {
 	struct kt_pair *order, *cp;
-	struct slot *s;
-	size_t i, *idx, ci = 0, k = 0;
+	size_t i, k, n = st->n, nc;
 
-	if ((order = malloc((st->n + 1) * sizeof(*order))) == NULL ||
-	    (idx = malloc((st->n + 1) * sizeof(*idx))) == NULL ||
-	    (cp = calloc(st->n + 1, sizeof(*cp))) == NULL)
+	if ((order = malloc((n + 1) * sizeof(*order))) == NULL)
 		nomem();
-	for (i = 0; i < st->n; i++) {
+	for (i = 0; i < n; i++) {
 		const struct rec *r = &st->recs[i];
 
 		order[i].val = i;
@@ -395,48 +414,56 @@ plan(struct state *st, const struct opts *o, int64_t minkey, size_t *nout)
 		else
 			order[i].key = (uint64_t)(r->ts - minkey) + 2;
 	}
-	if (kt_sort_pairs(order, st->n) == -1)
+	if (kt_sort_pairs(order, n) == -1)
 		nomem();
-	for (i = 0; i < st->n; i++)
-		idx[i] = (size_t)order[i].val;
-	pair_begin_end(st, idx, st->n, kt_reader_repairs_mut(st->r));
-	if ((s = malloc((st->n + st->nclosers + 1) * sizeof(*s))) == NULL)
+	pair_begin_end(st, order, n, kt_reader_repairs_mut(st->r));
+	/* Drop what pairing dropped. */
+	for (i = k = 0; i < n; i++)
+		if (!st->recs[order[i].val].drop)
+			order[k++] = order[i];
+	n = k;
+	nc = st->nclosers;
+	if (nc == 0) {
+		*nout = n;
+		return order;
+	}
+	if ((cp = calloc(nc, sizeof(*cp))) == NULL ||
+	    (order = realloc(order, (n + nc + 1) * sizeof(*order))) == NULL)
 		nomem();
-	free(cp);
-	if ((cp = calloc(st->nclosers + 1, sizeof(*cp))) == NULL)
-		nomem();
-	for (i = 0; i < st->nclosers; i++) {
+	for (i = 0; i < nc; i++) {
 		cp[i].key = o->keep_order ? 0 :
 		    (uint64_t)(st->closers[i].ts - minkey) + 2;
-		cp[i].val = i;
+		cp[i].val = CLOSER | i;
 	}
-	if (kt_sort_pairs(cp, st->nclosers) == -1)
+	if (kt_sort_pairs(cp, nc) == -1)
 		nomem();
-	for (i = 0; i < st->n || ci < st->nclosers;) {
-		const struct rec *r = i < st->n ? &st->recs[idx[i]] : NULL;
-		const struct closer *c = ci < st->nclosers ?
-		    &st->closers[cp[ci].val] : NULL;
-
-		if (r != NULL && r->drop) {
-			i++;
-			continue;
-		}
-		if (c != NULL && (r == NULL || (order[i].key >= 2 &&
-		    !o->keep_order && r->ts > c->ts))) {
-			s[k].r = NULL;
-			s[k++].c = c;
-			ci++;
+	/*
+	 * Merge from the back; a closer goes after the events of its time
+	 * (it has the latest row number), and after everything with
+	 * --keep-order.
+	 */
+	for (i = n, k = nc; k > 0;) {
+		if (i > 0 && !o->keep_order && order[i - 1].key > cp[k - 1].key &&
+		    order[i - 1].key >= 2) {
+			order[i + k - 1] = order[i - 1];
+			i--;
 		} else {
-			s[k].r = r;
-			s[k++].c = NULL;
-			i++;
+			order[i + k - 1] = cp[k - 1];
+			k--;
 		}
 	}
-	free(order);
-	free(idx);
 	free(cp);
-	*nout = k;
-	return s;
+	*nout = n + nc;
+	return order;
+}
+
+/* The record or closer of a plan slot (one of them is NULL). */
+static void
+slot(struct state *st, const struct kt_pair *p, const struct rec **r,
+    const struct closer **c)
+{
+	*r = (p->val & CLOSER) ? NULL : &st->recs[p->val];
+	*c = (p->val & CLOSER) ? &st->closers[p->val & ~CLOSER] : NULL;
 }
 
 /* Sort, repair, rebase and write the held events. */
@@ -445,7 +472,9 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 {
 	struct kt_buf pb = { NULL, 0, 0 };
 	struct kt_meta *metas;
-	struct slot *s;
+	struct kt_pair *s;
+	const struct rec *r;
+	const struct closer *c;
 	size_t i, nm, nout;
 	int64_t minkey = INT64_MAX, shift = 0;
 	uint64_t *srcindex, clamped = 0;
@@ -469,7 +498,8 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 	if ((srcindex = malloc((nout + 1) * sizeof(*srcindex))) == NULL)
 		nomem();
 	for (i = 0; i < nout; i++) {
-		srcindex[i] = s[i].r ? s[i].r->index : s[i].c->index;
+		slot(st, &s[i], &r, &c);
+		srcindex[i] = r ? rowid(st, r) : c->index;
 		if (srcindex[i] != i)
 			identity = 0;
 	}
@@ -479,17 +509,18 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 	    nout) == -1)
 		rc = -1;
 	for (i = 0; i < nout && rc == 0; i++) {
-		if (s[i].c != NULL)
-			rc = write_closer(st, w, s[i].c, shift);
+		slot(st, &s[i], &r, &c);
+		if (c != NULL)
+			rc = write_closer(st, w, c, shift);
 		else
-			rc = write_rec(w, s[i].r, shift, o, &pb, &clamped);
+			rc = write_rec(st, w, r, shift, o, &pb, &clamped);
 	}
 	if (rc == 0)
 		rc = kt_writer_end(w, metas, nm);
 	if (clamped > 0)
-		kt_cli_warn("%s: rebase: %llu metadata times before the first "
-		    "event set to 0", kt_reader_name(st->r),
-		    (unsigned long long)clamped);
+		kt_cli_warn("%s: rebase: %llu metadata event%s earlier than "
+		    "the first event set to ts 0", kt_reader_name(st->r),
+		    (unsigned long long)clamped, clamped == 1 ? "" : "s");
 	free(metas);
 	free(s);
 	free(srcindex);
@@ -637,12 +668,12 @@ report(struct state *st, struct kt_out *out, int which, const struct rec *a,
 	kt_buf_addc(&l, '\t');
 	kt_buf_adds(&l, kt_kind_name((enum kt_kind)a->kind));
 	kt_buf_addc(&l, ':');
-	kt_buf_add(&l, num, kt_int_format((int64_t)a->index, num));
+	kt_buf_add(&l, num, kt_int_format((int64_t)rowid(st, a), num));
 	kt_buf_addc(&l, '\t');
 	if (b != NULL) {
 		kt_buf_adds(&l, kt_kind_name((enum kt_kind)b->kind));
 		kt_buf_addc(&l, ':');
-		kt_buf_add(&l, num, kt_int_format((int64_t)b->index, num));
+		kt_buf_add(&l, num, kt_int_format((int64_t)rowid(st, b), num));
 	}
 	kt_buf_addc(&l, '\t');
 	key = kt_intern_get(st->threads, a->thread, &kn);
@@ -674,7 +705,7 @@ cmp_slice(const void *x, const void *y)
 		return a->ts < b->ts ? -1 : 1;
 	if (a->dur != b->dur)
 		return a->dur > b->dur ? -1 : 1;
-	return a->index < b->index ? -1 : a->index > b->index;
+	return a < b ? -1 : a > b;	/* file order */
 }
 
 /* The end of slice r (ts + dur, dur taken as 0 when missing). */
@@ -957,6 +988,7 @@ main(int argc, char *argv[])
 	kt_arena_free(st.arena);
 	kt_intern_free(st.threads);
 	free(st.recs);
+	free(st.index);
 	free(st.closers);
 	kt_buf_free(&st.key);
 	return rc == 1 ? 1 : 0;

@@ -82,15 +82,20 @@ int
 kt_cli_check_output(const char *out, char *const *in, int nin)
 {
 	struct stat so, si;
-	int i;
+	int i, rc;
 
 	if (out == NULL || strcmp(out, "-") == 0 || stat(out, &so) == -1 ||
 	    !S_ISREG(so.st_mode))
 		return 0;
-	for (i = 0; i < nin; i++) {
-		if (strcmp(in[i], "-") == 0)
-			continue;
-		if (stat(in[i], &si) == 0 && si.st_dev == so.st_dev &&
+	for (i = 0; i <= nin; i++) {
+		/* No input names stdin; so does "-". */
+		if (i == nin && nin > 0)
+			break;
+		if (i == nin || strcmp(in[i], "-") == 0)
+			rc = fstat(0, &si);
+		else
+			rc = stat(in[i], &si);
+		if (rc == 0 && si.st_dev == so.st_dev &&
 		    si.st_ino == so.st_ino) {
 			kt_cli_warn("%s: refusing to overwrite an input", out);
 			return -1;

@@ -684,9 +684,12 @@ parse_srcindex(struct kt_reader *r, const char *v, size_t n)
 	return 0;
 }
 
-/* The input ended early: close the arrays, count what was dropped. */
+/*
+ * The input ended early: close the arrays, count the bytes dropped since
+ * the input offset from.
+ */
 static int
-truncated(struct kt_reader *r, size_t from, struct kt_error *err)
+truncated(struct kt_reader *r, uint64_t from, struct kt_error *err)
 {
 	if (!r->seen_events) {
 		kt_error_set(err, r->name, 0, 0,
@@ -696,7 +699,7 @@ truncated(struct kt_reader *r, size_t from, struct kt_error *err)
 	if (r->flags & KT_READ_STRICT)
 		return fail_at(r, r->hi, err, "truncated input");
 	r->repairs.n[KT_R_TRUNCATED]++;
-	r->repairs.truncated_bytes += r->hi - from;
+	r->repairs.truncated_bytes += r->base + r->hi - from;
 	r->lo = r->hi;
 	r->state = R_END;
 	return 0;
@@ -710,24 +713,25 @@ static int
 top_member(struct kt_reader *r, struct kt_error *err)
 {
 	size_t kend, vend;
+	uint64_t start = r->base + r->lo;
 	int rc, after = r->seen_events;
 
 	if (r->buf[r->lo] != '"')
 		return fail_at(r, r->lo, err, "expected a key string");
 	if ((rc = scan_whole(r, &kend, NULL, err)) != KT_SCAN_OK)
-		return rc == KT_SCAN_MORE ? truncated(r, r->lo, err) : -1;
+		return rc == KT_SCAN_MORE ? truncated(r, start, err) : -1;
 	/* Keys are short; keep a copy since the buffer may move. */
 	r->tmp.n = 0;
 	if (kt_buf_add(&r->tmp, r->buf + r->lo, kend - r->lo) == -1)
 		return fail_at(r, r->lo, err, "out of memory");
 	r->lo = kend;
 	if ((rc = next_byte(r, err)) <= 0)
-		return rc == 0 ? truncated(r, r->lo, err) : -1;
+		return rc == 0 ? truncated(r, start, err) : -1;
 	if (r->buf[r->lo] != ':')
 		return fail_at(r, r->lo, err, "expected ':' after a key");
 	r->lo++;
 	if ((rc = next_byte(r, err)) <= 0)
-		return rc == 0 ? truncated(r, r->lo, err) : -1;
+		return rc == 0 ? truncated(r, start, err) : -1;
 	if (r->tmp.n == 13 && memcmp(r->tmp.p, "\"traceEvents\"", 13) == 0) {
 		if (r->seen_events)
 			return fail_at(r, r->lo, err,
@@ -741,7 +745,7 @@ top_member(struct kt_reader *r, struct kt_error *err)
 		return 0;
 	}
 	if ((rc = scan_whole(r, &vend, NULL, err)) != KT_SCAN_OK)
-		return rc == KT_SCAN_MORE ? truncated(r, r->lo, err) : -1;
+		return rc == KT_SCAN_MORE ? truncated(r, start, err) : -1;
 	count_edits(r);
 	if (r->tmp.n == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
 	    memcmp(r->tmp.p + 1, KT_KEY_SOURCE_INDEX,
@@ -775,7 +779,7 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 	if (r->buf[r->lo] != '{')
 		return fail_at(r, r->lo, err, "expected an event object");
 	if ((rc = scan_whole(r, &end, ev, err)) != KT_SCAN_OK)
-		return rc == KT_SCAN_MORE ? truncated(r, r->lo, err) : -1;
+		return rc == KT_SCAN_MORE ? truncated(r, r->base + r->lo, err) : -1;
 	start = r->lo;
 	r->lo = end;
 	r->state = R_EVNEXT;
@@ -839,7 +843,7 @@ kt_reader_next(struct kt_reader *r, struct kt_event *ev,
 					    "input ends before traceEvents");
 					return -1;
 				}
-				if (truncated(r, r->lo, err) == -1)
+				if (truncated(r, r->base + r->lo, err) == -1)
 					return -1;
 				return 0;
 			}
@@ -893,7 +897,7 @@ kt_reader_next(struct kt_reader *r, struct kt_event *ev,
 				    "keys");
 			r->lo++;
 			if ((rc = next_byte(r, err)) <= 0) {
-				if (rc == -1 || truncated(r, r->lo, err) == -1)
+				if (rc == -1 || truncated(r, r->base + r->lo, err) == -1)
 					return -1;
 				return 0;
 			}
@@ -921,7 +925,7 @@ kt_reader_next(struct kt_reader *r, struct kt_event *ev,
 				    "expected ',' or ']' after an event");
 			r->lo++;
 			if ((rc = next_byte(r, err)) <= 0) {
-				if (rc == -1 || truncated(r, r->lo, err) == -1)
+				if (rc == -1 || truncated(r, r->base + r->lo, err) == -1)
 					return -1;
 				return 0;
 			}

@@ -1,0 +1,323 @@
+#!/bin/sh
+# tests/bench.sh: kt's benchmark (make bench).  It measures the speed
+# (MB/s) and peak memory (RSS) of kt-normalize in its three output modes,
+# next to a Python json round trip and jq, on two inputs:
+#   - a synthetic trace of about 512 MiB written by the project's
+#     generator (build/ktgen --size 512M >FILE, deterministic), and
+#   - the largest real trace under ../shared/traces (by uncompressed
+#     size), when that folder exists.
+# Every command reads a plain JSON file (a .gz is decompressed once,
+# beforehand), so decompression is never measured.  The file is read
+# once before the runs so that every command finds it in the page cache
+# (after a sync, so no write-back of a fresh input runs alongside).
+# Per input it prints a table and a PASS/MISS line for each target of
+# the issue, plus the machine, so the figures can be quoted.
+# MB = 10^6 bytes; MB/s = input bytes / wall seconds.
+#
+# Environment: KT_BIN and KT_BUILD are set by make;
+#   KT_BENCH_DIR    where generated and decompressed inputs are kept
+#                   (default /tmp/kt-bench; reused when the size is right)
+#   KT_BENCH_RUNS=N run each command N times, keep the best wall time
+#                   (and the highest peak RSS); default 1
+#   KT_BENCH_QUICK=1  skip the python and jq baselines (slow, and python
+#                   needs several GB of memory on the 512 MiB input)
+#   KT_BENCH_SIZE   the generated trace's --size (default 512M)
+#   KT_SHARED       overrides ../shared/traces
+# Exit status: 0 when everything ran, targets met or not (it is a
+# report); 2 when kt-normalize itself failed on an input; 1 when the
+# bench could not be set up (no disk space, generator failure, ...).
+set -u
+: "${KT_BIN:?run through make bench}" "${KT_BUILD:?run through make bench}"
+LC_ALL=C
+export LC_ALL
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${KT_BENCH_DIR:-/tmp/kt-bench}
+runs=${KT_BENCH_RUNS:-1}
+quick=${KT_BENCH_QUICK:-0}
+shared=${KT_SHARED:-$here/../../shared/traces}
+gensize=${KT_BENCH_SIZE:-512M}
+normalize=$KT_BIN/kt-normalize
+status=0
+# Results of measure that the targets read (set per input).
+mbs_keep='' rss_keep='' ratio_keep='' ratio_sort=''
+mbs_py=''
+
+# die MESSAGE: report a setup failure and stop with status 1.
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+# mb BYTES: BYTES in MB (10^6), one decimal.
+mb() {
+	awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'
+}
+
+# filesize FILE: its size in bytes (0 when it does not exist).
+filesize() {
+	if [ -f "$1" ]; then wc -c <"$1" | tr -d ' '; else echo 0; fi
+}
+
+# need_space FOLDER BYTES: die unless FOLDER's file system has BYTES free,
+# plus 64 MB of slack.
+need_space() {
+	avail=$(df -Pk "$1" | awk 'NR == 2 { print $4 }')
+	awk -v a="$avail" -v n="$2" 'BEGIN { exit !(a * 1024 >= n + 64e6) }' ||
+		die "not enough disk in $1: need $(mb "$2") MB, $(mb $((avail * 1024))) MB free"
+}
+
+# machine: print what the figures were measured on.
+machine() {
+	cpu=$(sed -n 's/^model name[[:space:]]*:[[:space:]]*//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+	mem=$(awk '/^MemTotal:/ { printf "%.1f GB", $2 * 1024 / 1e9 }' /proc/meminfo 2>/dev/null)
+	echo "kt bench"
+	echo "  date:    $(date '+%Y-%m-%d %H:%M:%S %Z')"
+	echo "  cpus:    $(nproc) x ${cpu:-unknown CPU}"
+	echo "  memory:  ${mem:-unknown}"
+	echo "  kt:      $("$normalize" --version 2>&1 | head -n 1)"
+	if [ -n "$py" ]; then
+		echo "  python:  $("$py" --version 2>&1) ($py)"
+	else
+		echo "  python:  absent"
+	fi
+	echo "  jq:      $(command -v jq >/dev/null 2>&1 && jq --version 2>&1 || echo absent)"
+	echo "  timer:   $timer; runs per command: $runs (best wall time kept)"
+}
+
+# timed STDIN COMMAND...: run COMMAND with STDIN as its standard input,
+# its output thrown away and its errors in $err; write "WALL_S RSS_KB"
+# as the last line of $tf.  Returns the command's exit status (128+N
+# when signal N killed it).
+if [ -x /usr/bin/time ]; then
+	timer="/usr/bin/time -f '%e %M'"
+	timed() {
+		_in=$1
+		shift
+		/usr/bin/time -f '%e %M' -o "$tf" "$@" <"$_in" >/dev/null 2>"$err"
+	}
+else
+	timer="python3 getrusage wrapper"
+	timed() {
+		_in=$1
+		shift
+		python3 -c '
+import resource, subprocess, sys, time
+t = time.monotonic()
+try:
+    rc = subprocess.call(sys.argv[2:])
+except OSError as e:
+    sys.stderr.write("%s: %s\n" % (sys.argv[2], e))
+    rc = 127
+wall = time.monotonic() - t
+with open(sys.argv[1], "w") as f:
+    f.write("%.3f %d\n" % (wall, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))
+sys.exit(rc if rc >= 0 else 128 - rc)
+' "$tf" "$@" <"$_in" >/dev/null 2>"$err"
+	}
+fi
+
+# row COMMAND MB/S RSS_MB RATIO WALL: one aligned table line.
+row() {
+	printf '  %-28s %9s %12s %10s %8s\n' "$@"
+}
+
+# measure KEY LABEL KIND STDIN COMMAND...: run COMMAND $runs times on the
+# current input ($bytes long), print its row, and keep its MB/s, peak
+# RSS (MB) and RSS/input ratio in mbs_KEY, rss_KEY and ratio_KEY (empty
+# when it failed).  KIND kt makes a failure set the exit status to 2;
+# KIND base (a baseline) only prints "failed" in the row.
+measure() {
+	_key=$1 _label=$2 _kind=$3 _in=$4
+	shift 4
+	eval "mbs_$_key= rss_$_key= ratio_$_key="
+	_best='' _peak=0 _i=0 _rc=0
+	while [ "$_i" -lt "$runs" ]; do
+		_i=$((_i + 1))
+		rm -f "$tf"
+		timed "$_in" "$@"
+		_rc=$?
+		[ "$_rc" -eq 0 ] || break
+		_line=$(tail -n 1 "$tf")
+		_w=${_line% *} _k=${_line#* }
+		_best=$(awk -v a="$_best" -v b="$_w" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+		[ "$_k" -gt "$_peak" ] && _peak=$_k
+	done
+	if [ "$_rc" -ne 0 ]; then
+		if [ "$_rc" -gt 128 ]; then _why="signal $((_rc - 128))"; else _why="exit $_rc"; fi
+		printf '  %-28s failed (%s)\n' "$_label" "$_why"
+		sed -n '1,3s/^/      /p' "$err"
+		[ "$_kind" = kt ] && status=2
+		return 0
+	fi
+	# Wall times are in hundredths of a second: floor at 0.01 s.
+	# shellcheck disable=SC2046 # four numbers, split on purpose
+	set -- $(awk -v b="$bytes" -v w="$_best" -v k="$_peak" 'BEGIN {
+		if (w < 0.01) w = 0.01
+		printf "%.1f %.1f %.3f %.2f\n", b / 1e6 / w, k * 1024 / 1e6, k * 1024 / b, w }')
+	eval "mbs_$_key=$1 rss_$_key=$2 ratio_$_key=$3"
+	row "$_label" "$1" "$2" "$3" "$4"
+}
+
+# skipped KEY LABEL WHY: a row for a command that was not run.
+skipped() {
+	eval "mbs_$1= rss_$1= ratio_$1="
+	printf '  %-28s skipped (%s)\n' "$2" "$3"
+}
+
+# target DESCRIPTION VALUE CONDITION SHOWN: print PASS or MISS for the
+# awk CONDITION on v=VALUE, with VALUE shown as printf format SHOWN; n/a
+# when VALUE is empty (the command failed or was skipped).
+target() {
+	if [ -z "$2" ]; then
+		printf '    %-42s n/a\n' "$1"
+		return
+	fi
+	awk -v v="$2" -v d="$1" -v f="$4" "BEGIN {
+		printf \"    %-42s %s (\" f \")\\n\", d, ($3) ? \"PASS\" : \"MISS\", v }"
+}
+
+# bench NAME FILE: measure every command on FILE and print its table and
+# the targets.
+bench() {
+	bytes=$(filesize "$2")
+	echo
+	echo "== $1: $2 ($(mb "$bytes") MB)"
+	# Flush what generating or decompressing left to write back, which
+	# otherwise slows the first commands down, and read the input into
+	# the page cache, so that no command pays for the disk.
+	sync
+	cat "$2" >/dev/null
+	row command MB/s "peak RSS MB" RSS/input "wall s"
+	measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order "$2"
+	measure sort "kt-normalize" kt /dev/null "$normalize" "$2"
+	measure tsv "kt-normalize --tsv" kt /dev/null "$normalize" --tsv "$2"
+	if [ "$quick" = 1 ]; then
+		skipped py "python3 json load+dump" "KT_BENCH_QUICK=1"
+	elif [ -z "$py" ]; then
+		skipped py "python3 json load+dump" "no python3"
+	else
+		measure py "python3 json load+dump" base "$2" \
+			"$py" -c 'import json,sys; json.dump(json.load(sys.stdin), sys.stdout)'
+	fi
+	if [ "$quick" = 1 ]; then
+		skipped jq "jq -c ." "KT_BENCH_QUICK=1"
+	elif ! command -v jq >/dev/null 2>&1; then
+		skipped jq "jq -c ." "no jq"
+	else
+		measure jq "jq -c ." base /dev/null jq -c . "$2"
+	fi
+	x=
+	[ -n "$mbs_keep" ] && [ -n "$mbs_py" ] &&
+		x=$(awk -v a="$mbs_keep" -v b="$mbs_py" 'BEGIN { printf "%.1f", a / b }')
+	echo "  targets:"
+	target "passthrough >= 400 MB/s" "$mbs_keep" 'v >= 400' '%s MB/s'
+	target "passthrough >= 8x python" "$x" 'v >= 8' '%sx'
+	target "sorting peak RSS <= 1.5x input" "$ratio_sort" 'v <= 1.5' '%sx input'
+	# "Far below the input" is read as at most a tenth of it.
+	target "passthrough RSS far below input (<= 0.1x)" "$ratio_keep" 'v <= 0.1' \
+		"%sx input, ${rss_keep:-?} MB"
+}
+
+# generated: set gen to the path of the generator's trace, writing it
+# unless a file of the right size is already there.
+generated() {
+	_f=$dir/ktgen-$gensize.json
+	# The generator streams at over 1 GB/s: counting its output is cheap.
+	# It is written the same way, to standard output: with -o FILE the
+	# trace would carry FILE as its traceName, so its size would depend
+	# on the path.  A temporary name and a rename keep an interrupted run
+	# from leaving a partial file behind.
+	_want=$("$KT_BUILD/ktgen" --size "$gensize" | wc -c | tr -d ' ')
+	[ "$_want" -gt 0 ] || die "ktgen --size $gensize wrote nothing"
+	if [ "$(filesize "$_f")" = "$_want" ]; then
+		echo "reusing $_f ($(mb "$_want") MB, already the right size)"
+	else
+		need_space "$dir" "$((_want - $(filesize "$_f")))"
+		echo "generating $_f ($(mb "$_want") MB) ..."
+		partial=$_f.tmp
+		if ! "$KT_BUILD/ktgen" --size "$gensize" >"$partial"; then
+			die "ktgen --size $gensize >$partial failed"
+		fi
+		mv "$partial" "$_f" || die "cannot rename $partial"
+		partial=
+	fi
+	gen=$_f
+}
+
+# largest: print "BYTES PATH" for the largest trace under $shared by
+# uncompressed size (gzip -l for .gz, exact below 4 GiB), leaving out
+# damaged/ (made-up faults, not real traces).
+largest() {
+	find "$shared" -path "$shared/damaged" -prune -o -type f \
+		\( -name '*.json' -o -name '*.gz' \) -print |
+		while IFS= read -r _p; do
+			case $_p in
+			*.gz) _n=$(gzip -l "$_p" 2>/dev/null | awk 'NR == 2 { print $2 }') ;;
+			*) _n=$(filesize "$_p") ;;
+			esac
+			[ -n "$_n" ] && echo "$_n $_p"
+		done | sort -n | tail -n 1
+}
+
+# real: set rl to the path of the largest real trace as plain JSON,
+# decompressing it into $dir unless that was done before; leave rl
+# empty when $shared is absent.
+real() {
+	rl=
+	if [ ! -d "$shared" ]; then
+		echo "no $shared: skipping the real trace"
+		return
+	fi
+	shared=$(cd "$shared" && pwd)
+	_l=$(largest)
+	if [ -z "$_l" ]; then
+		echo "no trace in $shared: skipping the real trace"
+		return
+	fi
+	_n=${_l%% *} _p=${_l#* }
+	echo "largest real trace: $_p ($(mb "$_n") MB uncompressed)"
+	case $_p in
+	*.gz) ;;
+	*)
+		rl=$_p
+		return
+		;;
+	esac
+	_f=$dir/real-$(basename "$_p" .gz)
+	if [ "$(filesize "$_f")" = "$_n" ]; then
+		echo "reusing $_f (already decompressed)"
+	else
+		need_space "$dir" "$_n"
+		echo "decompressing it into $_f ..."
+		partial=$_f.tmp
+		gzip -dc "$_p" >"$partial" || die "cannot decompress $_p"
+		mv "$partial" "$_f" || die "cannot rename $partial"
+		partial=
+	fi
+	rl=$_f
+}
+
+case $runs in
+'' | *[!0-9]* | 0) die "KT_BENCH_RUNS must be a positive number, not '$runs'" ;;
+esac
+[ -x "$normalize" ] || die "no $normalize: run through make bench"
+# The real interpreter, not a version manager's shim, so its start-up
+# is not counted.
+py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || py=
+[ -x /usr/bin/time ] || [ -n "$py" ] || die "need /usr/bin/time (package time) or python3"
+mkdir -p "$dir" || die "cannot create $dir"
+tf=$dir/.time.$$
+err=$dir/.stderr.$$
+partial=
+trap 'rm -f "$tf" "$err" ${partial:+"$partial"}' EXIT
+trap 'exit 130' INT TERM
+
+machine
+echo
+generated
+real
+bench "generated (ktgen --size $gensize)" "$gen"
+if [ -n "$rl" ]; then
+	bench "largest real trace" "$rl"
+fi
+exit "$status"
