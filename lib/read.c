@@ -810,6 +810,29 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 	return 1;
 }
 
+/*
+ * Past the comma at r->lo, find what follows: 2 a member, 1 the closing
+ * bracket close (a trailing comma, repaired), 0 the end of the input
+ * (truncated, repaired), -1 an error.
+ */
+static int
+after_comma(struct kt_reader *r, char close, struct kt_error *err)
+{
+	int rc;
+
+	r->lo++;
+	if ((rc = next_byte(r, err)) <= 0)
+		return rc == -1 || truncated(r, r->base + r->lo, err) == -1 ?
+		    -1 : 0;
+	if (r->buf[r->lo] != close)
+		return 2;
+	if (r->flags & KT_READ_STRICT)
+		return fail_at(r, r->lo, err, close == ']' ?
+		    "trailing comma before ']'" : "trailing comma before '}'");
+	r->repairs.n[KT_R_TRAILING_COMMA]++;
+	return 1;
+}
+
 int
 kt_reader_next(struct kt_reader *r, struct kt_event *ev,
     struct kt_error *err)
@@ -895,19 +918,10 @@ kt_reader_next(struct kt_reader *r, struct kt_event *ev,
 				return fail_at(r, r->lo, err,
 				    "expected ',' or '}' between top-level "
 				    "keys");
-			r->lo++;
-			if ((rc = next_byte(r, err)) <= 0) {
-				if (rc == -1 || truncated(r, r->base + r->lo, err) == -1)
-					return -1;
-				return 0;
-			}
-			if (r->buf[r->lo] == '}') {
-				if (r->flags & KT_READ_STRICT)
-					return fail_at(r, r->lo, err,
-					    "trailing comma");
-				r->repairs.n[KT_R_TRAILING_COMMA]++;
+			if ((rc = after_comma(r, '}', err)) <= 0)
+				return rc;
+			if (rc == 1)
 				continue;
-			}
 			if (top_member(r, err) == -1)
 				return -1;
 			continue;
@@ -923,19 +937,10 @@ kt_reader_next(struct kt_reader *r, struct kt_event *ev,
 			if (r->buf[r->lo] != ',')
 				return fail_at(r, r->lo, err,
 				    "expected ',' or ']' after an event");
-			r->lo++;
-			if ((rc = next_byte(r, err)) <= 0) {
-				if (rc == -1 || truncated(r, r->base + r->lo, err) == -1)
-					return -1;
-				return 0;
-			}
-			if (r->buf[r->lo] == ']') {
-				if (r->flags & KT_READ_STRICT)
-					return fail_at(r, r->lo, err,
-					    "trailing comma before ']'");
-				r->repairs.n[KT_R_TRAILING_COMMA]++;
+			if ((rc = after_comma(r, ']', err)) <= 0)
+				return rc;
+			if (rc == 1)
 				goto events_end;
-			}
 			if ((rc = event(r, ev, err)) != 0)
 				return rc;
 			continue;
