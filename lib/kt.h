@@ -161,6 +161,7 @@ enum kt_field {
 	KT_F_STREAM,		/* args.stream */
 	KT_F_DEVICE,		/* args.device */
 	KT_F_BYTES,		/* args.bytes */
+	KT_F_RANK,		/* args.rank (kt rank-tag) */
 	KT_NFIELDS
 };
 #define KT_F_FIRSTARG KT_F_EXTID
@@ -244,6 +245,7 @@ struct kt_patch {
 	struct kt_patch_edit	 e[KT_PATCH_MAX];
 	int			 n;
 	struct kt_buf		 tmp;	/* owned copies of inserted texts */
+	struct kt_buf		 newargs; /* members of an args to add */
 };
 
 void	 kt_patch_init(struct kt_patch *, const struct kt_event *);
@@ -296,6 +298,7 @@ struct kt_meta {
 };
 
 #define KT_READ_STRICT	0x01	/* no repairs: a repairable fault is an error */
+#define KT_READ_SMALL	0x02	/* small buffers, for many readers at once */
 
 struct kt_source;
 struct kt_reader;
@@ -320,6 +323,21 @@ int	 kt_source_next(struct kt_source *, struct kt_reader **,
 /* Is the source a tar or zip archive (known after kt_source_next)? */
 int	 kt_source_archived(const struct kt_source *);
 void	 kt_source_close(struct kt_source *);
+
+/*
+ * Copy standard input into a new temporary file, for filters that read
+ * their input twice.  Returns its path (malloc'd; the caller unlinks and
+ * frees it), or NULL with err set.
+ */
+char	*kt_spool_stdin(struct kt_error *);
+
+/*
+ * The rank a file name gives, by the first pattern that matches, in this
+ * order: rank<N>, rank-N, rank_N, worker<N>, -N. (the last path component
+ * is searched).  Returns 0 with *rank and *how (the pattern, static), or
+ * -1.
+ */
+int	 kt_rank_from_name(const char *, int64_t *, const char **);
 
 /* A reader over a memory buffer (for fuzzers and tests).  Borrows buf. */
 struct kt_reader *kt_reader_mem(const char *, size_t, const char *,
@@ -378,6 +396,7 @@ void		 kt_out_abort(struct kt_out *);
 struct kt_writer;
 
 #define KT_WRITE_TSV	0x01
+#define KT_WRITE_RANK	0x02	/* TSV: a rank column (from args.rank) */
 
 /*
  * A trace writer on out (borrowed).  Call kt_writer_begin() with the

@@ -9,7 +9,8 @@
 
 static const char *const fieldkeys[KT_NFIELDS] = {
 	"ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "bp", "s",
-	"args", "External id", "correlation", "stream", "device", "bytes"
+	"args", "External id", "correlation", "stream", "device", "bytes",
+	"rank"
 };
 
 /* Start an empty patch of ev (borrowed); kt_patch_free() ends it. */
@@ -24,6 +25,7 @@ void
 kt_patch_free(struct kt_patch *p)
 {
 	kt_buf_free(&p->tmp);
+	kt_buf_free(&p->newargs);
 }
 
 /* Queue an edit whose inserted text is the concatenation a + b + c. */
@@ -59,21 +61,33 @@ obj_empty(const char *raw, size_t off)
 	return raw[off] == '}';
 }
 
-/* Insert "key": text as the first member of the object at off. */
+/*
+ * Insert "key": text as the first member of the object at off.  Several
+ * insertions into one object come out in the order they were made, with
+ * the commas an empty or non-empty object needs.
+ */
 static int
 insert_member(struct kt_patch *p, size_t off, const char *key,
     const char *text, size_t len)
 {
-	const char *sep = obj_empty(p->ev->raw, off) ? "" : ", ";
-	char k[64];
-	size_t kn = strlen(key);
+	char k[72];
+	size_t kn = strlen(key), at = 0;
+	int i, empty = obj_empty(p->ev->raw, off), before = 0;
 
-	if (kn + 4 > sizeof(k))
+	for (i = 0; i < p->n; i++)
+		if (p->e[i].off == off + 1 && p->e[i].del == 0)
+			before = 1;
+	if (kn + 6 > sizeof(k))
 		return -1;
-	k[0] = '"';
-	memcpy(k + 1, key, kn);
-	memcpy(k + 1 + kn, "\": ", 3);
-	return edit(p, off + 1, 0, k, kn + 4, text, len, sep);
+	if (empty && before) {
+		memcpy(k, ", ", 2);
+		at = 2;
+	}
+	k[at] = '"';
+	memcpy(k + at + 1, key, kn);
+	memcpy(k + at + 1 + kn, "\": ", 3);
+	return edit(p, off + 1, 0, k, at + kn + 4, text, len,
+	    empty ? "" : ", ");
 }
 
 int
@@ -97,17 +111,13 @@ kt_patch_arg(struct kt_patch *p, const char *key, const char *text,
 	struct kt_val v;
 
 	if (args->type == KT_NONE) {
-		struct kt_buf obj = { NULL, 0, 0 };
-		int rc;
+		/* Collect the members; kt_patch_apply() adds the object. */
+		struct kt_buf *b = &p->newargs;
 
-		rc = kt_buf_adds(&obj, "{\"") == -1 ||
-		    kt_buf_adds(&obj, key) == -1 ||
-		    kt_buf_adds(&obj, "\": ") == -1 ||
-		    kt_buf_add(&obj, text, len) == -1 ||
-		    kt_buf_addc(&obj, '}') == -1 ? -1 :
-		    insert_member(p, 0, "args", obj.p, obj.n);
-		kt_buf_free(&obj);
-		return rc;
+		return (b->n > 0 && kt_buf_adds(b, ", ") == -1) ||
+		    kt_buf_addc(b, '"') == -1 || kt_buf_adds(b, key) == -1 ||
+		    kt_buf_adds(b, "\": ") == -1 ||
+		    kt_buf_add(b, text, len) == -1 ? -1 : 0;
 	}
 	if (args->type != KT_OBJECT)
 		return -1;
@@ -122,6 +132,20 @@ kt_patch_apply(struct kt_patch *p, struct kt_buf *out)
 	const char *raw = p->ev->raw;
 	size_t at = 0;
 	int i, j;
+
+	if (p->newargs.n > 0) {
+		struct kt_buf obj = { NULL, 0, 0 };
+		int rc;
+
+		rc = kt_buf_addc(&obj, '{') == -1 ||
+		    kt_buf_add(&obj, p->newargs.p, p->newargs.n) == -1 ||
+		    kt_buf_addc(&obj, '}') == -1 ? -1 :
+		    insert_member(p, 0, "args", obj.p, obj.n);
+		kt_buf_free(&obj);
+		p->newargs.n = 0;
+		if (rc == -1)
+			return -1;
+	}
 
 	/* Sort by offset, insertion order within an offset (n <= 16). */
 	for (i = 1; i < p->n; i++) {

@@ -77,6 +77,7 @@ struct kt_reader {
 	uint64_t	*srcindex;
 	size_t		 nsrcindex;
 	long		 tsvline;
+	int		 tsvcols;	/* 10, or 11 with a rank column */
 	int64_t		 origin;	/* TSV ts_ns count from here */
 };
 
@@ -345,6 +346,90 @@ nomem:
 	return -1;
 }
 
+char *
+kt_spool_stdin(struct kt_error *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path, buf[1 << 16];
+	ssize_t n;
+	int fd;
+
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	if ((path = malloc(strlen(dir) + 32)) == NULL) {
+		kt_error_set(err, "<stdin>", 0, 0, "out of memory");
+		return NULL;
+	}
+	sprintf(path, "%s/kt-stdin.XXXXXX", dir);
+	if ((fd = mkstemp(path)) == -1) {
+		kt_error_set(err, path, 0, 0, "%s", strerror(errno));
+		free(path);
+		return NULL;
+	}
+	while ((n = fd_read(0, buf, sizeof(buf))) > 0) {
+		ssize_t w, off = 0;
+
+		while (off < n) {
+			if ((w = write(fd, buf + off, (size_t)(n - off))) == -1) {
+				if (errno == EINTR)
+					continue;
+				goto fail;
+			}
+			off += w;
+		}
+	}
+	if (n == -1 || close(fd) == -1) {
+		fd = -1;
+		goto fail;
+	}
+	return path;
+fail:
+	kt_error_set(err, "<stdin>", 0, 0, "%s", strerror(errno));
+	if (fd != -1)
+		close(fd);
+	unlink(path);
+	free(path);
+	return NULL;
+}
+
+int
+kt_rank_from_name(const char *name, int64_t *rank, const char **how)
+{
+	static const struct {
+		const char	*prefix;
+		const char	*how;
+	} pats[] = {
+		{ "rank", "file name: rank<N>" },
+		{ "rank-", "file name: rank-N" },
+		{ "rank_", "file name: rank_N" },
+		{ "worker", "file name: worker<N>" },
+		{ "-", "file name: -N." },
+	};
+	const char *base = strrchr(name, '/'), *p;
+	size_t i, k;
+
+	base = base ? base + 1 : name;
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		size_t pl = strlen(pats[i].prefix);
+
+		for (p = base; (p = strstr(p, pats[i].prefix)) != NULL; p++) {
+			const char *d = p + pl;
+			int64_t v = 0;
+
+			for (k = 0; d[k] >= '0' && d[k] <= '9' && k < 9; k++)
+				v = v * 10 + (d[k] - '0');
+			if (k == 0 || (d[k] >= '0' && d[k] <= '9'))
+				continue;
+			if (i == 4 && d[k] != '.')
+				continue;
+			*rank = v;
+			*how = pats[i].how;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Readers. */
 
@@ -356,7 +441,7 @@ reader_new(const char *name, unsigned flags)
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->cap = 4 * CHUNK;
+	r->cap = (flags & KT_READ_SMALL) ? CHUNK / 2 : 4 * CHUNK;
 	if ((r->own = malloc(r->cap)) == NULL) {
 		free(r);
 		return NULL;
@@ -535,7 +620,7 @@ refill(struct kt_reader *r, struct kt_error *err)
 		r->hi -= r->lo;
 		r->lo = 0;
 	}
-	if (r->cap - r->hi < CHUNK) {
+	if (r->cap - r->hi < ((r->flags & KT_READ_SMALL) ? CHUNK / 4 : CHUNK)) {
 		size_t cap = r->cap * 2;
 		char *p;
 
@@ -958,7 +1043,7 @@ events_end:
 /* ------------------------------------------------------------------ */
 /* The TSV event form. */
 
-#define TSV_COLS 10
+#define TSV_COLS 11	/* with the rank column */
 
 /* Get the next line into [*s, *e) (without the newline).  1, 0, -1. */
 static int
@@ -1098,8 +1183,10 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 {
 	static const char header[] =
 	    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\tjson";
+	static const char rheader[] =
+	    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\trank\tjson";
 	size_t s, e, col[TSV_COLS], coln[TSV_COLS];
-	int rc, i;
+	int rc, i, J = r->tsvcols - 1;
 
 	for (;;) {
 		if ((rc = tsv_line(r, &s, &e, err)) <= 0) {
@@ -1108,9 +1195,15 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 			return rc;
 		}
 		if (r->tsvline == 1) {
-			if (e - s != sizeof(header) - 1 ||
-			    memcmp(r->buf + s, header, e - s) != 0)
+			if (e - s == sizeof(header) - 1 &&
+			    memcmp(r->buf + s, header, e - s) == 0)
+				r->tsvcols = 10;
+			else if (e - s == sizeof(rheader) - 1 &&
+			    memcmp(r->buf + s, rheader, e - s) == 0)
+				r->tsvcols = 11;
+			else
 				return fail_at(r, s, err, "bad TSV header");
+			J = r->tsvcols - 1;
 			r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
 			continue;
 		}
@@ -1118,16 +1211,18 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 			r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
 			continue;
 		}
-		/* Split: nine tab-separated columns, then json. */
+		/* Split: tab-separated columns, then json. */
 		{
 			size_t p = s;
 
-			for (i = 0; i < TSV_COLS - 1; i++) {
+			for (i = 0; i < J; i++) {
 				const char *t = memchr(r->buf + p, '\t', e - p);
 
 				if (t == NULL)
-					return fail_at(r, p, err, "TSV line "
-					    "has fewer than 10 columns");
+					return fail_at(r, p, err, r->tsvcols ==
+					    10 ? "TSV line has fewer than 10 "
+					    "columns" : "TSV line has fewer than "
+					    "11 columns");
 				col[i] = p;
 				coln[i] = (size_t)(t - r->buf) - p;
 				p = (size_t)(t - r->buf) + 1;
@@ -1136,7 +1231,7 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 			coln[i] = e - p;
 		}
 		if (coln[1] == 5 && memcmp(r->buf + col[1], "trace", 5) == 0) {
-			if (tsv_trace_row(r, r->buf + col[9], coln[9], err) ==
+			if (tsv_trace_row(r, r->buf + col[J], coln[J], err) ==
 			    -1)
 				return -1;
 			r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
@@ -1146,7 +1241,7 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		break;
 	}
 	{
-		const char *json = r->buf + col[9];
+		const char *json = r->buf + col[J];
 		struct kt_patch pt;
 		int64_t v;
 		int has;
@@ -1154,23 +1249,23 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		char num[40];
 
 		r->sc.nedits = 0;
-		if (coln[9] == 0 || json[0] != '{' ||
-		    kt_scan_value(&r->sc, json, 0, coln[9], &k, ev) !=
-		    KT_SCAN_OK || k != coln[9])
-			return fail_at(r, col[9], err, r->sc.err_msg ?
+		if (coln[J] == 0 || json[0] != '{' ||
+		    kt_scan_value(&r->sc, json, 0, coln[J], &k, ev) !=
+		    KT_SCAN_OK || k != coln[J])
+			return fail_at(r, col[J], err, r->sc.err_msg ?
 			    r->sc.err_msg : "json column is not one object");
 		if (r->sc.nedits > 0) {
 			count_edits(r);
 			r->rep.n = 0;
-			if (kt_scan_apply(&r->sc, json, 0, coln[9],
+			if (kt_scan_apply(&r->sc, json, 0, coln[J],
 			    &r->rep) == -1 ||
 			    kt_event_scan(r->rep.p, r->rep.n, ev, NULL) == -1)
-				return fail_at(r, col[9], err,
+				return fail_at(r, col[J], err,
 				    "event could not be repaired");
 			ev->flags = KT_EV_REPAIRED;
 		} else {
 			ev->raw = json;
-			ev->len = coln[9];
+			ev->len = coln[J];
 			ev->flags = 0;
 			kt_event_finish(ev);
 		}
@@ -1251,6 +1346,19 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 				kt_buf_addc(&r->tmp, '"');
 			}
 			rc |= kt_patch_set(&pt, f, r->tmp.p, r->tmp.n);
+		}
+		if (J == 10 && coln[9] > 0) {
+			/* The rank column wins over args.rank. */
+			const char *t, *c = r->buf + col[9];
+			size_t tn;
+
+			col_text(ev, KT_F_RANK, &t, &tn);
+			if (!is_number(c, coln[9])) {
+				kt_patch_free(&pt);
+				return fail_at(r, col[9], err, "bad rank column");
+			}
+			if (t == NULL || tn != coln[9] || memcmp(t, c, tn) != 0)
+				rc |= kt_patch_set(&pt, KT_F_RANK, c, coln[9]);
 		}
 		if (rc != 0) {
 			kt_patch_free(&pt);

@@ -236,6 +236,10 @@ static int
 arg_field(const unsigned char *k, size_t n)
 {
 	switch (n) {
+	case 4:
+		if (memcmp(k, "rank", 4) == 0)
+			return KT_F_RANK;
+		break;
 	case 5:
 		if (memcmp(k, "bytes", 5) == 0)
 			return KT_F_BYTES;

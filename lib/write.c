@@ -299,8 +299,9 @@ tsv_trace_row(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	int pass, first = 1;
 
 	b->n = 0;
-	kt_buf_adds(b, which ? "trace:1\ttrace\t\t\t\t\t\t\t\t{" :
-	    "trace:0\ttrace\t\t\t\t\t\t\t\t{");
+	kt_buf_adds(b, which ? "trace:1\ttrace\t\t\t\t\t\t\t\t" :
+	    "trace:0\ttrace\t\t\t\t\t\t\t\t");
+	kt_buf_adds(b, (w->flags & KT_WRITE_RANK) ? "\t{" : "{");
 	for (pass = which; pass < 2; pass++) {
 		if (pass == 1) {
 			kt_buf_adds(b, first ? "\"traceEvents\":[]" :
@@ -389,8 +390,12 @@ kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	if (w->flags & KT_WRITE_TSV) {
 		static const char hdr[] = "id\tkind\tph\tts_ns\tdur_ns\tpid\t"
 		    "tid\tcat\tname\tjson\n";
+		static const char rhdr[] = "id\tkind\tph\tts_ns\tdur_ns\tpid\t"
+		    "tid\tcat\tname\trank\tjson\n";
 
-		if (kt_out_write(w->out, hdr, sizeof(hdr) - 1) == -1)
+		if ((w->flags & KT_WRITE_RANK) ?
+		    kt_out_write(w->out, rhdr, sizeof(rhdr) - 1) == -1 :
+		    kt_out_write(w->out, hdr, sizeof(hdr) - 1) == -1)
 			return -1;
 		return tsv_trace_row(w, m, n, 0);
 	}
@@ -512,6 +517,8 @@ tsv_event(struct kt_writer *w, const struct kt_event *ev)
 	col(b, ev, KT_F_TID);
 	col(b, ev, KT_F_CAT);
 	col(b, ev, KT_F_NAME);
+	if (w->flags & KT_WRITE_RANK)
+		col(b, ev, KT_F_RANK);
 	if (kt_json_minify(ev->raw, ev->len, b) == -1 ||
 	    kt_buf_addc(b, '\n') == -1)
 		return -1;

@@ -3,7 +3,8 @@
 # case under tests/cases/ and every script under tests/t/, and ends with
 # exactly "N passed, N failed" (", N skipped" when some were skipped).
 #
-# A golden case is a folder tests/cases/FILTER-WHAT/ holding:
+# A golden case is a folder tests/cases/FILTER-WHAT/ (FILTER may hold
+# dashes: rank-tag-merge runs kt-rank-tag) holding:
 #   args    the arguments of kt-FILTER (one line, shell words)
 #   in      its standard input (optional; else /dev/null)
 #   out     the expected standard output (optional: not compared)
@@ -51,7 +52,12 @@ fi
 for d in "$here"/cases/*/; do
 	[ -d "$d" ] || continue
 	name=$(basename "$d")
-	filter=kt-${name%%-*}
+	# The filter is the longest prefix of the name that is a kt filter.
+	f=$name
+	while [ ! -x "$KT_BIN/kt-$f" ] && [ "$f" != "${f%-*}" ]; do
+		f=${f%-*}
+	done
+	filter=kt-$f
 	args=$(cat "$d/args" 2>/dev/null)
 	input=$d/in
 	[ -f "$input" ] || input=/dev/null

@@ -260,6 +260,30 @@ test_patch(void)
 	    "{\"args\": {\"rank\": 3}, \"a\": 1}") == 0);
 	CHECK(strcmp(patched("{\"a\": 1}", KT_F_STREAM, NULL, "7"),
 	    "{\"args\": {\"stream\": 7}, \"a\": 1}") == 0);
+	CHECK(strcmp(patched("{\"a\": 1, \"args\": {}}", KT_F_RANK, NULL, "3"),
+	    "{\"a\": 1, \"args\": {\"rank\": 3}}") == 0);
+	/* Several new members of one object, empty or not, and new args. */
+	memset(&ev, 0, sizeof(ev));
+	CHECK(kt_event_scan("{\"args\": {}}", 12, &ev, NULL) == 0);
+	kt_patch_init(&p, &ev);
+	CHECK(kt_patch_arg(&p, "a", "1", 1) == 0 &&
+	    kt_patch_arg(&p, "b", "2", 1) == 0 && kt_patch_apply(&p, &b) == 0);
+	CHECK(b.n == 26 && memcmp(b.p, "{\"args\": {\"a\": 1, \"b\": 2}}",
+	    26) == 0);
+	kt_patch_free(&p);
+	b.n = 0;
+	CHECK(kt_event_scan("{\"x\": 0}", 8, &ev, NULL) == 0);
+	kt_patch_init(&p, &ev);
+	CHECK(kt_patch_arg(&p, "a", "1", 1) == 0 &&
+	    kt_patch_arg(&p, "b", "2", 1) == 0 &&
+	    kt_patch_set(&p, KT_F_PID, "7", 1) == 0 &&
+	    kt_patch_apply(&p, &b) == 0);
+	CHECK(b.n == 44 && memcmp(b.p, "{\"pid\": 7, \"args\": {\"a\": 1, "
+	    "\"b\": 2}, \"x\": 0}", 44) == 0);
+	if (b.n != 44)
+		printf("%.*s\n", (int)b.n, b.p);
+	kt_patch_free(&p);
+	b.n = 0;
 	/* Two edits at once keep every other byte. */
 	memset(&ev, 0, sizeof(ev));
 	CHECK(kt_event_scan(e, sizeof(e) - 1, &ev, NULL) == 0);
@@ -497,6 +521,27 @@ test_build(void)
 	CHECK(kt_meta_json(&m, &err) == NULL && err.line == 1);
 }
 
+static void
+test_rank_name(void)
+{
+	int64_t r;
+	const char *how;
+
+	CHECK(kt_rank_from_name("a/bs_32_rank0.json.gz", &r, &how) == 0 &&
+	    r == 0 && strcmp(how, "file name: rank<N>") == 0);
+	CHECK(kt_rank_from_name("rank-34.Jul_15_10_52.1074.pt.trace.json", &r,
+	    &how) == 0 && r == 34 && strcmp(how, "file name: rank-N") == 0);
+	CHECK(kt_rank_from_name("graph_capture_rank_7.1773709742.json", &r,
+	    &how) == 0 && r == 7);
+	CHECK(kt_rank_from_name("x/worker5_step_12.1694128201549.json", &r,
+	    &how) == 0 && r == 5 && strcmp(how, "file name: worker<N>") == 0);
+	CHECK(kt_rank_from_name("trace-12.json", &r, &how) == 0 && r == 12 &&
+	    strcmp(how, "file name: -N.") == 0);
+	CHECK(kt_rank_from_name("rank3/trace.json", &r, &how) == -1);
+	CHECK(kt_rank_from_name("trace-12x.json", &r, &how) == -1);
+	CHECK(kt_rank_from_name("ranking.json", &r, &how) == -1);
+}
+
 int
 main(void)
 {
@@ -509,6 +554,7 @@ main(void)
 	test_sort_intern();
 	test_out_source();
 	test_build();
+	test_rank_name();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }

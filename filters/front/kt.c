@@ -18,6 +18,8 @@ static const struct {
 	const char	*what;
 } filters[] = {
 	{ "normalize", "canonical, repaired, exact trace; --check finds problems" },
+	{ "rank-tag", "tag events with their rank; merge the traces of several ranks" },
+	{ "slice-window", "cut a window: steps, a time range, an annotation, a rank" },
 };
 
 static void

@@ -1,0 +1,994 @@
+/*
+ * kt-rank-tag: tag every event with its rank (args.rank), and merge the
+ * traces of several ranks into one: each rank gets its own pids, flow
+ * and correlation ids, and clock offset, and the per-rank top-level
+ * metadata is kept in the top-level list ktRanks.
+ *
+ * A first pass reads each input once, one at a time, for what the merge
+ * needs (rank, clocks, pids, whether it is sorted); the second pass
+ * merges: by time when every input is sorted, else rank after rank.
+ * Memory stays that of one reader per input.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/resource.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "kt.h"
+
+#define PIDS_PER_RANK	1000	/* new pid = 1000 * (slot + 1) + i */
+#define ID_SPACE	1000000000000LL	/* new id = 10^12 * (slot + 1) + id */
+
+enum align { ALIGN_BASE, ALIGN_FIRST, ALIGN_STEP };
+
+/* One pid of one input. */
+struct pidinfo {
+	char		*raw;		/* JSON text of the original pid */
+	size_t		 len;
+	int		 has_name;
+	int		 has_sort;
+	int64_t		 sort;		/* its process_sort_index */
+	int64_t		 newpid;
+	int64_t		 newsort;
+};
+
+/* One input trace: a file, or one member of an archive. */
+struct input {
+	char		*path;		/* to open again for the merge */
+	int		 ordinal;	/* which trace of the source */
+	char		 name[1100];
+	int64_t		 rank;
+	const char	*rank_from;
+	int		 slot;		/* position in rank order */
+	int		 has_base;
+	int64_t		 base;
+	int		 has_first;
+	int64_t		 first;
+	int		 has_step;
+	int64_t		 step;
+	int64_t		 offset;	/* ns added to every ts */
+	int		 sorted;
+	uint64_t	 nevents;
+	struct kt_meta	*metas;
+	size_t		 nmetas;
+	struct kt_intern *pidtab;
+	struct pidinfo	*pids;
+	size_t		 npids;
+	/* During the merge. */
+	struct kt_source *src;
+	struct kt_reader *r;
+	struct kt_event	 ev;
+	int		 live;
+	uint64_t	 key;
+};
+
+struct opts {
+	int64_t		 rank;
+	int		 has_rank;
+	int		 allow_dup;
+	enum align	 align;
+	int64_t		 align_step;
+	int		 verbose;
+	int		 tsv;
+	int		 level;
+	unsigned	 rflags;
+	const char	*member;
+	const char	*output;
+};
+
+static struct input *inputs;
+static size_t ninputs;
+static struct kt_arena *arena;
+static char *spool;		/* standard input's copy */
+
+/* Remove standard input's copy, however the program ends. */
+static void
+unspool(void)
+{
+	if (spool != NULL)
+		unlink(spool);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: kt-rank-tag [-tSv] [--allow-duplicate-ranks] [--align how]\n"
+	    "                   [-l level] [-m glob] [-o file] [-r rank] [file ...]\n"
+	    "  -a, --align HOW           base (default), first, or step:K\n"
+	    "  -D, --allow-duplicate-ranks  merge inputs of the same rank\n"
+	    "  -l, --level N             gzip level 0-9 for a .gz output\n"
+	    "  -m, --member GLOB         archive members to take\n"
+	    "  -o, --output FILE         write FILE atomically (.gz: gzip)\n"
+	    "  -r, --rank N              the rank of the one input\n"
+	    "  -S, --strict              refuse damaged input\n"
+	    "  -t, --tsv                 write the TSV event form, with a rank column\n"
+	    "  -v, --verbose             say where each rank and offset came from\n"
+	    "  -h, --help, -V, --version\n");
+}
+
+/* Copy n bytes into the arena as a string. */
+static char *
+keep(const char *s, size_t n)
+{
+	char *p;
+
+	if ((p = kt_arena_alloc(arena, n + 1)) == NULL)
+		kt_cli_nomem();
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* The pid entry of ev's pid in in, made on first sight. */
+static struct pidinfo *
+pid_of(struct input *in, const struct kt_event *ev)
+{
+	size_t n;
+	const char *p = kt_event_field(ev, KT_F_PID, &n);
+	int64_t id;
+
+	if (p == NULL) {
+		p = "null";
+		n = 4;
+	}
+	if ((id = kt_intern_put(in->pidtab, p, n)) == -1)
+		kt_cli_nomem();
+	if ((size_t)id == in->npids) {
+		struct pidinfo *t;
+
+		if ((t = realloc(in->pids, (in->npids + 1) * sizeof(*t))) ==
+		    NULL)
+			kt_cli_nomem();
+		in->pids = t;
+		memset(&t[in->npids], 0, sizeof(*t));
+		t[in->npids].raw = keep(p, n);
+		t[in->npids].len = n;
+		in->npids++;
+	}
+	return &in->pids[id];
+}
+
+/* The sort key normalize uses: metadata, then no time, then by time. */
+static uint64_t
+order_key(const struct kt_event *ev, int64_t offset)
+{
+	if (ev->ph == 'M')
+		return 0;
+	if (!(ev->flags & KT_EV_TS))
+		return 1;
+	return (uint64_t)(ev->ts + offset) ^ ((uint64_t)1 << 63);
+}
+
+/* Is the step event ev ProfilerStep#k? */
+static int
+step_is(const struct kt_event *ev, int64_t k)
+{
+	char want[40];
+
+	snprintf(want, sizeof(want), "ProfilerStep#%lld", (long long)k);
+	return kt_event_field_is(ev, KT_F_NAME, want);
+}
+
+/* First pass over one trace: what the merge needs to know of it. */
+static void
+survey(struct input *in, struct kt_reader *r, const struct opts *o)
+{
+	struct kt_event ev;
+	struct kt_error err;
+	const struct kt_meta *m;
+	size_t i, nm;
+	uint64_t last = 0;
+	int rc;
+
+	in->sorted = 1;
+	if ((in->pidtab = kt_intern_new()) == NULL)
+		kt_cli_nomem();
+	while ((rc = kt_reader_next(r, &ev, &err)) == 1) {
+		struct pidinfo *pi = pid_of(in, &ev);
+		uint64_t k = order_key(&ev, 0);
+
+		in->nevents++;
+		if (k < last)
+			in->sorted = 0;
+		last = k;
+		if (ev.ph == 'M') {
+			if (kt_event_field_is(&ev, KT_F_NAME, "process_name"))
+				pi->has_name = 1;
+			else if (kt_event_field_is(&ev, KT_F_NAME,
+			    "process_sort_index")) {
+				struct kt_val v;
+
+				if (kt_event_find(&ev, &ev.f[KT_F_ARGS],
+				    "sort_index", &v) == 0) {
+					struct kt_event t = ev;
+
+					t.f[KT_F_ID] = v;
+					if (kt_event_field_int(&t, KT_F_ID,
+					    &pi->sort) == 0)
+						pi->has_sort = 1;
+				}
+			}
+			continue;
+		}
+		if (!(ev.flags & KT_EV_TS))
+			continue;
+		if (!in->has_first || ev.ts < in->first) {
+			in->first = ev.ts;
+			in->has_first = 1;
+		}
+		if (o->align == ALIGN_STEP && ev.kind == KT_STEP &&
+		    step_is(&ev, o->align_step) &&
+		    (!in->has_step || ev.ts < in->step)) {
+			in->step = ev.ts;
+			in->has_step = 1;
+		}
+		if ((in->nevents & 0xffff) == 0)
+			kt_cli_progress(r);
+	}
+	if (rc == -1)
+		kt_cli_die(&err);
+	kt_cli_report_repairs(kt_reader_name(r), kt_reader_repairs(r));
+	m = kt_reader_metas(r, &nm);
+	if ((in->metas = calloc(nm + 1, sizeof(*in->metas))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < nm; i++) {
+		in->metas[i] = m[i];
+		in->metas[i].key = keep(m[i].key, m[i].keylen);
+		in->metas[i].val = keep(m[i].val, m[i].vallen);
+	}
+	in->nmetas = nm;
+	snprintf(in->name, sizeof(in->name), "%s", kt_reader_name(r));
+}
+
+/* The rank of an input: --rank, distributedInfo.rank, the file name. */
+static void
+find_rank(struct input *in, const struct opts *o)
+{
+	size_t i;
+
+	if (o->has_rank) {
+		in->rank = o->rank;
+		in->rank_from = "--rank";
+		return;
+	}
+	for (i = 0; i < in->nmetas; i++) {
+		struct kt_error err;
+		json_t *j, *v;
+
+		if (strcmp(in->metas[i].key, "\"distributedInfo\"") != 0)
+			continue;
+		if ((j = kt_meta_json(&in->metas[i], &err)) == NULL)
+			break;
+		v = json_object_get(j, "rank");
+		if (json_is_integer(v)) {
+			in->rank = json_integer_value(v);
+			in->rank_from = "distributedInfo.rank";
+			json_decref(j);
+			return;
+		}
+		json_decref(j);
+	}
+	if (kt_rank_from_name(in->name, &in->rank, &in->rank_from) == 0)
+		return;
+	kt_cli_warn("%s: no rank: no distributedInfo.rank, and the file name "
+	    "has no rank<N>, rank-N, rank_N, worker<N> or -N.; give --rank",
+	    in->name);
+	kt_cli_die(NULL);
+}
+
+static int
+cmp_rank(const void *a, const void *b)
+{
+	const struct input *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Order of a rank's pids: numbers by value, then strings by bytes. */
+static int
+cmp_pid(const void *a, const void *b)
+{
+	const struct pidinfo *x = *(const struct pidinfo *const *)a;
+	const struct pidinfo *y = *(const struct pidinfo *const *)b;
+	int xs = x->raw[0] == '"', ys = y->raw[0] == '"';
+	size_t n;
+
+	if (xs != ys)
+		return xs - ys;
+	if (!xs) {
+		long long u = strtoll(x->raw, NULL, 10), v = strtoll(y->raw,
+		    NULL, 10);
+
+		if (u != v)
+			return u < v ? -1 : 1;
+	}
+	n = x->len < y->len ? x->len : y->len;
+	if (memcmp(x->raw, y->raw, n) != 0)
+		return memcmp(x->raw, y->raw, n);
+	return (x->len > y->len) - (x->len < y->len);
+}
+
+/* Order for sort indexes: the original index, then the pid order. */
+static int
+cmp_sort(const void *a, const void *b)
+{
+	const struct pidinfo *x = *(const struct pidinfo *const *)a;
+	const struct pidinfo *y = *(const struct pidinfo *const *)b;
+
+	if (x->has_sort != y->has_sort)
+		return y->has_sort - x->has_sort;
+	if (x->has_sort && x->sort != y->sort)
+		return x->sort < y->sort ? -1 : 1;
+	return x->newpid < y->newpid ? -1 : x->newpid > y->newpid;
+}
+
+/* Give each pid of in its new pid and sort index. */
+static void
+map_pids(struct input *in)
+{
+	struct pidinfo **v;
+	size_t i;
+
+	if (in->npids >= PIDS_PER_RANK) {
+		kt_cli_warn("%s: more than %d processes in one rank", in->name,
+		    PIDS_PER_RANK - 1);
+		kt_cli_die(NULL);
+	}
+	if ((v = calloc(in->npids + 1, sizeof(*v))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < in->npids; i++)
+		v[i] = &in->pids[i];
+	qsort(v, in->npids, sizeof(*v), cmp_pid);
+	for (i = 0; i < in->npids; i++)
+		v[i]->newpid = (int64_t)PIDS_PER_RANK * (in->slot + 1) +
+		    (int64_t)i;
+	qsort(v, in->npids, sizeof(*v), cmp_sort);
+	for (i = 0; i < in->npids; i++)
+		v[i]->newsort = (int64_t)PIDS_PER_RANK * (in->slot + 1) +
+		    (int64_t)i;
+	free(v);
+}
+
+/* Clock offsets, by the chosen alignment. */
+static void
+offsets(const struct opts *o)
+{
+	int64_t minbase = INT64_MAX;
+	size_t i;
+
+	for (i = 0; i < ninputs; i++)
+		if (inputs[i].has_base && inputs[i].base < minbase)
+			minbase = inputs[i].base;
+	for (i = 0; i < ninputs; i++) {
+		struct input *in = &inputs[i];
+
+		in->offset = in->has_base ? in->base - minbase : 0;
+		if (minbase != INT64_MAX && !in->has_base)
+			kt_cli_warn("%s: no baseTimeNanoseconds; its times are "
+			    "taken as they are", in->name);
+	}
+	if (o->align == ALIGN_BASE)
+		return;
+	for (i = 0; i < ninputs; i++) {
+		struct input *in = &inputs[i];
+		int has = o->align == ALIGN_STEP ? in->has_step : in->has_first;
+
+		if (!has) {
+			if (o->align == ALIGN_STEP)
+				kt_cli_warn("%s: no ProfilerStep#%lld to align "
+				    "on", in->name, (long long)o->align_step);
+			else
+				kt_cli_warn("%s: no event with a time to align "
+				    "on", in->name);
+			kt_cli_die(NULL);
+		}
+	}
+	for (i = 0; i < ninputs; i++) {
+		struct input *in = &inputs[i];
+		int64_t ref = o->align == ALIGN_STEP ? inputs[0].step :
+		    inputs[0].first;
+		int64_t mine = o->align == ALIGN_STEP ? in->step : in->first;
+
+		/* Rank order's first input keeps its (base) offset. */
+		in->offset = inputs[0].offset + ref - mine;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing. */
+
+static struct kt_buf ktranks;
+
+/* Does key k have the same value in every input? */
+static int
+common(const struct kt_meta *k)
+{
+	struct kt_buf a = { NULL, 0, 0 }, b = { NULL, 0, 0 };
+	size_t i, j;
+	int same = 1;
+
+	kt_json_minify(k->val, k->vallen, &a);
+	for (i = 1; i < ninputs && same; i++) {
+		const struct input *in = &inputs[i];
+
+		for (j = 0; j < in->nmetas; j++)
+			if (strcmp(in->metas[j].key, k->key) == 0)
+				break;
+		b.n = 0;
+		if (j == in->nmetas || kt_json_minify(in->metas[j].val,
+		    in->metas[j].vallen, &b) == -1 || a.n != b.n ||
+		    memcmp(a.p, b.p, a.n) != 0)
+			same = 0;
+	}
+	kt_buf_free(&a);
+	kt_buf_free(&b);
+	return same;
+}
+
+/*
+ * The output's top-level keys: those with the same value in every input
+ * (in the first input's order and places), baseTimeNanoseconds as the
+ * earliest base when they differ, and ktRanks.
+ */
+static struct kt_meta *
+out_metas(size_t *n, int merging)
+{
+	struct kt_meta *m;
+	struct input *first = &inputs[0];
+	size_t i, k = 0;
+	int64_t minbase = INT64_MAX;
+	char num[32];
+	int base_common = 0;
+
+	if ((m = calloc(first->nmetas + 3, sizeof(*m))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < first->nmetas; i++) {
+		if (strcmp(first->metas[i].key, "\"ktRanks\"") == 0)
+			continue;
+		if (!merging || common(&first->metas[i])) {
+			m[k++] = first->metas[i];
+			if (strcmp(first->metas[i].key,
+			    "\"baseTimeNanoseconds\"") == 0)
+				base_common = 1;
+		}
+	}
+	for (i = 0; i < ninputs; i++)
+		if (inputs[i].has_base && inputs[i].base < minbase)
+			minbase = inputs[i].base;
+	if (minbase != INT64_MAX && !base_common) {
+		m[k].key = (char *)"\"baseTimeNanoseconds\"";
+		m[k].keylen = strlen(m[k].key);
+		m[k].val = keep(num, kt_int_format(minbase, num));
+		m[k].vallen = strlen(m[k].val);
+		k++;
+	}
+	/* ktRanks: one object per input, in rank order. */
+	kt_buf_addc(&ktranks, '[');
+	for (i = 0; i < ninputs; i++) {
+		struct input *in = &inputs[i];
+		size_t j;
+
+		kt_buf_adds(&ktranks, i ? ",\n    " : "\n    ");
+		kt_obj_begin(&ktranks);
+		kt_obj_int(&ktranks, "rank", in->rank);
+		kt_obj_str(&ktranks, "source", in->name);
+		kt_obj_str(&ktranks, "rankFrom", in->rank_from);
+		kt_obj_int(&ktranks, "offsetNs", in->offset);
+		kt_obj_int(&ktranks, "events", (int64_t)in->nevents);
+		if (merging) {
+			kt_obj_raw(&ktranks, "pids", "{", 1);
+			for (j = 0; j < in->npids; j++) {
+				char q[40];
+				const struct pidinfo *p = &in->pids[j];
+
+				if (j > 0)
+					kt_buf_adds(&ktranks, ", ");
+				if (p->raw[0] == '"')
+					kt_buf_add(&ktranks, p->raw, p->len);
+				else {
+					kt_buf_addc(&ktranks, '"');
+					kt_buf_add(&ktranks, p->raw, p->len);
+					kt_buf_addc(&ktranks, '"');
+				}
+				kt_buf_adds(&ktranks, ": ");
+				kt_buf_add(&ktranks, q, kt_int_format(p->newpid,
+				    q));
+			}
+			kt_buf_addc(&ktranks, '}');
+		}
+		kt_obj_raw(&ktranks, "meta", "{", 1);
+		for (j = 0; j < in->nmetas; j++) {
+			if (j > 0)
+				kt_buf_adds(&ktranks, ", ");
+			kt_buf_add(&ktranks, in->metas[j].key,
+			    in->metas[j].keylen);
+			kt_buf_adds(&ktranks, ": ");
+			kt_buf_add(&ktranks, in->metas[j].val,
+			    in->metas[j].vallen);
+		}
+		kt_buf_addc(&ktranks, '}');
+		kt_obj_end(&ktranks);
+	}
+	kt_buf_adds(&ktranks, "\n  ]");
+	m[k].key = (char *)"\"ktRanks\"";
+	m[k].keylen = strlen(m[k].key);
+	m[k].val = ktranks.p;
+	m[k].vallen = ktranks.n;
+	k++;
+	*n = k;
+	return m;
+}
+
+/* The namespaced text of id text p[0..n) for slot s. */
+static size_t
+ns_id(const char *p, size_t n, int slot, char *out, size_t cap)
+{
+	int64_t v = 0;
+	size_t i;
+	int isnum = n > 0 && n < 13;
+
+	for (i = 0; i < n && isnum; i++)
+		if (p[i] < '0' || p[i] > '9')
+			isnum = 0;
+		else
+			v = v * 10 + (p[i] - '0');
+	if (isnum)
+		return kt_int_format(ID_SPACE * (slot + 1) + v, out);
+	/* A string, or too large: "r<slot>:<id>" as a string. */
+	if (p[0] == '"') {
+		p++;
+		n -= 2;
+	}
+	return (size_t)snprintf(out, cap, "\"r%d:%.*s\"", slot, (int)n, p);
+}
+
+/* Write ev of in, with its rank and, when merging, its new ids. */
+static int
+put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
+    int merging, int tsv, struct kt_buf *out)
+{
+	struct kt_patch p;
+	struct kt_event ne;
+	char rank[32], pidt[32], ts[48], id[80], corr[80], ext[80], nm[1200],
+	    si[32];
+	size_t n, k;
+	const char *t;
+	int rc = 0;
+
+	kt_patch_init(&p, ev);
+	rc |= kt_patch_set(&p, KT_F_RANK, rank, kt_int_format(in->rank, rank));
+	if (merging) {
+		struct pidinfo *pi = pid_of(in, ev);
+
+		rc |= kt_patch_set(&p, KT_F_PID, pidt, kt_int_format(pi->newpid,
+		    pidt));
+		rc |= kt_patch_arg(&p, "kt_pid", pi->raw, pi->len);
+		if ((t = kt_event_field(ev, KT_F_ID, &n)) != NULL) {
+			k = ns_id(t, n, in->slot, id, sizeof(id));
+			rc |= kt_patch_set(&p, KT_F_ID, id, k);
+		}
+		if ((t = kt_event_field(ev, KT_F_CORR, &n)) != NULL) {
+			k = ns_id(t, n, in->slot, corr, sizeof(corr));
+			rc |= kt_patch_set(&p, KT_F_CORR, corr, k);
+		}
+		if ((t = kt_event_field(ev, KT_F_EXTID, &n)) != NULL) {
+			k = ns_id(t, n, in->slot, ext, sizeof(ext));
+			rc |= kt_patch_set(&p, KT_F_EXTID, ext, k);
+		}
+		if (ev->ph == 'M' && kt_event_field_is(ev, KT_F_NAME,
+		    "process_name")) {
+			struct kt_val v;
+
+			if (kt_event_find(ev, &ev->f[KT_F_ARGS], "name", &v) ==
+			    0 && v.type == KT_STRING) {
+				k = (size_t)snprintf(nm, sizeof(nm), "\"rank %lld: "
+				    "%.*s", (long long)in->rank, (int)v.len - 1,
+				    ev->raw + v.off + 1);
+				if (k < sizeof(nm))
+					rc |= kt_patch_arg(&p, "name", nm, k);
+			}
+		} else if (ev->ph == 'M' && kt_event_field_is(ev, KT_F_NAME,
+		    "process_sort_index"))
+			rc |= kt_patch_arg(&p, "sort_index", si,
+			    kt_int_format(pi->newsort, si));
+	}
+	if (in->offset != 0 && (ev->flags & KT_EV_TS))
+		rc |= kt_patch_set(&p, KT_F_TS, ts, kt_time_format(ev->ts +
+		    in->offset, ev->ts_decimals, ts));
+	out->n = 0;
+	if (rc != 0 || kt_patch_apply(&p, out) == -1) {
+		kt_patch_free(&p);
+		kt_cli_warn("%s: cannot tag an event", in->name);
+		kt_cli_die(NULL);
+	}
+	kt_patch_free(&p);
+	memset(&ne, 0, sizeof(ne));
+	if (tsv) {
+		if (kt_event_scan(out->p, out->n, &ne, NULL) == -1) {
+			kt_cli_warn("%s: internal error: tagged event",
+			    in->name);
+			kt_cli_die(NULL);
+		}
+	} else {
+		ne.raw = out->p;
+		ne.len = out->n;
+	}
+	ne.index = ev->index;
+	return kt_writer_event(w, &ne);
+}
+
+/* Metadata for pids that have no process_name or process_sort_index. */
+static int
+put_missing(struct kt_writer *w, struct input *in, int tsv)
+{
+	struct kt_buf b = { NULL, 0, 0 }, nm = { NULL, 0, 0 };
+	struct kt_event ev;
+	size_t i;
+	int rc = 0, kind;
+
+	for (i = 0; i < in->npids && rc == 0; i++) {
+		struct pidinfo *pi = &in->pids[i];
+
+		for (kind = 0; kind < 2 && rc == 0; kind++) {
+			if (kind == 0 ? pi->has_name : pi->has_sort)
+				continue;
+			b.n = nm.n = 0;
+			kt_obj_begin(&b);
+			kt_obj_str(&b, "name", kind == 0 ? "process_name" :
+			    "process_sort_index");
+			kt_obj_str(&b, "ph", "M");
+			kt_obj_int(&b, "pid", pi->newpid);
+			kt_obj_int(&b, "tid", 0);
+			kt_obj_begin(&nm);
+			if (kind == 0) {
+				char label[1100];
+
+				const char *q = pi->raw;
+				int ql = (int)pi->len;
+
+				if (q[0] == '"') {
+					q++;
+					ql -= 2;
+				}
+				snprintf(label, sizeof(label), "rank %lld: pid "
+				    "%.*s", (long long)in->rank, ql, q);
+				kt_obj_str(&nm, "name", label);
+			} else
+				kt_obj_int(&nm, "sort_index", pi->newsort);
+			kt_obj_int(&nm, "rank", in->rank);
+			kt_obj_raw(&nm, "kt_pid", pi->raw, pi->len);
+			kt_obj_end(&nm);
+			kt_obj_raw(&b, "args", nm.p, nm.n);
+			kt_obj_end(&b);
+			memset(&ev, 0, sizeof(ev));
+			if (kt_event_scan(b.p, b.n, &ev, NULL) == -1)
+				rc = -1;
+			else {
+				ev.index = in->nevents + (uint64_t)kind;
+				rc = kt_writer_event(w, &ev);
+			}
+		}
+	}
+	(void)tsv;
+	kt_buf_free(&b);
+	kt_buf_free(&nm);
+	return rc;
+}
+
+/* Open input in again for the merge, at its trace. */
+static void
+reopen(struct input *in, unsigned flags, const char *member)
+{
+	struct kt_error err;
+	int i;
+
+	if ((in->src = kt_source_open(in->path, member, flags, &err)) ==
+	    NULL)
+		kt_cli_die(&err);
+	for (i = 0; i <= in->ordinal; i++) {
+		if (in->r != NULL)
+			kt_reader_free(in->r);
+		in->r = NULL;
+		if (kt_source_next(in->src, &in->r, &err) != 1)
+			kt_cli_die(&err);
+	}
+}
+
+/* Advance input in to its next event; in->live says if there is one. */
+static void
+advance(struct input *in)
+{
+	struct kt_error err;
+	int rc = kt_reader_next(in->r, &in->ev, &err);
+
+	if (rc == -1)
+		kt_cli_die(&err);
+	in->live = rc == 1;
+	if (in->live)
+		in->key = order_key(&in->ev, in->offset);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "align", required_argument, NULL, 'a' },
+		{ "allow-duplicate-ranks", no_argument, NULL, 'D' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "member", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "rank", required_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "tsv", no_argument, NULL, 't' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct opts o;
+	struct kt_error err;
+	struct kt_out *out;
+	struct kt_writer *w;
+	struct kt_meta *metas;
+	struct kt_buf eb = { NULL, 0, 0 };
+	struct rlimit rl;
+	size_t i, nm;
+	int ch, merging, allsorted = 1, rc = 0, nfiles;
+	char *const stdin_only[] = { (char *)"-" };
+
+	memset(&o, 0, sizeof(o));
+	o.level = -1;
+	kt_cli_init("kt-rank-tag");
+	while ((ch = getopt_long(argc, argv, "a:Dhl:m:o:r:StvV", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			if (strcmp(optarg, "base") == 0)
+				o.align = ALIGN_BASE;
+			else if (strcmp(optarg, "first") == 0)
+				o.align = ALIGN_FIRST;
+			else if (strncmp(optarg, "step:", 5) == 0) {
+				o.align = ALIGN_STEP;
+				o.align_step = kt_cli_int("--align step:K",
+				    optarg + 5, 0, INT64_MAX);
+			} else {
+				kt_cli_warn("--align: '%s' is not base, first "
+				    "or step:K", optarg);
+				return 2;
+			}
+			break;
+		case 'D':
+			o.allow_dup = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'l':
+			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
+			break;
+		case 'm':
+			o.member = optarg;
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'r':
+			o.rank = kt_cli_int("--rank", optarg, 0, INT32_MAX);
+			o.has_rank = 1;
+			break;
+		case 'S':
+			o.rflags |= KT_READ_STRICT;
+			break;
+		case 't':
+			o.tsv = 1;
+			break;
+		case 'v':
+			o.verbose = 1;
+			break;
+		case 'V':
+			printf("kt-rank-tag %s\n", KT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	nfiles = argc;
+	if (argc == 0) {
+		argv = (char **)stdin_only;
+		argc = 1;
+	}
+	if (kt_cli_check_output(o.output, argv, nfiles) == -1)
+		return 2;
+	if ((arena = kt_arena_new()) == NULL)
+		kt_cli_nomem();
+	/* First pass: every trace of every source, one at a time. */
+	for (i = 0; i < (size_t)argc; i++) {
+		struct kt_source *src;
+		struct kt_reader *r;
+		const char *path = argv[i];
+		int ord = 0;
+
+		if (strcmp(path, "-") == 0) {
+			if (spool != NULL) {
+				kt_cli_warn("standard input given twice");
+				return 2;
+			}
+			/* Read twice: keep a copy in a temporary file. */
+			if ((spool = kt_spool_stdin(&err)) == NULL)
+				kt_cli_die(&err);
+			atexit(unspool);
+			path = spool;
+		}
+		if ((src = kt_source_open(path, o.member, o.rflags, &err)) ==
+		    NULL)
+			kt_cli_die(&err);
+		while ((rc = kt_source_next(src, &r, &err)) == 1) {
+			struct input *in;
+
+			if ((in = realloc(inputs, (ninputs + 1) *
+			    sizeof(*in))) == NULL)
+				kt_cli_nomem();
+			inputs = in;
+			in = &inputs[ninputs++];
+			memset(in, 0, sizeof(*in));
+			in->path = keep(path, strlen(path));
+			in->ordinal = ord++;
+			survey(in, r, &o);
+			if (spool != NULL && path == spool) {
+				char nmb[1100];
+
+				snprintf(nmb, sizeof(nmb), "<stdin>%s",
+				    in->name + strlen(spool));
+				snprintf(in->name, sizeof(in->name), "%s", nmb);
+			}
+			kt_reader_free(r);
+			if (!in->sorted)
+				allsorted = 0;
+		}
+		if (rc == -1)
+			kt_cli_die(&err);
+		kt_source_close(src);
+	}
+	kt_cli_progress_done();
+	if (o.has_rank && ninputs > 1) {
+		kt_cli_warn("--rank names the rank of one input; %zu were "
+		    "given", ninputs);
+		return 2;
+	}
+	for (i = 0; i < ninputs; i++) {
+		const struct kt_meta *b = NULL;
+		size_t j;
+
+		find_rank(&inputs[i], &o);
+		for (j = 0; j < inputs[i].nmetas; j++)
+			if (strcmp(inputs[i].metas[j].key,
+			    "\"baseTimeNanoseconds\"") == 0)
+				b = &inputs[i].metas[j];
+		if (b != NULL) {
+			char *end;
+			long long v = strtoll(b->val, &end, 10);
+
+			if (*end == '\0') {
+				inputs[i].base = v;
+				inputs[i].has_base = 1;
+			}
+		}
+	}
+	qsort(inputs, ninputs, sizeof(*inputs), cmp_rank);
+	for (i = 0; i < ninputs; i++) {
+		inputs[i].slot = (int)i;
+		if (i > 0 && inputs[i].rank == inputs[i - 1].rank &&
+		    !o.allow_dup) {
+			kt_cli_warn("%s and %s are both rank %lld (from %s and "
+			    "%s); --allow-duplicate-ranks merges them anyway",
+			    inputs[i - 1].name, inputs[i].name,
+			    (long long)inputs[i].rank, inputs[i - 1].rank_from,
+			    inputs[i].rank_from);
+			return 2;
+		}
+	}
+	merging = ninputs > 1;
+	if (merging)
+		for (i = 0; i < ninputs; i++)
+			map_pids(&inputs[i]);
+	offsets(&o);
+	if (o.verbose)
+		for (i = 0; i < ninputs; i++)
+			kt_cli_warn("%s: rank %lld (from %s), clock offset "
+			    "%+lld ns, %llu events%s", inputs[i].name,
+			    (long long)inputs[i].rank, inputs[i].rank_from,
+			    (long long)inputs[i].offset,
+			    (unsigned long long)inputs[i].nevents,
+			    merging ? (inputs[i].sorted ? ", sorted" :
+			    ", not sorted") : "");
+	if (merging && !allsorted && o.verbose)
+		kt_cli_warn("not every input is sorted: merging rank after "
+		    "rank (kt normalize sorts)");
+	/* Second pass: merge. */
+	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_set_output(out);
+	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV | KT_WRITE_RANK :
+	    0)) == NULL)
+		kt_cli_nomem();
+	metas = out_metas(&nm, merging);
+	if (kt_writer_begin(w, metas, nm, NULL, 0) == -1)
+		rc = -1;
+	if (merging && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	for (i = 0; i < ninputs && rc == 0 && merging; i++)
+		rc = put_missing(w, &inputs[i], o.tsv);
+	if (merging && allsorted) {
+		/* By time: the input with the least key goes next. */
+		for (i = 0; i < ninputs; i++) {
+			reopen(&inputs[i], o.rflags | KT_READ_SMALL, o.member);
+			advance(&inputs[i]);
+		}
+		while (rc == 0) {
+			struct input *best = NULL;
+
+			for (i = 0; i < ninputs; i++)
+				if (inputs[i].live && (best == NULL ||
+				    inputs[i].key < best->key))
+					best = &inputs[i];
+			if (best == NULL)
+				break;
+			rc = put(w, best, &best->ev, merging, o.tsv, &eb);
+			advance(best);
+		}
+	} else {
+		for (i = 0; i < ninputs && rc == 0; i++) {
+			struct input *in = &inputs[i];
+
+			reopen(in, o.rflags, o.member);
+			for (advance(in); in->live && rc == 0; advance(in))
+				rc = put(w, in, &in->ev, merging, o.tsv, &eb);
+			kt_reader_free(in->r);
+			in->r = NULL;
+			kt_source_close(in->src);
+			in->src = NULL;
+		}
+	}
+	if (rc == 0)
+		rc = kt_writer_end(w, metas, nm);
+	kt_cli_set_output(NULL);
+	if (rc == -1) {
+		kt_out_commit(out, &err);
+		kt_cli_die(&err);
+	}
+	if (kt_out_commit(out, &err) == -1)
+		kt_cli_die(&err);
+	unspool();
+	free(spool);
+	spool = NULL;
+	for (i = 0; i < ninputs; i++) {
+		kt_reader_free(inputs[i].r);
+		kt_source_close(inputs[i].src);
+		kt_intern_free(inputs[i].pidtab);
+		free(inputs[i].pids);
+		free(inputs[i].metas);
+	}
+	free(inputs);
+	free(metas);
+	kt_writer_free(w);
+	kt_buf_free(&eb);
+	kt_buf_free(&ktranks);
+	kt_arena_free(arena);
+	return 0;
+}
