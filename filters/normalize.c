@@ -382,6 +382,21 @@ read_held(struct state *st, int copy)
 	}
 	if (rc == -1)
 		die_error(&err);
+	/* Row numbers the input gave after its events: map positions. */
+	{
+		const uint64_t *si;
+		size_t nsi, i;
+		int applied;
+
+		si = kt_reader_srcindex(st->r, &nsi, &applied);
+		if (si != NULL && !applied && st->index == NULL) {
+			if ((st->index = malloc((st->n + 1) *
+			    sizeof(*st->index))) == NULL)
+				nomem();
+			for (i = 0; i < st->n; i++)
+				st->index[i] = i < nsi ? si[i] : i;
+		}
+	}
 }
 
 /* In a plan, a slot's val is a record's index, or this bit + a closer's. */
@@ -559,7 +574,7 @@ run_stream(struct state *st, struct kt_writer *w, int strict)
 			size_t nsi;
 
 			/* Row ids read from the input go on as they were. */
-			si = kt_reader_srcindex(st->r, &nsi);
+			si = kt_reader_srcindex(st->r, &nsi, NULL);
 			metas = kt_reader_metas(st->r, &nm);
 			if (kt_writer_begin(w, metas, nm, si, nsi) == -1)
 				return -1;

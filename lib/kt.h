@@ -65,6 +65,8 @@ struct kt_intern;
 
 struct kt_intern *kt_intern_new(void);
 int64_t		 kt_intern_put(struct kt_intern *, const char *, size_t);
+/* The id of a string already put, or -1. */
+int64_t		 kt_intern_find(const struct kt_intern *, const char *, size_t);
 const char	*kt_intern_get(const struct kt_intern *, uint32_t, size_t *);
 size_t		 kt_intern_count(const struct kt_intern *);
 void		 kt_intern_free(struct kt_intern *);
@@ -98,6 +100,12 @@ int	 kt_time_parse(const char *, size_t, int64_t *, int *, int *);
  * otherwise.  Returns the length.
  */
 size_t	 kt_time_format(int64_t, int, char *);
+
+/*
+ * Parse a duration or time with its unit, "1.5ms", "300us", "2s",
+ * "100ns", into ns.  Returns 0, or -1 (no unit, bad number).
+ */
+int	 kt_duration_parse(const char *, int64_t *);
 
 /* Format ns as plain integer text; returns the length. */
 size_t	 kt_int_format(int64_t, char *);
@@ -360,8 +368,21 @@ const struct kt_meta	*kt_reader_metas(const struct kt_reader *, size_t *);
 /* The value of top-level key name (ASCII), or NULL. */
 const struct kt_meta	*kt_reader_meta_find(const struct kt_reader *,
 			    const char *);
-/* The input's ktSourceIndex (row numbers), or NULL. */
-const uint64_t		*kt_reader_srcindex(const struct kt_reader *, size_t *);
+/*
+ * The input's ktSourceIndex (row numbers), or NULL.  *applied (may be
+ * NULL) says whether the events' index came from it: one written after
+ * traceEvents is known only at the end, so the events were numbered by
+ * position and the caller maps them.
+ */
+const uint64_t		*kt_reader_srcindex(const struct kt_reader *, size_t *,
+			    int *);
+/*
+ * Stop reading early: take the top-level keys after traceEvents from
+ * the end of the file instead (plain files only).  Returns 0 when the
+ * reader has them (it then reports the end), 1 when it cannot (read on,
+ * or drain), -1 on error.
+ */
+int			 kt_reader_tail(struct kt_reader *, struct kt_error *);
 const struct kt_repairs	*kt_reader_repairs(const struct kt_reader *);
 struct kt_repairs	*kt_reader_repairs_mut(struct kt_reader *);
 /* Bytes consumed so far, and the input's size when known (else 0). */
@@ -417,6 +438,10 @@ int	 kt_writer_begin(struct kt_writer *, const struct kt_meta *, size_t,
 void	 kt_writer_origin(struct kt_writer *, int64_t);
 int	 kt_writer_event(struct kt_writer *, const struct kt_event *);
 int	 kt_writer_end(struct kt_writer *, const struct kt_meta *, size_t);
+/* The same, writing the row numbers srcindex as ktSourceIndex after the
+ * events (JSON), for writers that learn them only as they go. */
+int	 kt_writer_end_index(struct kt_writer *, const struct kt_meta *,
+	    size_t, const uint64_t *, size_t);
 void	 kt_writer_free(struct kt_writer *);
 
 /*

@@ -187,6 +187,22 @@ kt_intern_put(struct kt_intern *t, const char *p, size_t n)
 	return (int64_t)t->n - 1;
 }
 
+int64_t
+kt_intern_find(const struct kt_intern *t, const char *p, size_t n)
+{
+	uint32_t h = hash(p, n);
+	size_t j = h & (t->nslots - 1);
+
+	while (t->slots[j] != 0) {
+		const struct entry *e = &t->ents[t->slots[j] - 1];
+
+		if (e->hash == h && e->n == n && memcmp(e->p, p, n) == 0)
+			return t->slots[j] - 1;
+		j = (j + 1) & (t->nslots - 1);
+	}
+	return -1;
+}
+
 const char *
 kt_intern_get(const struct kt_intern *t, uint32_t id, size_t *n)
 {

@@ -76,6 +76,7 @@ struct kt_reader {
 	uint64_t	 pos;		/* events handed out so far */
 	uint64_t	*srcindex;
 	size_t		 nsrcindex;
+	int		 srcindex_after;	/* read after the events */
 	long		 tsvline;
 	int		 tsvcols;	/* 10, or 11 with a rank column */
 	int64_t		 origin;	/* TSV ts_ns count from here */
@@ -499,9 +500,11 @@ kt_source_archived(const struct kt_source *s)
 }
 
 const uint64_t *
-kt_reader_srcindex(const struct kt_reader *r, size_t *n)
+kt_reader_srcindex(const struct kt_reader *r, size_t *n, int *applied)
 {
 	*n = r->nsrcindex;
+	if (applied != NULL)
+		*applied = !r->srcindex_after;
 	return r->srcindex;
 }
 
@@ -560,20 +563,59 @@ kt_reader_size(const struct kt_reader *r)
 	return r->src != NULL && r->src->ar == NULL ? r->src->size : 0;
 }
 
+/*
+ * A plain regular file counts its lines only when an error needs them:
+ * the newlines before the buffer are counted again from the file.
+ */
+static int
+lazy_lines(const struct kt_reader *r)
+{
+	return r->src != NULL && r->src->ar == NULL && r->src->size > 0;
+}
+
+/* Count the lines before the buffer from the file (lazy counting). */
+static void
+count_before(const struct kt_reader *r, long *lines, long *col)
+{
+	char buf[1 << 16];
+	uint64_t at = 0;
+
+	*lines = 0;
+	*col = 0;
+	while (at < r->base) {
+		size_t want = r->base - at < sizeof(buf) ? (size_t)(r->base - at) :
+		    sizeof(buf), i;
+		ssize_t got = pread(r->src->fd, buf, want, (off_t)at);
+
+		if (got <= 0)
+			return;
+		for (i = 0; i < (size_t)got; i++) {
+			if (buf[i] == '\n') {
+				(*lines)++;
+				*col = 0;
+			} else
+				(*col)++;
+		}
+		at += (uint64_t)got;
+	}
+}
+
 /* Line and column (1-based) of buffer offset off. */
 static void
 position(const struct kt_reader *r, size_t off, long *line, long *col)
 {
 	const char *p = r->buf, *e = r->buf + off, *nl = NULL, *q;
-	long n = 0;
+	long n = 0, lb = r->line_base, cb = r->col_base;
 
+	if (lazy_lines(r) && r->base > 0)
+		count_before(r, &lb, &cb);
 	while ((q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
 		n++;
 		nl = q;
 		p = q + 1;
 	}
-	*line = r->line_base + n + 1;
-	*col = nl ? (long)(e - nl) : r->col_base + (long)off + 1;
+	*line = lb + n + 1;
+	*col = nl ? (long)(e - nl) : cb + (long)off + 1;
 }
 
 /* Set err to a parse error at buffer offset off. */
@@ -608,13 +650,16 @@ refill(struct kt_reader *r, struct kt_error *err)
 	if (r->lo > 0) {
 		const char *p = r->own, *e = r->own + r->lo, *q, *nl = NULL;
 
+		if (lazy_lines(r))
+			e = p;		/* counted from the file on error */
 		while ((q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
 			r->line_base++;
 			nl = q;
 			p = q + 1;
 		}
-		r->col_base = nl ? (long)(e - nl - 1) : r->col_base +
-		    (long)r->lo;
+		if (!lazy_lines(r))
+			r->col_base = nl ? (long)(e - nl - 1) : r->col_base +
+			    (long)r->lo;
 		memmove(r->own, r->own + r->lo, r->hi - r->lo);
 		r->base += r->lo;
 		r->hi -= r->lo;
@@ -835,8 +880,8 @@ top_member(struct kt_reader *r, struct kt_error *err)
 	if (r->tmp.n == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
 	    memcmp(r->tmp.p + 1, KT_KEY_SOURCE_INDEX,
 	    sizeof(KT_KEY_SOURCE_INDEX) - 1) == 0) {
-		if (!after && parse_srcindex(r, r->buf + r->lo,
-		    vend - r->lo) == -1)
+		r->srcindex_after = after;
+		if (parse_srcindex(r, r->buf + r->lo, vend - r->lo) == -1)
 			return fail_at(r, r->lo, err,
 			    "ktSourceIndex is not an array of row numbers");
 	} else {
@@ -890,7 +935,8 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		ev->len = end - start;
 		kt_event_finish(ev);
 	}
-	ev->index = r->pos < r->nsrcindex ? r->srcindex[r->pos] : r->pos;
+	ev->index = r->pos < r->nsrcindex && !r->srcindex_after ?
+	    r->srcindex[r->pos] : r->pos;
 	r->pos++;
 	return 1;
 }
@@ -1038,6 +1084,120 @@ events_end:
 		r->lo++;
 		r->state = r->form == KT_FORM_OBJECT ? R_TOPNEXT : R_DONE;
 	}
+}
+
+/*
+ * Parse text[0..n) as the end of an object-form trace: ']' then
+ * (',' key ':' value)* and '}' up to the end.  Appends the keys to r's
+ * metadata as keys after traceEvents.  0 on success, -1 if it is not.
+ */
+static int
+tail_parse(struct kt_reader *r, const char *t, size_t n)
+{
+	size_t p = 1, e;
+	size_t first = r->nmeta;
+
+	for (;;) {
+		while (p < n && kt_ws[(unsigned char)t[p]])
+			p++;
+		if (p < n && t[p] == '}') {
+			for (p++; p < n && kt_ws[(unsigned char)t[p]]; p++)
+				;
+			if (p == n)
+				return 0;
+			break;
+		}
+		if (p >= n || t[p] != ',')
+			break;
+		for (p++; p < n && kt_ws[(unsigned char)t[p]]; p++)
+			;
+		if (p >= n || t[p] != '"' ||
+		    kt_scan_value(&r->sc, t, p, n, &e, NULL) != KT_SCAN_OK ||
+		    r->sc.nedits > 0)
+			break;
+		{
+			size_t ks = p, ke = e, vs;
+
+			for (p = e; p < n && (kt_ws[(unsigned char)t[p]] ||
+			    t[p] == ':'); p++)
+				;
+			vs = p;
+			if (p >= n || kt_scan_value(&r->sc, t, vs, n, &e,
+			    NULL) != KT_SCAN_OK || r->sc.nedits > 0)
+				break;
+			if (add_meta(r, t + ks, ke - ks, t + vs, e - vs, 1) ==
+			    -1)
+				break;
+			p = e;
+		}
+	}
+	/* Not a tail: forget what this attempt added. */
+	while (r->nmeta > first) {
+		r->nmeta--;
+		free(r->meta[r->nmeta].key);
+		free(r->meta[r->nmeta].val);
+	}
+	return -1;
+}
+
+int
+kt_reader_tail(struct kt_reader *r, struct kt_error *err)
+{
+	struct kt_source *s = r->src;
+	char *buf;
+	size_t n, i;
+	ssize_t got;
+	off_t at;
+
+	if (s == NULL || s->ar != NULL || s->size == 0 || s->fd == 0)
+		return 1;
+	n = s->size > (4u << 20) ? (4u << 20) : (size_t)s->size;
+	at = (off_t)(s->size - n);
+	if ((buf = malloc(n)) == NULL) {
+		kt_error_set(err, r->name, 0, 0, "out of memory");
+		return -1;
+	}
+	got = pread(s->fd, buf, n, at);
+	if (got != (ssize_t)n) {
+		free(buf);
+		return 1;
+	}
+	/* Try each ']' from the end: the one whose rest parses. */
+	for (i = n; i-- > 0;) {
+		if (buf[i] != ']')
+			continue;
+		if (tail_parse(r, buf + i, n - i) == 0) {
+			size_t k;
+
+			/* ktSourceIndex is kt's own: take it apart. */
+			for (k = 0; k < r->nmeta; k++)
+				if (r->meta[k].after &&
+				    strcmp(r->meta[k].key,
+				    "\"" KT_KEY_SOURCE_INDEX "\"") == 0) {
+					r->srcindex_after = 1;
+					parse_srcindex(r, r->meta[k].val,
+					    r->meta[k].vallen);
+					free(r->meta[k].key);
+					free(r->meta[k].val);
+					memmove(&r->meta[k], &r->meta[k + 1],
+					    (r->nmeta - k - 1) *
+					    sizeof(r->meta[0]));
+					r->nmeta--;
+					break;
+				}
+			free(buf);
+			r->state = R_END;
+			return 0;
+		}
+		if (r->form == KT_FORM_ARRAY && n - i < 64)
+			break;
+	}
+	free(buf);
+	if (r->form == KT_FORM_ARRAY) {
+		r->state = R_END;
+		return 0;
+	}
+	return 1;
 }
 
 /* ------------------------------------------------------------------ */

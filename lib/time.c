@@ -160,3 +160,36 @@ kt_time_format(int64_t ns, int min_decimals, char *buf)
 	buf[n] = '\0';
 	return n;
 }
+
+int
+kt_duration_parse(const char *s, int64_t *ns)
+{
+	static const struct {
+		const char	*unit;
+		int64_t		 mul;	/* applied to the value in ns/1000 */
+		int64_t		 div;
+	} units[] = {
+		{ "ns", 1, 1000 }, { "us", 1, 1 }, { "ms", 1000, 1 },
+		{ "s", 1000000, 1 },
+	};
+	size_t n = strlen(s), i;
+	int64_t v;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t ul = strlen(units[i].unit);
+
+		if (n <= ul || strcmp(s + n - ul, units[i].unit) != 0)
+			continue;
+		if (i == 3 && (s[n - 2] == 'n' || s[n - 2] == 'u' ||
+		    s[n - 2] == 'm'))
+			continue;
+		/* The number read as microseconds gives value * 1000. */
+		if (kt_time_parse(s, n - ul, &v, NULL, NULL) == -1)
+			return -1;
+		if (v > INT64_MAX / units[i].mul || v < INT64_MIN / units[i].mul)
+			return -1;
+		*ns = v * units[i].mul / units[i].div;
+		return 0;
+	}
+	return -1;
+}

@@ -528,6 +528,13 @@ tsv_event(struct kt_writer *w, const struct kt_event *ev)
 int
 kt_writer_end(struct kt_writer *w, const struct kt_meta *m, size_t n)
 {
+	return kt_writer_end_index(w, m, n, NULL, 0);
+}
+
+int
+kt_writer_end_index(struct kt_writer *w, const struct kt_meta *m, size_t n,
+    const uint64_t *idx, size_t nidx)
+{
 	struct kt_buf *b = &w->line;
 	size_t i;
 
@@ -548,6 +555,22 @@ kt_writer_end(struct kt_writer *w, const struct kt_meta *m, size_t n)
 		kt_buf_add(b, m[i].key, m[i].keylen);
 		kt_buf_adds(b, ": ");
 		kt_buf_add(b, m[i].val, m[i].vallen);
+	}
+	if (idx != NULL) {
+		char num[24];
+
+		kt_buf_adds(b, ",\n  \"" KT_KEY_SOURCE_INDEX "\": [");
+		for (i = 0; i < nidx; i++) {
+			if (i > 0)
+				kt_buf_addc(b, ',');
+			kt_buf_add(b, num, kt_int_format((int64_t)idx[i], num));
+			if (b->n > OUTBUF) {
+				if (kt_out_write(w->out, b->p, b->n) == -1)
+					return -1;
+				b->n = 0;
+			}
+		}
+		kt_buf_addc(b, ']');
 	}
 	if (kt_buf_adds(b, "\n}\n") == -1)
 		return -1;
