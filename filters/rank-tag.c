@@ -572,7 +572,10 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 
 		rc |= kt_patch_set(&p, KT_F_PID, pidt, kt_int_format(pi->newpid,
 		    pidt));
-		rc |= kt_patch_arg(&p, "kt_pid", pi->raw, pi->len);
+		/* A first tagging adds kt_pid; a second one replaces it. */
+		rc |= ev->f[KT_F_RANK].type == KT_NONE ?
+		    kt_patch_arg_add(&p, "kt_pid", pi->raw, pi->len) :
+		    kt_patch_arg(&p, "kt_pid", pi->raw, pi->len);
 		if ((t = kt_event_field(ev, KT_F_ID, &n)) != NULL) {
 			k = ns_id(t, n, in->slot, id, sizeof(id));
 			rc |= kt_patch_set(&p, KT_F_ID, id, k);

@@ -261,6 +261,9 @@ void	 kt_patch_init(struct kt_patch *, const struct kt_event *);
 int	 kt_patch_set(struct kt_patch *, enum kt_field, const char *, size_t);
 /* Set args.key (ASCII key) to the raw JSON text; adds args when absent. */
 int	 kt_patch_arg(struct kt_patch *, const char *, const char *, size_t);
+/* Add args.key, which the caller knows is absent (no search). */
+int	 kt_patch_arg_add(struct kt_patch *, const char *, const char *,
+	    size_t);
 /* Append the patched event to out.  0 or -1. */
 int	 kt_patch_apply(struct kt_patch *, struct kt_buf *);
 void	 kt_patch_free(struct kt_patch *);

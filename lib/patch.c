@@ -98,17 +98,17 @@ kt_patch_set(struct kt_patch *p, enum kt_field f, const char *text,
 
 	if (v->type != KT_NONE)
 		return edit(p, v->off, v->len, text, len, "", 0, "");
+	/* The scanner saw every member of args: the key is not there. */
 	if (f >= KT_F_FIRSTARG)
-		return kt_patch_arg(p, fieldkeys[f], text, len);
+		return kt_patch_arg_add(p, fieldkeys[f], text, len);
 	return insert_member(p, 0, fieldkeys[f], text, len);
 }
 
 int
-kt_patch_arg(struct kt_patch *p, const char *key, const char *text,
+kt_patch_arg_add(struct kt_patch *p, const char *key, const char *text,
     size_t len)
 {
 	const struct kt_val *args = &p->ev->f[KT_F_ARGS];
-	struct kt_val v;
 
 	if (args->type == KT_NONE) {
 		/* Collect the members; kt_patch_apply() adds the object. */
@@ -121,9 +121,20 @@ kt_patch_arg(struct kt_patch *p, const char *key, const char *text,
 	}
 	if (args->type != KT_OBJECT)
 		return -1;
-	if (kt_event_find(p->ev, args, key, &v) == 0)
-		return edit(p, v.off, v.len, text, len, "", 0, "");
 	return insert_member(p, args->off, key, text, len);
+}
+
+int
+kt_patch_arg(struct kt_patch *p, const char *key, const char *text,
+    size_t len)
+{
+	const struct kt_val *args = &p->ev->f[KT_F_ARGS];
+	struct kt_val v;
+
+	if (args->type == KT_OBJECT &&
+	    kt_event_find(p->ev, args, key, &v) == 0)
+		return edit(p, v.off, v.len, text, len, "", 0, "");
+	return kt_patch_arg_add(p, key, text, len);
 }
 
 int
