@@ -40,4 +40,15 @@ awk -F'\t' '$2 == "kernel" { printf "   %10.3f us  %s\n", $5 / 1000, substr($9, 
 echo "== and back: awk moves every kernel 1 us later, kt normalize writes JSON"
 awk -F'\t' -v OFS='\t' '$2 == "kernel" { $4 += 1000 } { print }' \
     "$out/events.tsv" | kt normalize -o "$out/moved.json"
-echo "   $out/moved.json (open it in https://ui.perfetto.dev)"
+echo "   $out/moved.json"
+
+echo "== kt rank-tag: both ranks in one trace (own pids, flows and clocks)"
+kt rank-tag -v "$in" "$here/trace-rank1.json.gz" -o "$out/merged.json"
+jq -r '.ktRanks[] | "   rank \(.rank) from \(.rankFrom): \(.events) events, offset \(.offsetNs) ns"' \
+    "$out/merged.json" 2>/dev/null || true
+
+echo "== kt slice-window: ProfilerStep#6 of both ranks, CPU start to GPU end"
+kt normalize "$out/merged.json" | kt slice-window --steps 6 -o "$out/step6.json"
+printf '   %s: %s events\n' "$out/step6.json" \
+    "$(kt normalize --tsv "$out/step6.json" | awk 'END { print NR - 2 }')"
+echo "   open it in https://ui.perfetto.dev"

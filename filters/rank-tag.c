@@ -557,7 +557,7 @@ static int
 put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
     int merging, int tsv, struct kt_buf *out)
 {
-	struct kt_patch p;
+	static struct kt_patch p;
 	struct kt_event ne;
 	char rank[32], pidt[32], ts[48], id[80], corr[80], ext[80], nm[1200],
 	    si[32];
@@ -565,7 +565,7 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 	const char *t;
 	int rc = 0;
 
-	kt_patch_init(&p, ev);
+	kt_patch_reset(&p, ev);	/* static: its buffers are reused */
 	rc |= kt_patch_set(&p, KT_F_RANK, rank, kt_int_format(in->rank, rank));
 	if (merging) {
 		struct pidinfo *pi = pid_of(in, ev);
@@ -610,11 +610,9 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 		    in->offset, ev->ts_decimals, ts));
 	out->n = 0;
 	if (rc != 0 || kt_patch_apply(&p, out) == -1) {
-		kt_patch_free(&p);
 		kt_cli_warn("%s: cannot tag an event", in->name);
 		kt_cli_die(NULL);
 	}
-	kt_patch_free(&p);
 	memset(&ne, 0, sizeof(ne));
 	if (tsv) {
 		if (kt_event_scan(out->p, out->n, &ne, NULL) == -1) {
@@ -835,8 +833,9 @@ main(int argc, char *argv[])
 			atexit(unspool);
 			path = spool;
 		}
-		if ((src = kt_source_open(path, o.member, o.rflags, &err)) ==
-		    NULL)
+		/* A survey skims: the merge pass validates every byte. */
+		if ((src = kt_source_open(path, o.member, o.rflags |
+		    KT_READ_SKIM, &err)) == NULL)
 			kt_cli_die(&err);
 		while ((rc = kt_source_next(src, &r, &err)) == 1) {
 			struct input *in;

@@ -257,6 +257,8 @@ struct kt_patch {
 };
 
 void	 kt_patch_init(struct kt_patch *, const struct kt_event *);
+/* Start over on ev with a patch already used, keeping its buffers. */
+void	 kt_patch_reset(struct kt_patch *, const struct kt_event *);
 /* Replace field f's value with text, or add the field when absent. */
 int	 kt_patch_set(struct kt_patch *, enum kt_field, const char *, size_t);
 /* Set args.key (ASCII key) to the raw JSON text; adds args when absent. */
@@ -310,6 +312,8 @@ struct kt_meta {
 
 #define KT_READ_STRICT	0x01	/* no repairs: a repairable fault is an error */
 #define KT_READ_SMALL	0x02	/* small buffers, for many readers at once */
+#define KT_READ_SKIM	0x04	/* survey: top-level fields only (args of
+				   metadata events too), no validation */
 
 struct kt_source;
 struct kt_reader;

@@ -50,6 +50,14 @@ int	 kt_scan_value(struct kt_scanner *, const char *, size_t, size_t,
 	    size_t *, struct kt_event *);
 void	 kt_scanner_free(struct kt_scanner *);
 
+/*
+ * Skim one event object at buf[pos]: find its end and its top-level
+ * fields (not those inside args) without validating it.  For readers
+ * that only survey a trace; the same return values as kt_scan_value.
+ */
+int	 kt_skim_value(struct kt_scanner *, const char *, size_t, size_t,
+	    size_t *, struct kt_event *);
+
 /* Apply sc's edits to buf[pos..endp) into out. */
 int	 kt_scan_apply(const struct kt_scanner *, const char *, size_t,
 	    size_t, struct kt_buf *);

@@ -22,6 +22,15 @@ kt_patch_init(struct kt_patch *p, const struct kt_event *ev)
 }
 
 void
+kt_patch_reset(struct kt_patch *p, const struct kt_event *ev)
+{
+	p->ev = ev;
+	p->n = 0;
+	p->tmp.n = 0;
+	p->newargs.n = 0;
+}
+
+void
 kt_patch_free(struct kt_patch *p)
 {
 	kt_buf_free(&p->tmp);

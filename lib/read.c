@@ -37,6 +37,7 @@ struct kt_source {
 	int		 started;
 	int		 ended;
 	unsigned char	 peek[PEEK];	/* first bytes, read before deciding */
+	char		 block[1 << 16];	/* libarchive reads into it */
 	size_t		 npeek;
 	size_t		 peekpos;
 	uint64_t	 size;
@@ -102,7 +103,6 @@ static la_ssize_t
 ar_read(struct archive *a, void *arg, const void **out)
 {
 	struct kt_source *s = arg;
-	static char block[1 << 16];
 	ssize_t r;
 
 	(void)a;
@@ -112,8 +112,8 @@ ar_read(struct archive *a, void *arg, const void **out)
 		s->peekpos = s->npeek;
 		return r;
 	}
-	*out = block;
-	r = fd_read(s->fd, block, sizeof(block));
+	*out = s->block;
+	r = fd_read(s->fd, s->block, sizeof(s->block));
 	if (r == -1)
 		archive_set_error(a, errno, "%s", strerror(errno));
 	return r;
@@ -899,6 +899,39 @@ top_member(struct kt_reader *r, struct kt_error *err)
 	return 0;
 }
 
+/*
+ * Skim the event at r->lo (KT_READ_SKIM), reading more as needed:
+ * KT_SCAN_OK with *end, KT_SCAN_MORE at EOF, or -1 when the event needs
+ * the full scanner (metadata, whose args a survey reads, or a fault for
+ * it to report or repair).
+ */
+static int
+skim(struct kt_reader *r, size_t *end, struct kt_event *ev)
+{
+	struct kt_error err;
+	int rc;
+
+	for (;;) {
+		rc = kt_skim_value(&r->sc, r->buf, r->lo, r->hi, end, ev);
+		if (rc == KT_SCAN_OK) {
+			ev->raw = r->buf + r->lo;
+			if (ev->f[KT_F_PH].type == KT_STRING &&
+			    ev->f[KT_F_PH].len == 3 &&
+			    ev->raw[ev->f[KT_F_PH].off + 1] == 'M')
+				return -1;
+			return rc;
+		}
+		if (rc == KT_SCAN_ERR)
+			return -1;
+		switch (refill(r, &err)) {
+		case -1:
+			return -1;
+		case 0:
+			return KT_SCAN_MORE;
+		}
+	}
+}
+
 /* Scan the event at r->lo.  1 event, 0 dropped or ended, -1 error. */
 static int
 event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
@@ -908,6 +941,25 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 
 	if (r->buf[r->lo] != '{')
 		return fail_at(r, r->lo, err, "expected an event object");
+	if ((r->flags & KT_READ_SKIM) && (rc = skim(r, &end, ev)) != -1) {
+		if (rc == KT_SCAN_MORE)
+			return truncated(r, r->base + r->lo, err);
+		start = r->lo;
+		r->lo = end;
+		r->state = R_EVNEXT;
+		if (r->sc.nkeys == 0) {
+			r->pos++;
+			return 0;
+		}
+		ev->raw = r->buf + start;
+		ev->len = end - start;
+		ev->flags = 0;
+		kt_event_finish(ev);
+		ev->index = r->pos < r->nsrcindex && !r->srcindex_after ?
+		    r->srcindex[r->pos] : r->pos;
+		r->pos++;
+		return 1;
+	}
 	if ((rc = scan_whole(r, &end, ev, err)) != KT_SCAN_OK)
 		return rc == KT_SCAN_MORE ? truncated(r, r->base + r->lo, err) : -1;
 	start = r->lo;

@@ -546,3 +546,136 @@ kt_scanner_free(struct kt_scanner *sc)
 	free(sc->edits);
 	memset(sc, 0, sizeof(*sc));
 }
+
+/* Record the scalar value [vstart, e) (trailing space trimmed). */
+static void
+skim_scalar(const unsigned char *b, size_t pos, size_t vstart, size_t e,
+    struct kt_val *v)
+{
+	while (e > vstart && kt_ws[b[e - 1]])
+		e--;
+	v->off = (uint32_t)(vstart - pos);
+	v->len = (uint32_t)(e - vstart);
+	v->type = b[vstart] == 't' ? KT_TRUE : b[vstart] == 'f' ? KT_FALSE :
+	    b[vstart] == 'n' ? KT_NULL : KT_NUMBER;
+}
+
+/* Bytes the skimmer stops at outside strings. */
+static const unsigned char skimstop[256] = {
+	['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3, [':'] = 4,
+	[','] = 5
+};
+
+int
+kt_skim_value(struct kt_scanner *sc, const char *buf, size_t pos,
+    size_t end, size_t *endp, struct kt_event *ev)
+{
+	const unsigned char *b = (const unsigned char *)buf;
+	size_t p = pos, depth = 0, vstart = 0;
+	int want_key = 0, field = -1, kf = -1;
+
+	sc->nkeys = 0;
+	sc->nedits = 0;
+	memset(ev->f, 0, sizeof(ev->f));
+	for (;;) {
+		while (p + 4 <= end && !skimstop[b[p]] && !skimstop[b[p + 1]] &&
+		    !skimstop[b[p + 2]] && !skimstop[b[p + 3]])
+			p += 4;
+		while (p < end && !skimstop[b[p]])
+			p++;
+		if (p >= end)
+			return KT_SCAN_MORE;
+		switch (skimstop[b[p]]) {
+		case 1: {
+			const unsigned char *q = b + p + 1;
+
+			for (;;) {
+				size_t k = 0;
+
+				q = memchr(q, '"', (size_t)(b + end - q));
+				if (q == NULL)
+					return KT_SCAN_MORE;
+				while (q - k - 1 > b + p && q[-(long)k - 1] == '\\')
+					k++;
+				if (k % 2 == 0)
+					break;
+				q++;
+			}
+			if (depth == 1 && want_key) {
+				kf = top_field(b + p + 1, (size_t)(q - b - p - 1));
+				sc->nkeys++;
+			} else if (depth == 1 && kf >= 0) {
+				ev->f[kf].off = (uint32_t)(p - pos);
+				ev->f[kf].len = (uint32_t)(q - b + 1 - p);
+				ev->f[kf].type = KT_STRING;
+				kf = -1;
+			}
+			p = (size_t)(q - b) + 1;
+			continue;
+		}
+		case 2:
+			if (depth == 1 && !want_key && kf >= 0) {
+				field = kf;
+				vstart = p;
+			}
+			depth++;
+			if (depth == 1)
+				want_key = 1;
+			p++;
+			continue;
+		case 3:
+			if (depth == 0) {
+				sc->err_off = p;
+				sc->err_msg = "mismatched bracket";
+				return KT_SCAN_ERR;
+			}
+			if (depth == 1 && field >= 0) {
+				skim_scalar(b, pos, vstart, p, &ev->f[field]);
+				field = kf = -1;
+			}
+			depth--;
+			p++;
+			if (depth == 1 && field >= 0) {
+				ev->f[field].off = (uint32_t)(vstart - pos);
+				ev->f[field].len = (uint32_t)(p - vstart);
+				ev->f[field].type = b[vstart] == '{' ? KT_OBJECT :
+				    KT_ARRAY;
+				field = kf = -1;
+			}
+			if (depth == 0) {
+				*endp = p;
+				return KT_SCAN_OK;
+			}
+			continue;
+		case 4:
+			p++;
+			if (depth != 1)
+				continue;
+			want_key = 0;
+			if (kf < 0)
+				continue;
+			/* A scalar value of a field we want starts here. */
+			while (p < end && kt_ws[b[p]])
+				p++;
+			if (p >= end)
+				return KT_SCAN_MORE;
+			if (!skimstop[b[p]]) {
+				field = kf;
+				vstart = p;
+			}
+			continue;
+		case 5:
+			if (depth == 1) {
+				if (field >= 0) {
+					skim_scalar(b, pos, vstart, p,
+					    &ev->f[field]);
+					field = -1;
+				}
+				kf = -1;
+				want_key = 1;
+			}
+			p++;
+			continue;
+		}
+	}
+}

@@ -314,6 +314,79 @@ partial=
 trap 'rm -f "$tf" "$err" ${partial:+"$partial"}' EXIT
 trap 'exit 130' INT TERM
 
+# filters: kt-slice-window and kt-rank-tag beside kt-normalize.
+#  - slice-window reads the generated trace sorted (kt-normalize's
+#    output): a full pass (--from 0s) and a window at its start (the
+#    first step), which should stop reading early;
+#  - rank-tag merges eight ranks of gensize/8 each (ktgen --rank R
+#    --world 8), unsorted (rank after rank) and sorted (by time).
+filters() {
+	_sorted=$dir/ktgen-$gensize.sorted.json
+	if [ "$(filesize "$_sorted")" -gt 0 ] && [ "$_sorted" -nt "$gen" ]; then
+		echo "reusing $_sorted"
+	else
+		need_space "$dir" "$(filesize "$gen")"
+		"$normalize" "$gen" >"$_sorted.tmp" && mv "$_sorted.tmp" "$_sorted" ||
+			die "cannot sort $gen"
+	fi
+	bytes=$(filesize "$_sorted")
+	sync
+	cat "$_sorted" >/dev/null
+	echo
+	echo "== kt-slice-window on the sorted generated trace: $_sorted ($(mb "$bytes") MB)"
+	row command MB/s "peak RSS MB" RSS/input "wall s"
+	measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order "$_sorted"
+	measure sfull "kt-slice-window --from 0s" kt /dev/null "$KT_BIN/kt-slice-window" --from 0s "$_sorted"
+	_step=$(grep -m 1 -o '"ProfilerStep#[0-9]*"' "$_sorted" | tr -dc 0-9)
+	measure sfirst "kt-slice-window --steps $_step" kt /dev/null "$KT_BIN/kt-slice-window" --steps "$_step" "$_sorted"
+	echo "  (MB/s of the first-step window is of the whole file: it stops early)"
+	_x=$(awk -v a="$mbs_sfull" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
+	echo "  targets:"
+	target "full pass >= 80% of passthrough" "$_x" 'v >= 0.8' '%sx passthrough'
+	target "first-step window >= 10x faster than full" \
+		"$(awk -v a="$mbs_sfirst" -v b="$mbs_sfull" 'BEGIN { if (b > 0) printf "%.1f", a / b }')" \
+		'v >= 10' '%sx'
+	target "first-step window RSS far below input" "$ratio_sfirst" 'v <= 0.2' '%sx input'
+
+	# Eight ranks, unsorted and sorted.
+	_r=0 _big=0 _sum=0
+	_per=$(awk -v s="$gensize" 'BEGIN { n = s + 0; u = substr(s, length(s));
+		if (u == "G") n *= 1024; printf "%dM", n / 8 }')
+	while [ "$_r" -lt 8 ]; do
+		_f=$dir/rank$_r-$_per.json
+		[ "$(filesize "$_f")" -gt 0 ] ||
+			"$KT_BUILD/ktgen" --rank "$_r" --world 8 --size "$_per" >"$_f" ||
+			die "ktgen rank $_r"
+		[ "$(filesize "$_f.sorted")" -gt 0 ] ||
+			"$normalize" "$_f" >"$_f.sorted" || die "sort rank $_r"
+		_n=$(filesize "$_f")
+		_sum=$((_sum + _n))
+		[ "$_n" -gt "$_big" ] && _big=$_n
+		_r=$((_r + 1))
+	done
+	cat "$dir"/rank*-"$_per".json* >/dev/null
+	bytes=$_sum
+	echo
+	echo "== kt-rank-tag merging 8 ranks of $_per ($(mb "$bytes") MB in all, largest $(mb "$_big") MB)"
+	row command MB/s "peak RSS MB" RSS/input "wall s"
+	# That row's MB/s is of one rank's file.
+	bytes=$(filesize "$dir/rank0-$_per.json")
+	measure sort "kt-normalize (sorting, 1 rank)" kt /dev/null "$normalize" "$dir/rank0-$_per.json"
+	bytes=$_sum
+	# shellcheck disable=SC2046
+	measure merge "kt-rank-tag, 8 unsorted ranks" kt /dev/null "$KT_BIN/kt-rank-tag" $(ls "$dir"/rank*-"$_per".json)
+	# shellcheck disable=SC2046
+	measure kmerge "kt-rank-tag, 8 sorted ranks" kt /dev/null "$KT_BIN/kt-rank-tag" $(ls "$dir"/rank*-"$_per".json.sorted)
+	echo "  (RSS/input is against all 8 inputs; the target is against the largest)"
+	echo "  targets:"
+	target "merge >= 80% of normalize's MB/s" \
+		"$(awk -v a="$mbs_merge" -v b="$mbs_sort" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+		'v >= 0.8' '%sx normalize'
+	target "merge peak RSS <= 2x largest input" \
+		"$(awk -v k="$rss_kmerge" -v b="$_big" 'BEGIN { printf "%.3f", k * 1e6 / b }')" \
+		'v <= 2' '%sx largest'
+}
+
 machine
 echo
 generated
@@ -322,4 +395,5 @@ bench "generated (ktgen --size $gensize)" "$gen"
 if [ -n "$rl" ]; then
 	bench "largest real trace" "$rl"
 fi
+filters
 exit "$status"

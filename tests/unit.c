@@ -542,6 +542,46 @@ test_rank_name(void)
 	CHECK(kt_rank_from_name("ranking.json", &r, &how) == -1);
 }
 
+/* The skimming reader finds the same top-level fields as the scanner. */
+static void
+test_skim(void)
+{
+	static const char t[] = "{\"traceEvents\": [\n"
+	    "{\"ph\": \"X\", \"name\": \"a \\\"q\\\" \\\\\", \"args\": {\"ts\": 9, "
+	    "\"x\": [1, {\"pid\": 3}]}, \"pid\": 7 , \"ts\": 1.5,\"dur\":2},\n"
+	    "{\"ts\": -3, \"ph\": \"i\", \"s\": \"t\", \"tid\": \"stream 7\", "
+	    "\"id\": true},\n"
+	    "{\"ph\": \"M\", \"name\": \"process_sort_index\", \"args\": "
+	    "{\"sort_index\": 5}}, {\"cat\": \"kernel\", \"ts\": 7}]}";
+	struct kt_reader *a = kt_reader_mem(t, sizeof(t) - 1, "t", 0);
+	struct kt_reader *b = kt_reader_mem(t, sizeof(t) - 1, "t", KT_READ_SKIM);
+	struct kt_event x, y;
+	struct kt_error err;
+	int i, n = 0, ok = 1;
+
+	while (kt_reader_next(a, &x, &err) == 1) {
+		if (kt_reader_next(b, &y, &err) != 1) {
+			ok = 0;
+			break;
+		}
+		n++;
+		for (i = 0; i < KT_F_ARGS; i++) {
+			size_t n1, n2;
+			const char *p1 = kt_event_field(&x, (enum kt_field)i, &n1);
+			const char *p2 = kt_event_field(&y, (enum kt_field)i, &n2);
+
+			if ((p1 == NULL) != (p2 == NULL) || (p1 != NULL &&
+			    (n1 != n2 || memcmp(p1, p2, n1) != 0)))
+				ok = 0;
+		}
+		if (x.ts != y.ts || x.kind != y.kind || x.len != y.len)
+			ok = 0;
+	}
+	CHECK(ok && n == 4 && kt_reader_next(b, &y, &err) == 0);
+	kt_reader_free(a);
+	kt_reader_free(b);
+}
+
 int
 main(void)
 {
@@ -555,6 +595,7 @@ main(void)
 	test_out_source();
 	test_build();
 	test_rank_name();
+	test_skim();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }
