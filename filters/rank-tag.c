@@ -61,6 +61,7 @@ struct input {
 	struct kt_intern *pidtab;
 	struct pidinfo	*pids;
 	size_t		 npids;
+	size_t		 lastpid;	/* the pid seen last */
 	/* During the merge. */
 	struct kt_source *src;
 	struct kt_reader *r;
@@ -139,8 +140,13 @@ pid_of(struct input *in, const struct kt_event *ev)
 		p = "null";
 		n = 4;
 	}
+	/* Runs of events share a pid: try the last one first. */
+	if (in->lastpid < in->npids && in->pids[in->lastpid].len == n &&
+	    memcmp(in->pids[in->lastpid].raw, p, n) == 0)
+		return &in->pids[in->lastpid];
 	if ((id = kt_intern_put(in->pidtab, p, n)) == -1)
 		kt_cli_nomem();
+	in->lastpid = (size_t)id;
 	if ((size_t)id == in->npids) {
 		struct pidinfo *t;
 
