@@ -245,32 +245,6 @@ write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
 /* Writing held events. */
 
 /*
- * Shift a ts text by -shift.  Digits below 1 ns (zeros too) are carried
- * over from the original text, so nothing but the shift changes.
- */
-static size_t
-shifted_ts(const struct kt_event *ev, int64_t shift, char *out)
-{
-	size_t n = kt_time_format(ev->ts - shift, ev->ts_decimals, out);
-
-	if (ev->ts_decimals > 3) {
-		const char *p = ev->raw + ev->f[KT_F_TS].off;
-		const char *dot = memchr(p, '.', ev->f[KT_F_TS].len);
-		size_t tail;
-
-		if (dot != NULL && memchr(p, 'e', ev->f[KT_F_TS].len) == NULL &&
-		    memchr(p, 'E', ev->f[KT_F_TS].len) == NULL) {
-			tail = (size_t)(p + ev->f[KT_F_TS].len - dot) - 4;
-			n = kt_time_format(ev->ts - shift, 3, out);
-			memcpy(out + n, dot + 4, tail);
-			n += tail;
-			out[n] = '\0';
-		}
-	}
-	return n;
-}
-
-/*
  * Write one held record, patched when rebasing.  A metadata event whose
  * time would go below 0 is set to 0 (Perfetto drops negative times) and
  * counted in *clamped.
@@ -309,7 +283,7 @@ write_rec(const struct state *st, struct kt_writer *w, const struct rec *r,
 			(*clamped)++;
 			k = kt_time_format(0, ev.ts_decimals, num);
 		} else
-			k = shifted_ts(&ev, shift, num);
+			k = kt_event_ts_shifted(&ev, -shift, num);
 		kt_patch_init(&p, &ev);
 		pb->n = 0;
 		if (kt_patch_set(&p, KT_F_TS, num, k) == -1 ||

@@ -44,6 +44,7 @@ struct input {
 	char		*path;		/* to open again for the merge */
 	int		 ordinal;	/* which trace of the source */
 	char		 name[1100];
+	size_t		 order;		/* position among the inputs given */
 	int64_t		 rank;
 	const char	*rank_from;
 	int		 slot;		/* position in rank order */
@@ -51,6 +52,8 @@ struct input {
 	int64_t		 base;
 	int		 has_first;
 	int64_t		 first;
+	int		 has_min;
+	int64_t		 min;		/* the earliest ts, metadata too */
 	int		 has_step;
 	int64_t		 step;
 	int64_t		 offset;	/* ns added to every ts */
@@ -205,6 +208,10 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o)
 		if (k < last)
 			in->sorted = 0;
 		last = k;
+		if ((ev.flags & KT_EV_TS) && (!in->has_min || ev.ts < in->min)) {
+			in->min = ev.ts;
+			in->has_min = 1;
+		}
 		if (ev.ph == 'M') {
 			if (kt_event_field_is(&ev, KT_F_NAME, "process_name"))
 				pi->has_name = 1;
@@ -241,7 +248,7 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o)
 	}
 	if (rc == -1)
 		kt_cli_die(&err);
-	kt_cli_report_repairs(kt_reader_name(r), kt_reader_repairs(r));
+	/* Repairs are reported by the merge pass, which reads every byte. */
 	m = kt_reader_metas(r, &nm);
 	if ((in->metas = calloc(nm + 1, sizeof(*in->metas))) == NULL)
 		kt_cli_nomem();
@@ -297,7 +304,7 @@ cmp_rank(const void *a, const void *b)
 
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
-	return x < y ? -1 : x > y;
+	return x->order < y->order ? -1 : x->order > y->order;
 }
 
 /* Order of a rank's pids: numbers by value, then strings by bytes. */
@@ -407,6 +414,21 @@ offsets(const struct opts *o)
 
 		/* Rank order's first input keeps its (base) offset. */
 		in->offset = inputs[0].offset + ref - mine;
+	}
+	/* Never a negative time: move every rank later together. */
+	{
+		int64_t low = 0;
+
+		for (i = 0; i < ninputs; i++)
+			if (inputs[i].has_min && inputs[i].min +
+			    inputs[i].offset < low)
+				low = inputs[i].min + inputs[i].offset;
+		if (low < 0) {
+			for (i = 0; i < ninputs; i++)
+				inputs[i].offset -= low;
+			kt_cli_warn("aligning would make times negative: every "
+			    "rank moved %lld ns later", (long long)-low);
+		}
 	}
 }
 
@@ -565,8 +587,8 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 {
 	static struct kt_patch p;
 	struct kt_event ne;
-	char rank[32], pidt[32], ts[48], id[80], corr[80], ext[80], nm[1200],
-	    si[32];
+	static struct kt_buf nm;
+	char rank[32], pidt[32], ts[96], id[80], corr[80], ext[80], si[32];
 	size_t n, k;
 	const char *t;
 	int rc = 0;
@@ -600,11 +622,14 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 
 			if (kt_event_find(ev, &ev->f[KT_F_ARGS], "name", &v) ==
 			    0 && v.type == KT_STRING) {
-				k = (size_t)snprintf(nm, sizeof(nm), "\"rank %lld: "
-				    "%.*s", (long long)in->rank, (int)v.len - 1,
-				    ev->raw + v.off + 1);
-				if (k < sizeof(nm))
-					rc |= kt_patch_arg(&p, "name", nm, k);
+				char pre[40];
+
+				nm.n = 0;
+				snprintf(pre, sizeof(pre), "\"rank %lld: ",
+				    (long long)in->rank);
+				kt_buf_adds(&nm, pre);
+				kt_buf_add(&nm, ev->raw + v.off + 1, v.len - 1);
+				rc |= kt_patch_arg(&p, "name", nm.p, nm.n);
 			}
 		} else if (ev->ph == 'M' && kt_event_field_is(ev, KT_F_NAME,
 		    "process_sort_index"))
@@ -612,8 +637,8 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 			    kt_int_format(pi->newsort, si));
 	}
 	if (in->offset != 0 && (ev->flags & KT_EV_TS))
-		rc |= kt_patch_set(&p, KT_F_TS, ts, kt_time_format(ev->ts +
-		    in->offset, ev->ts_decimals, ts));
+		rc |= kt_patch_set(&p, KT_F_TS, ts, kt_event_ts_shifted(ev,
+		    in->offset, ts));
 	out->n = 0;
 	if (rc != 0 || kt_patch_apply(&p, out) == -1) {
 		kt_cli_warn("%s: cannot tag an event", in->name);
@@ -681,7 +706,8 @@ put_missing(struct kt_writer *w, struct input *in, int tsv)
 			if (kt_event_scan(b.p, b.n, &ev, NULL) == -1)
 				rc = -1;
 			else {
-				ev.index = in->nevents + (uint64_t)kind;
+				/* Made up: numbers past the input's last. */
+				ev.index = in->nevents + 2 * i + (uint64_t)kind;
 				rc = kt_writer_event(w, &ev);
 			}
 		}
@@ -837,6 +863,7 @@ main(int argc, char *argv[])
 			if ((spool = kt_spool_stdin(&err)) == NULL)
 				kt_cli_die(&err);
 			atexit(unspool);
+			kt_cli_add_temp(spool);
 			path = spool;
 		}
 		/* A survey skims: the merge pass validates every byte. */
@@ -853,6 +880,7 @@ main(int argc, char *argv[])
 			in = &inputs[ninputs++];
 			memset(in, 0, sizeof(*in));
 			in->path = keep(path, strlen(path));
+			in->order = ninputs - 1;
 			in->ordinal = ord++;
 			survey(in, r, &o);
 			if (spool != NULL && path == spool) {
@@ -960,6 +988,9 @@ main(int argc, char *argv[])
 			rc = put(w, best, &best->ev, merging, o.tsv, &eb);
 			advance(best);
 		}
+		for (i = 0; i < ninputs; i++)
+			kt_cli_report_repairs(inputs[i].name,
+			    kt_reader_repairs(inputs[i].r));
 	} else {
 		for (i = 0; i < ninputs && rc == 0; i++) {
 			struct input *in = &inputs[i];
@@ -967,6 +998,7 @@ main(int argc, char *argv[])
 			reopen(in, o.rflags, o.member);
 			for (advance(in); in->live && rc == 0; advance(in))
 				rc = put(w, in, &in->ev, merging, o.tsv, &eb);
+			kt_cli_report_repairs(in->name, kt_reader_repairs(in->r));
 			kt_reader_free(in->r);
 			in->r = NULL;
 			kt_source_close(in->src);

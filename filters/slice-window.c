@@ -82,6 +82,7 @@ struct window {
 	int64_t		 gpu_end;
 	struct kt_intern *launched;	/* correlations launched inside */
 	uint8_t		*resolved;	/* per launched: GPU work seen */
+	uint8_t		*graph;		/* per launched: a graph launch */
 	size_t		 nresolved;
 	size_t		 outstanding;
 	struct item	*fifo;		/* output waiting on a decision */
@@ -459,8 +460,9 @@ release(struct window *w)
 static int
 decide(struct window *w, struct item *it)
 {
+	/* With --clip, an X event may cross an end not yet certain. */
 	if (it->ts > w->end || (o.clip && it->ph == 'X' && !w->final &&
-	    w->end != NOEND && it->end > w->end))
+	    (w->end == NOEND || it->end > w->end)))
 		return UNSURE;
 	if (it->flow >= 0) {
 		decide_flow(w, it);
@@ -591,6 +593,22 @@ launches(const struct kt_event *ev)
 	    NULL || strstr(name, "Memset") != NULL;
 }
 
+/* Is a runtime call a graph launch (many kernels, one correlation)? */
+static int
+graph_launch(const struct kt_event *ev)
+{
+	const char *p;
+	size_t n;
+
+	size_t i;
+
+	p = kt_event_field(ev, KT_F_NAME, &n);
+	for (i = 0; p != NULL && i + 5 <= n; i++)
+		if (memcmp(p + i, "Graph", 5) == 0)
+			return 1;
+	return 0;
+}
+
 /* Start a window at now: seed it with what is open there. */
 static struct window *
 win_start(int64_t start, int64_t end, int final, int64_t a, int64_t b)
@@ -669,7 +687,11 @@ track_end(struct window *w, const struct kt_event *ev)
 		if ((id = kt_intern_put(w->launched, p, n)) == -1)
 			kt_cli_nomem();
 		if ((size_t)id == before) {
-			/* A new launch: its GPU work is still to come. */
+			/*
+			 * A new launch: its GPU work is still to come.  A graph
+			 * runs many kernels under one correlation: it stays
+			 * open (and the window's end uncertain) to the end.
+			 */
 			if ((size_t)id >= w->nresolved) {
 				size_t c = w->nresolved ? w->nresolved * 2 : 64;
 				uint8_t *t = realloc(w->resolved, c);
@@ -678,8 +700,13 @@ track_end(struct window *w, const struct kt_event *ev)
 					kt_cli_nomem();
 				memset(t + w->nresolved, 0, c - w->nresolved);
 				w->resolved = t;
+				if ((t = realloc(w->graph, c)) == NULL)
+					kt_cli_nomem();
+				memset(t + w->nresolved, 0, c - w->nresolved);
+				w->graph = t;
 				w->nresolved = c;
 			}
+			w->graph[id] = graph_launch(ev);
 			w->outstanding++;
 		}
 	}
@@ -689,7 +716,7 @@ track_end(struct window *w, const struct kt_event *ev)
 		const char *p = kt_event_field(ev, KT_F_CORR, &n);
 
 		if ((id = kt_intern_find(w->launched, p, n)) >= 0) {
-			if (!w->resolved[id]) {
+			if (!w->resolved[id] && !w->graph[id]) {
 				w->resolved[id] = 1;
 				w->outstanding--;
 			}
@@ -724,6 +751,18 @@ evict(void)
 	nopen = k;
 }
 
+/* Does an event held open overlap [s, e]? */
+static int
+window_open_at(int64_t s, int64_t e)
+{
+	size_t i;
+
+	for (i = 0; i < nopen; i++)
+		if (open_[i].end >= s && open_[i].ts <= e && open_[i].ph != 'C')
+			return 1;
+	return 0;
+}
+
 /* Will a window still start later? */
 static int
 more_windows(void)
@@ -751,9 +790,9 @@ feed(const struct kt_event *ev)
 
 		item_make(&it, ev);
 		push(&metas_ev, &nmeta_ev, &capmeta_ev, &it);
+		/* Every window has every metadata event, late ones too. */
 		for (i = 0; i < nwins; i++)
-			if (!wins[i].done)
-				emit(&wins[i], &it, INT64_MIN);
+			emit(&wins[i], &it, INT64_MIN);
 		return;
 	}
 	if (!(ev->flags & KT_EV_TS))
@@ -787,7 +826,9 @@ feed(const struct kt_event *ev)
 		int64_t e = !o.has_to ? NOEND : o.absolute ? o.to :
 		    first_ts + o.to;
 
-		if (ev->ts >= s && ev->ts <= e)
+		/* Events open across the start seed it, even when none
+		 * begins inside it. */
+		if (ev->ts >= s && (ev->ts <= e || window_open_at(s, e)))
 			win_start(s, e, 1, 0, 0);
 	} else if (o.kind == W_STEPS && ev->kind == KT_STEP &&
 	    (k = step_number(ev)) >= 0) {
@@ -911,16 +952,21 @@ run(void)
 	struct held *h = NULL;
 	size_t nh = 0, caph = 0, i;
 	uint64_t last = 0;
-	int rc, sorted = 1, early = 0;
+	int rc, sorted = 1, early = 0, seen_event = 0, meta_first = 0;
 
 	if ((ar = kt_arena_new()) == NULL)
 		kt_cli_nomem();
 	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
 		uint64_t key = order_key(&ev);
 
-		if (key < last)
-			sorted = 0;
-		last = key > last ? key : last;
+		/* Metadata may come anywhere; times must not go back. */
+		if (ev.ph != 'M') {
+			if (key < last)
+				sorted = 0;
+			last = key > last ? key : last;
+			seen_event = 1;
+		} else if (!seen_event)
+			meta_first = 1;
 		nseen++;
 		if ((nseen & 0xffff) == 0)
 			kt_cli_progress(rd);
@@ -938,7 +984,11 @@ run(void)
 				nh = 0;
 			}
 			feed(&ev);
-			if (all_done()) {
+			/*
+			 * Stop early only when the metadata came first (as kt
+			 * normalize writes it): else some may still come.
+			 */
+			if (meta_first && all_done()) {
 				early = 1;
 				break;
 			}

@@ -123,15 +123,29 @@ kt_cli_report_repairs(const char *name, const struct kt_repairs *r)
 
 static struct kt_out *cli_out;
 static char cli_tmp[PATH_MAX + 64];
+static char cli_extra[PATH_MAX + 64];
 
-/* On a fatal signal, remove the temporary output file, then die of it. */
+/* On a fatal signal, remove the temporary files, then die of it. */
 static void
 on_signal(int sig)
 {
 	if (cli_tmp[0] != '\0')
 		unlink(cli_tmp);
+	if (cli_extra[0] != '\0')
+		unlink(cli_extra);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+void
+kt_cli_add_temp(const char *path)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGTERM, SIGPIPE };
+	size_t i;
+
+	snprintf(cli_extra, sizeof(cli_extra), "%s", path ? path : "");
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], on_signal);
 }
 
 void
@@ -143,7 +157,8 @@ kt_cli_set_output(struct kt_out *o)
 	cli_out = o;
 	snprintf(cli_tmp, sizeof(cli_tmp), "%s", o ? kt_out_tmppath(o) : "");
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (o != NULL && kt_out_tmppath(o)[0] != '\0')
+		if ((o != NULL && kt_out_tmppath(o)[0] != '\0') ||
+		    cli_extra[0] != '\0')
 			signal(sigs[i], on_signal);
 		else
 			signal(sigs[i], SIG_DFL);

@@ -126,7 +126,6 @@ kt_event_classify(const struct kt_event *ev)
 		{ "Runtime", KT_CUDA_RUNTIME },
 		{ "Memcpy", KT_GPU_MEMCPY },
 		{ "Memset", KT_GPU_MEMSET },
-		{ "python_function", KT_PYTHON_FUNCTION },
 	};
 	enum kt_kind k = KT_OTHER;
 	size_t i;
@@ -147,8 +146,13 @@ kt_event_classify(const struct kt_event *ev)
 		return KT_INSTANT;
 	}
 	if (ev->f[KT_F_CAT].type == KT_STRING) {
+		const char *c = ev->raw + ev->f[KT_F_CAT].off + 1;
+		size_t n = ev->f[KT_F_CAT].len - 2;
+
+		/* Compare only names of the right length and first byte. */
 		for (i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
-			if (kt_event_field_is(ev, KT_F_CAT, cats[i].cat)) {
+			if (cats[i].cat[0] == c[0] && strlen(cats[i].cat) == n &&
+			    memcmp(cats[i].cat, c, n) == 0) {
 				k = cats[i].kind;
 				break;
 			}
@@ -296,4 +300,26 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
 			return -1;
 		p++;
 	}
+}
+
+size_t
+kt_event_ts_shifted(const struct kt_event *ev, int64_t delta, char *out)
+{
+	const char *p = ev->raw + ev->f[KT_F_TS].off, *dot;
+	size_t n, len = ev->f[KT_F_TS].len, tail;
+
+	n = kt_time_format(ev->ts + delta, ev->ts_decimals, out);
+	if (ev->ts_decimals <= 3 || ev->ts + delta < 0 ||
+	    (dot = memchr(p, '.', len)) == NULL ||
+	    memchr(p, 'e', len) != NULL || memchr(p, 'E', len) != NULL)
+		return n;
+	/* Digits below 1 ns (zeros too) come from the original text. */
+	tail = (size_t)(p + len - dot) - 4;
+	if (tail > 60)
+		tail = 60;
+	n = kt_time_format(ev->ts + delta, 3, out);
+	memcpy(out + n, dot + 4, tail);
+	n += tail;
+	out[n] = '\0';
+	return n;
 }

@@ -214,6 +214,13 @@ const char	*kt_event_field(const struct kt_event *, enum kt_field, size_t *);
  */
 int	 kt_event_field_is(const struct kt_event *, enum kt_field, const char *);
 
+/*
+ * The text of ev's ts moved by delta ns into out (96 bytes or more): as
+ * many fraction digits as the original, and its digits below 1 ns kept.
+ * Returns the length.
+ */
+size_t	 kt_event_ts_shifted(const struct kt_event *, int64_t, char *);
+
 /* Append the event's thread key (raw pid text, tab, raw tid text). */
 int	 kt_event_thread_key(const struct kt_event *, struct kt_buf *);
 
@@ -486,6 +493,8 @@ void	 kt_cli_warn(const char *, ...)
 void	 kt_cli_error(const struct kt_error *);
 /* The output to remove (kt_out_abort) if the program dies; NULL: none. */
 void	 kt_cli_set_output(struct kt_out *);
+/* One more temporary file to remove if a signal kills the program. */
+void	 kt_cli_add_temp(const char *);
 /* Print e (when not NULL), remove the registered output, exit 2. */
 void	 kt_cli_die(const struct kt_error *) __attribute__((noreturn));
 void	 kt_cli_nomem(void) __attribute__((noreturn));

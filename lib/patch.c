@@ -119,8 +119,11 @@ kt_patch_arg_add(struct kt_patch *p, const char *key, const char *text,
 {
 	const struct kt_val *args = &p->ev->f[KT_F_ARGS];
 
-	if (args->type == KT_NONE) {
-		/* Collect the members; kt_patch_apply() adds the object. */
+	if (args->type == KT_NONE || args->type == KT_NULL) {
+		/*
+		 * Collect the members; kt_patch_apply() adds the object (in
+		 * place of a null args).
+		 */
 		struct kt_buf *b = &p->newargs;
 
 		return (b->n > 0 && kt_buf_adds(b, ", ") == -1) ||
@@ -160,6 +163,9 @@ kt_patch_apply(struct kt_patch *p, struct kt_buf *out)
 		rc = kt_buf_addc(&obj, '{') == -1 ||
 		    kt_buf_add(&obj, p->newargs.p, p->newargs.n) == -1 ||
 		    kt_buf_addc(&obj, '}') == -1 ? -1 :
+		    p->ev->f[KT_F_ARGS].type == KT_NULL ?
+		    edit(p, p->ev->f[KT_F_ARGS].off, p->ev->f[KT_F_ARGS].len,
+		    obj.p, obj.n, "", 0, "") :
 		    insert_member(p, 0, "args", obj.p, obj.n);
 		kt_buf_free(&obj);
 		p->newargs.n = 0;

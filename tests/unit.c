@@ -260,6 +260,10 @@ test_patch(void)
 	    "{\"args\": {\"rank\": 3}, \"a\": 1}") == 0);
 	CHECK(strcmp(patched("{\"a\": 1}", KT_F_STREAM, NULL, "7"),
 	    "{\"args\": {\"stream\": 7}, \"a\": 1}") == 0);
+	CHECK(strcmp(patched("{\"args\": null, \"a\": 1}", KT_F_RANK, NULL,
+	    "3"), "{\"args\": {\"rank\": 3}, \"a\": 1}") == 0);
+	CHECK(strcmp(patched("{\"args\": [1], \"a\": 1}", KT_F_RANK, NULL,
+	    "3"), "patch failed") == 0);
 	CHECK(strcmp(patched("{\"a\": 1, \"args\": {}}", KT_F_RANK, NULL, "3"),
 	    "{\"a\": 1, \"args\": {\"rank\": 3}}") == 0);
 	/* Several new members of one object, empty or not, and new args. */
