@@ -942,6 +942,12 @@ main(int argc, char *argv[])
 	 */
 	stream = o.keep_order && !o.rebase && !o.check &&
 	    !kt_source_archived(src);
+	/*
+	 * Streaming writes ktSourceIndex before the events: a plain file's
+	 * end tells if it has one after them.
+	 */
+	if (stream && kt_reader_tail(r, &err) == -1)
+		kt_cli_die(&err);
 	if (!stream) {
 		read_held(&st, !o.check);
 		if ((rc = kt_source_next(src, &again, &err)) != 0) {

@@ -137,6 +137,7 @@ static int64_t last_ts = INT64_MIN;
 static int64_t first_step = -1, last_step = -1;
 static int64_t nmatches;
 static uint64_t nseen;
+static int tail_known;		/* the keys after the events are known */
 
 static void
 usage(FILE *f)
@@ -159,6 +160,8 @@ usage(FILE *f)
 	    "  -l, --level N, -m, --member GLOB, -o, --output FILE, -S, --strict,\n"
 	    "  -t, --tsv, -h, --help, -V, --version  as in kt(7)\n");
 }
+
+static void	take_ev(struct window *, const struct kt_event *, int64_t);
 
 /* ------------------------------------------------------------------ */
 /* Items. */
@@ -631,7 +634,20 @@ win_start(int64_t start, int64_t end, int final, int64_t a, int64_t b)
 	if ((w->launched = kt_intern_new()) == NULL)
 		kt_cli_nomem();
 	win_open(w, nwins - 1);
-	/* The counter values in force at the start, carried to it. */
+	/* Events open across the start, in file order. */
+	for (i = 0; i < nopen; i++) {
+		struct item it;
+
+		if (open_[i].end < start || open_[i].ph == 'C' ||
+		    open_[i].ts >= start || open_[i].flow >= 0)
+			continue;
+		it = item_dup(&open_[i]);
+		take(w, &it);
+	}
+	/*
+	 * The counter values in force at the start, carried to it, and
+	 * those set at the start itself: they sort at the start.
+	 */
 	for (k = 0; k < nlastc; k++) {
 		struct kt_event ev;
 		struct item it;
@@ -640,21 +656,23 @@ win_start(int64_t start, int64_t end, int final, int64_t a, int64_t b)
 			continue;
 		memset(&ev, 0, sizeof(ev));
 		if (kt_event_scan(lastc[k].p, lastc[k].n, &ev, NULL) == -1 ||
-		    !(ev.flags & KT_EV_TS) || ev.ts >= start)
+		    !(ev.flags & KT_EV_TS))
 			continue;
 		memcpy(&ev.index, lastc[k].p + lastc[k].n + 1,
 		    sizeof(ev.index));
+		if (ev.ts >= start) {
+			take_ev(w, &ev, -1);
+			continue;
+		}
 		item_make(&it, &ev);
 		emit(w, &it, start);
 		free(it.raw);
 	}
-	/* Events still open at the start, in file order. */
+	/* Then the events at the start that came before this one. */
 	for (i = 0; i < nopen; i++) {
 		struct item it;
 
-		if (open_[i].end < start || open_[i].ph == 'C')
-			continue;
-		if (open_[i].ts < start && open_[i].flow >= 0)
+		if (open_[i].ph == 'C' || open_[i].ts < start)
 			continue;
 		it = item_dup(&open_[i]);
 		take(w, &it);
@@ -797,11 +815,8 @@ feed(const struct kt_event *ev)
 	}
 	if (!(ev->flags & KT_EV_TS))
 		return;
-	if (ev->ts > now) {
+	if (ev->ts > now)
 		now = ev->ts;
-		if (nopen > 64 && more_windows())
-			evict();
-	}
 	if (first_ts == NOEND)
 		first_ts = ev->ts;
 	if (ev->ts > last_ts)
@@ -852,6 +867,9 @@ feed(const struct kt_event *ev)
 				    KT_EV_DUR) ? ev->dur : 0), 1, 0, 0);
 		}
 	}
+	/* Only now, after a window may have started here, forget what ended. */
+	if (nopen > 64 && more_windows())
+		evict();
 	/* Feed the open windows. */
 	for (i = 0; i < nwins; i++) {
 		struct window *w = &wins[i];
@@ -1037,13 +1055,10 @@ run(void)
 		}
 		free(p);
 	}
-	if (early) {
-		/* Take the keys after traceEvents from the file's end, or
-		 * read on to them. */
-		if ((rc = kt_reader_tail(rd, &err)) == -1)
-			kt_cli_die(&err);
-		while (rc == 1 && (rc = kt_reader_next(rd, &ev, &err)) == 1)
-			rc = 1;
+	if (early && !tail_known) {
+		/* Read on to the keys after traceEvents. */
+		while ((rc = kt_reader_next(rd, &ev, &err)) == 1)
+			;
 		if (rc == -1)
 			kt_cli_die(&err);
 	}
@@ -1289,6 +1304,10 @@ main(int argc, char *argv[])
 	if ((flowkeys = kt_intern_new()) == NULL ||
 	    (tracks = kt_intern_new()) == NULL)
 		kt_cli_nomem();
+	/* A plain file's end first: then reading can stop early. */
+	if ((rc = kt_reader_tail(rd, &err)) == -1)
+		kt_cli_die(&err);
+	tail_known = rc == 0;
 	run();
 	kt_cli_progress_done();
 	if (nwins == 0)
@@ -1313,7 +1332,10 @@ main(int argc, char *argv[])
 			for (k = 0; k < w->nrows; k++)
 				if (w->rows[k] < nsi)
 					w->rows[k] = si[w->rows[k]];
-		if (kt_writer_end_index(w->w, m, nm, w->rows, w->nrows) == -1 ||
+		for (k = 0; k < w->nrows && w->rows[k] == k; k++)
+			;
+		if (kt_writer_end_index(w->w, m, nm, k == w->nrows ? NULL :
+		    w->rows, w->nrows) == -1 ||
 		    kt_out_commit(w->out, &err) == -1)
 			kt_cli_die(&err);
 		if (!o.split)

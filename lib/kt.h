@@ -391,10 +391,11 @@ const struct kt_meta	*kt_reader_meta_find(const struct kt_reader *,
 const uint64_t		*kt_reader_srcindex(const struct kt_reader *, size_t *,
 			    int *);
 /*
- * Stop reading early: take the top-level keys after traceEvents from
- * the end of the file instead (plain files only).  Returns 0 when the
- * reader has them (it then reports the end), 1 when it cannot (read on,
- * or drain), -1 on error.
+ * Before reading any event, take the top-level keys after traceEvents
+ * from the end of the file (plain files only), so that a filter can stop
+ * early and still write them, and so that a ktSourceIndex among them
+ * numbers the events from the start.  Returns 0 when the reader has them
+ * (it skips them when it gets there), 1 when it cannot, -1 on error.
  */
 int			 kt_reader_tail(struct kt_reader *, struct kt_error *);
 const struct kt_repairs	*kt_reader_repairs(const struct kt_reader *);

@@ -78,6 +78,7 @@ struct kt_reader {
 	uint64_t	*srcindex;
 	size_t		 nsrcindex;
 	int		 srcindex_after;	/* read after the events */
+	int		 tail_known;	/* keys after the events read first */
 	long		 tsvline;
 	int		 tsvcols;	/* 10, or 11 with a rank column */
 	int64_t		 origin;	/* TSV ts_ns count from here */
@@ -877,7 +878,9 @@ top_member(struct kt_reader *r, struct kt_error *err)
 	if ((rc = scan_whole(r, &vend, NULL, err)) != KT_SCAN_OK)
 		return rc == KT_SCAN_MORE ? truncated(r, start, err) : -1;
 	count_edits(r);
-	if (r->tmp.n == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
+	if (after && r->tail_known) {
+		/* Read already, from the end of the file. */
+	} else if (r->tmp.n == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
 	    memcmp(r->tmp.p + 1, KT_KEY_SOURCE_INDEX,
 	    sizeof(KT_KEY_SOURCE_INDEX) - 1) == 0) {
 		r->srcindex_after = after;
@@ -1140,14 +1143,16 @@ events_end:
 
 /*
  * Parse text[0..n) as the end of an object-form trace: ']' then
- * (',' key ':' value)* and '}' up to the end.  Appends the keys to r's
- * metadata as keys after traceEvents.  0 on success, -1 if it is not.
+ * (',' key ':' value)* and '}' up to the end.  With keep, appends the
+ * keys to r's metadata as keys after traceEvents.  0 when it is such an
+ * end, -1 when not.
  */
 static int
-tail_parse(struct kt_reader *r, const char *t, size_t n)
+tail_parse(struct kt_reader *r, const char *t, size_t n, int keep)
 {
 	size_t p = 1, e;
 	size_t first = r->nmeta;
+	int rc = -1;
 
 	for (;;) {
 		while (p < n && kt_ws[(unsigned char)t[p]])
@@ -1155,8 +1160,7 @@ tail_parse(struct kt_reader *r, const char *t, size_t n)
 		if (p < n && t[p] == '}') {
 			for (p++; p < n && kt_ws[(unsigned char)t[p]]; p++)
 				;
-			if (p == n)
-				return 0;
+			rc = p == n ? 0 : -1;
 			break;
 		}
 		if (p >= n || t[p] != ',')
@@ -1170,6 +1174,10 @@ tail_parse(struct kt_reader *r, const char *t, size_t n)
 		{
 			size_t ks = p, ke = e, vs;
 
+			/* Still before the events, not after them. */
+			if (ke - ks == 13 && memcmp(t + ks, "\"traceEvents\"",
+			    13) == 0)
+				break;
 			for (p = e; p < n && (kt_ws[(unsigned char)t[p]] ||
 			    t[p] == ':'); p++)
 				;
@@ -1183,13 +1191,14 @@ tail_parse(struct kt_reader *r, const char *t, size_t n)
 			p = e;
 		}
 	}
-	/* Not a tail: forget what this attempt added. */
-	while (r->nmeta > first) {
-		r->nmeta--;
-		free(r->meta[r->nmeta].key);
-		free(r->meta[r->nmeta].val);
+	if (rc == -1 || !keep) {
+		while (r->nmeta > first) {
+			r->nmeta--;
+			free(r->meta[r->nmeta].key);
+			free(r->meta[r->nmeta].val);
+		}
 	}
-	return -1;
+	return rc;
 }
 
 int
@@ -1197,59 +1206,58 @@ kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 {
 	struct kt_source *s = r->src;
 	char *buf;
-	size_t n, i;
+	size_t n, i, best = SIZE_MAX, k;
 	ssize_t got;
-	off_t at;
 
-	if (s == NULL || s->ar != NULL || s->size == 0 || s->fd == 0)
+	if (s == NULL || s->ar != NULL || s->size < 2 || r->pos > 0 ||
+	    r->state != R_START || r->lo > 0 || r->base > 0)
 		return 1;
 	n = s->size > (4u << 20) ? (4u << 20) : (size_t)s->size;
-	at = (off_t)(s->size - n);
 	if ((buf = malloc(n)) == NULL) {
 		kt_error_set(err, r->name, 0, 0, "out of memory");
 		return -1;
 	}
-	got = pread(s->fd, buf, n, at);
+	got = pread(s->fd, buf, n, (off_t)(s->size - n));
 	if (got != (ssize_t)n) {
 		free(buf);
 		return 1;
 	}
-	/* Try each ']' from the end: the one whose rest parses. */
+	/*
+	 * The events end at the earliest ']' after an event ('}') or an
+	 * empty array ('[') whose rest parses to the end of the file; a
+	 * later one can only be inside a trailing key's value.
+	 */
 	for (i = n; i-- > 0;) {
+		size_t q = i;
+
 		if (buf[i] != ']')
 			continue;
-		if (tail_parse(r, buf + i, n - i) == 0) {
-			size_t k;
-
-			/* ktSourceIndex is kt's own: take it apart. */
-			for (k = 0; k < r->nmeta; k++)
-				if (r->meta[k].after &&
-				    strcmp(r->meta[k].key,
-				    "\"" KT_KEY_SOURCE_INDEX "\"") == 0) {
-					r->srcindex_after = 1;
-					parse_srcindex(r, r->meta[k].val,
-					    r->meta[k].vallen);
-					free(r->meta[k].key);
-					free(r->meta[k].val);
-					memmove(&r->meta[k], &r->meta[k + 1],
-					    (r->nmeta - k - 1) *
-					    sizeof(r->meta[0]));
-					r->nmeta--;
-					break;
-				}
-			free(buf);
-			r->state = R_END;
-			return 0;
-		}
-		if (r->form == KT_FORM_ARRAY && n - i < 64)
-			break;
+		while (q > 0 && kt_ws[(unsigned char)buf[q - 1]])
+			q--;
+		if (q == 0 || (buf[q - 1] != '}' && buf[q - 1] != '['))
+			continue;
+		if (tail_parse(r, buf + i, n - i, 0) == 0)
+			best = i;
+	}
+	if (best == SIZE_MAX || tail_parse(r, buf + best, n - best, 1) == -1) {
+		free(buf);
+		return 1;
 	}
 	free(buf);
-	if (r->form == KT_FORM_ARRAY) {
-		r->state = R_END;
-		return 0;
-	}
-	return 1;
+	/* ktSourceIndex is kt's own: the events are numbered from it. */
+	for (k = 0; k < r->nmeta; k++)
+		if (strcmp(r->meta[k].key, "\"" KT_KEY_SOURCE_INDEX "\"") == 0) {
+			parse_srcindex(r, r->meta[k].val, r->meta[k].vallen);
+			r->srcindex_after = 0;
+			free(r->meta[k].key);
+			free(r->meta[k].val);
+			memmove(&r->meta[k], &r->meta[k + 1], (r->nmeta - k - 1) *
+			    sizeof(r->meta[0]));
+			r->nmeta--;
+			break;
+		}
+	r->tail_known = 1;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,0 +1,989 @@
+# tests/t/slicewindow.sh: kt-slice-window.  An awk oracle, written from
+# the definitions in kt-slice-window(1) and run on the TSV form of the
+# input (kt normalize --keep-order --tsv: every row with its row number
+# and its exact time), says which rows each window keeps; awk and jq
+# judge the rest:
+#  - real traces with ProfilerSteps, held (unsorted) and streamed (after
+#    kt normalize): the rows kept, every event byte for byte, no flow
+#    without both ends, no negative ts, all the metadata, a slice of a
+#    slice, kt normalize --check finds nothing new, and the held and
+#    streamed slices are the same;
+#  - generated traces: step ends with GPU work past the CPU end, CUDA
+#    graphs, --cpu-only, one rank of a merged trace, --split-steps;
+#  - small hand-written traces: carried counters, --clip, flows;
+#  - the early stop on a large sorted trace, and the errors.
+. "$(dirname "$0")/../lib.sh"
+
+LC_ALL=C
+export LC_ALL
+gen=$KT_BUILD/ktgen
+cd "$TMP" || exit 1
+# Under $VALGRIND, the large traces (tens of MB) are left out.
+large=1
+[ -n "$VALGRIND" ] && large=''
+
+# ------------------------------------------------------------------
+# The oracle.
+cat >oracle.awk <<'EOF'
+# The rows kt-slice-window should keep, from the TSV form of its input
+# in file order.  Variables: mode (time, steps or ann); time: from, to
+# (ns; to empty for no end), base ("first": from the earliest event;
+# else absolute, with origin the TSV origin); steps: a, b, cpuonly;
+# ann: re, nth; rank.
+# Prints "window START END" (ns from the TSV origin, END "inf" when
+# open) or "window none", then a line per kept row: "ROW" or
+# "ROW carried" (a counter value carried to the start).
+BEGIN { FS = "\t"; INF = 9e18; n = 0 }
+NR == 1 || $2 == "trace" { next }
+{
+	if (rank != "" && match($10, /"rank":-?[0-9]+[,}]/) &&
+	    substr($10, RSTART + 7, RLENGTH - 8) + 0 != rank + 0)
+		next
+	n++
+	row[n] = substr($1, index($1, ":") + 1)
+	kind[n] = $2; ph[n] = $3; ts[n] = $4; dur[n] = $5
+	pid[n] = $6; tid[n] = $7; cat[n] = $8; name[n] = $9
+	corr[n] = ""
+	if (match($10, /"correlation":-?[0-9]+/))
+		corr[n] = substr($10, RSTART + 14, RLENGTH - 14)
+	fid[n] = ""
+	if (kind[n] == "flow" && match($10, /"id":("[^"]*"|[^,}]*)/))
+		fid[n] = substr($10, RSTART + 5, RLENGTH - 5)
+}
+function endof(i) { return ts[i] + (dur[i] != "" && dur[i] > 0 ? dur[i] : 0) }
+function stepno(i) {
+	if (name[i] !~ /^ProfilerStep#[0-9]+$/) return -1
+	return substr(name[i], 14) + 0
+}
+END {
+	first = ""
+	for (i = 1; i <= n; i++)
+		if (kind[i] != "metadata" && ts[i] != "" &&
+		    (first == "" || ts[i] + 0 < first))
+			first = ts[i] + 0
+	if (mode == "time") {
+		o = base == "first" ? first : -origin
+		s = o + from
+		e = to == "" ? INF : o + to
+	} else if (mode == "steps") {
+		# From the first ProfilerStep#A..#B CPU annotation in time.
+		s = ""
+		for (i = 1; i <= n; i++)
+			if (kind[i] == "step" && (k = stepno(i)) >= a &&
+			    k <= b && (s == "" || ts[i] + 0 < s))
+				s = ts[i] + 0
+		if (s == "") { print "window none"; exit }
+		# To #B's CPU end (the last #B in time), or later: the GPU
+		# work launched in between, and the GPU ProfilerSteps.
+		ce = ""; cets = ""
+		for (i = 1; i <= n; i++)
+			if (kind[i] == "step" && stepno(i) == b &&
+			    ts[i] + 0 >= s && (cets == "" || ts[i] + 0 >= cets)) {
+				cets = ts[i] + 0
+				ce = endof(i)
+			}
+		e = ce == "" ? INF : ce
+		if (!cpuonly) {
+			for (i = 1; i <= n; i++)
+				if ((kind[i] == "cuda_runtime" ||
+				    kind[i] == "cuda_driver") &&
+				    name[i] ~ /Launch|Memcpy|Memset/ &&
+				    corr[i] != "" && ts[i] + 0 >= s &&
+				    (ce == "" || ts[i] + 0 <= ce))
+					launched[corr[i]] = 1
+			for (i = 1; i <= n; i++) {
+				if ((kind[i] == "kernel" || kind[i] == "gpu_memcpy" ||
+				    kind[i] == "gpu_memset") &&
+				    (corr[i] in launched) && ts[i] + 0 >= s &&
+				    endof(i) > e)
+					e = endof(i)
+				if (kind[i] == "gpu_user_annotation" &&
+				    (k = stepno(i)) >= a && k <= b &&
+				    ts[i] + 0 >= s && endof(i) > e)
+					e = endof(i)
+			}
+		}
+	} else {
+		# The nth matching annotation in time (stable).
+		m = 0
+		for (i = 1; i <= n; i++)
+			if ((kind[i] == "user_annotation" ||
+			    kind[i] == "gpu_user_annotation") && name[i] ~ re) {
+				for (j = m; j >= 1 && ts[mi[j]] + 0 > ts[i] + 0; j--)
+					mi[j + 1] = mi[j]
+				mi[j + 1] = i
+				m++
+			}
+		if (m < nth) { print "window none"; exit }
+		s = ts[mi[nth]] + 0
+		e = endof(mi[nth])
+	}
+	printf "window %.0f %s\n", s, e == INF ? "inf" : sprintf("%.0f", e)
+	for (i = 1; i <= n; i++) {
+		if (kind[i] == "metadata") { print row[i]; continue }
+		if (ts[i] == "") continue
+		t = ts[i] + 0
+		if (ph[i] == "C") {
+			if (t >= s && t <= e)
+				print row[i]
+			else if (t < s) {
+				key = pid[i] SUBSEP tid[i] SUBSEP name[i]
+				if (!(key in cts) || t >= cts[key]) {
+					cts[key] = t
+					crow[key] = row[i]
+				}
+			}
+			continue
+		}
+		if (kind[i] == "flow") {
+			if (t < s || t > e) continue
+			fl[i] = key = cat[i] SUBSEP name[i] SUBSEP fid[i]
+			if (ph[i] == "s") hs[key] = 1; else hf[key] = 1
+			continue
+		}
+		if (t <= e && endof(i) >= s) print row[i]
+	}
+	for (i = 1; i <= n; i++)
+		if ((i in fl) && (fl[i] in hs) && (fl[i] in hf)) print row[i]
+	for (key in crow) print crow[key] " carried"
+}
+EOF
+
+# The events of a trace in kt's JSON layout (each event starts a line
+# with two spaces and "{"), one a line: "ROW<TAB>TEXT", with its line
+# breaks written as \001, and the comma after it removed.
+cat >split.awk <<'EOF'
+BEGIN { while ((getline r < rows) > 0) row[++nr] = r; n = 0 }
+!in_ev && /^  "traceEvents": \[$/ { in_ev = 1; next }
+in_ev && /^  \],?$/ { flush(); in_ev = 0; next }
+in_ev && /^  \{/ { flush(); cur = $0; have = 1; next }
+in_ev { cur = cur "\001" $0 }
+function flush() {
+	if (!have) return
+	sub(/,$/, "", cur)
+	print row[++n] "\t" cur
+	have = 0
+}
+END { if (n != nr) { print "split: " n " events, " nr " rows" >"/dev/stderr"; exit 1 } }
+EOF
+
+# Cut ProfilerStep#K's CPU annotation (TSV form) to end 1 ns after the
+# last launch call inside it, so that its GPU work runs past its end.
+cat >shorten.awk <<'EOF'
+BEGIN { FS = "\t" }
+{ line[NR] = $0; k[NR] = $2; t[NR] = $4; d[NR] = $5; nm[NR] = $9 }
+$2 == "step" && $9 == "ProfilerStep#" K { sr = NR }
+END {
+	s = t[sr]; e = s + d[sr]; last = ""
+	for (i = 1; i <= NR; i++)
+		if (k[i] == "cuda_runtime" && nm[i] ~ /Launch/ && t[i] >= s &&
+		    t[i] + d[i] <= e && (last == "" || t[i] + d[i] > last))
+			last = t[i] + d[i]
+	for (i = 1; i <= NR; i++) {
+		if (i == sr) {
+			split(line[i], f, "\t")
+			f[5] = sprintf("%.0f", last - s + 1)
+			line[i] = f[1]
+			for (j = 2; j <= 10; j++)
+				line[i] = line[i] "\t" f[j]
+		}
+		print line[i]
+	}
+}
+EOF
+
+# ------------------------------------------------------------------
+# Helpers.
+
+# The row numbers of a kt JSON trace's events, in output order.
+rows() {
+	jq '.ktSourceIndex // [range(0; .traceEvents | length)] | .[]' "$1"
+}
+
+# A time with a unit, in ns (integers only).
+ns() {
+	case $1 in
+	*ns) echo "${1%ns}" ;;
+	*us) echo "$((${1%us} * 1000))" ;;
+	*ms) echo "$((${1%ms} * 1000000))" ;;
+	*s) echo "$((${1%s} * 1000000000))" ;;
+	esac
+}
+
+# prep IN: what the checks need of an input, once: IN.tsv (the TSV
+# form in file order), IN.ev (its events as split.awk writes them,
+# sorted), IN.origin (the TSV origin, ns), IN.chk (kt normalize
+# --check's findings: check, id, other).
+prep() {
+	[ -f "$1.tsv" ] && return 0
+	run kt-normalize --keep-order --tsv "$1" >"$1.tsv" 2>/dev/null ||
+	    return 1
+	sed -n 's/.*"ktOriginNs":\(-\{0,1\}[0-9]*\).*/\1/p' "$1.tsv" |
+	    head -1 >"$1.origin"
+	run kt-normalize --keep-order "$1" >prep.json 2>/dev/null
+	rows prep.json >prep.rows
+	awk -v rows=prep.rows -f split.awk prep.json | sort >"$1.ev"
+	run kt-normalize --check "$1" 2>/dev/null | cut -f1-3 | sort >"$1.chk"
+	rm -f prep.json prep.rows
+}
+
+# oargs ARGS...: the oracle's variables for slice-window arguments
+# (--steps A[-B], --from/--to with a unit, --absolute, --annotation,
+# --nth, --cpu-only, --rank).
+oargs() {
+	_m=time _a='' _b='' _f=0 _t='' _base=first _re='' _nth=1 _co=0 _r=''
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--steps) _m=steps; _a=${2%-*}; _b=${2#*-}; shift ;;
+		--from) _f=$(ns "$2"); shift ;;
+		--to) _t=$(ns "$2"); shift ;;
+		--absolute) _base=origin ;;
+		--annotation) _m=ann; _re=$2; shift ;;
+		--nth) _nth=$2; shift ;;
+		--cpu-only) _co=1 ;;
+		--rank) _r=$2; shift ;;
+		esac
+		shift
+	done
+	echo "-v mode=$_m -v a=$_a -v b=$_b -v from=$_f -v to=$_t" \
+	    "-v base=$_base -v nth=$_nth -v cpuonly=$_co -v rank=$_r"
+}
+
+# slice NAME IN OUT ARGS...: run kt-slice-window ARGS IN > OUT; fails
+# (and says so) unless it exits 0 with nothing on stderr but the count
+# of dropped flows.
+slice() {
+	_sn=$1 _si=$2 _so=$3
+	shift 3
+	run kt-slice-window "$@" "$_si" >"$_so" 2>slice.err
+	_rc=$?
+	if [ "$_rc" -ne 0 ] ||
+	    grep -v 'flow events\{0,1\} dropped: the other end is outside' \
+	    slice.err | grep -q .; then
+		bad "$_sn: status $_rc: $(head -1 slice.err)"
+		return 1
+	fi
+}
+
+# verify NAME IN OUT ARGS...: the checks for every slice OUT of IN made
+# with ARGS (the oracle's window must be given in ARGS; --absolute times
+# are taken from the TSV origin).
+verify() {
+	_vn=$1 _vi=$2 _vo=$3
+	shift 3
+	prep "$_vi" || { bad "$_vn: kt normalize of the input failed"; return; }
+	if ! jq -e 'type == "object" and (.traceEvents | type) == "array"' \
+	    "$_vo" >/dev/null 2>&1; then
+		bad "$_vn: not a JSON trace"
+		return
+	fi
+	ok "$_vn: valid JSON"
+	# The rows, as the oracle says.
+	# shellcheck disable=SC2046
+	awk -v origin="$(cat "$_vi.origin")" $(oargs "$@") -f oracle.awk \
+	    "$_vi.tsv" >exp
+	tail -n +2 exp | cut -d' ' -f1 | sort >exp.rows
+	rows "$_vo" >got.order
+	sort got.order >got.rows
+	if cmp -s exp.rows got.rows; then
+		ok "$_vn: keeps the rows of the window ($(wc -l <got.rows))"
+	else
+		bad "$_vn: rows: $(comm -23 exp.rows got.rows | wc -l) missing," \
+		    "$(comm -13 exp.rows got.rows | wc -l) extra ($(head -1 exp))"
+	fi
+	# Every metadata event of the input.
+	awk -F'\t' -v rank="$(oargs "$@" | sed 's/.*rank=//')" '
+	    $2 == "metadata" && (rank == "" ||
+	    !match($10, /"rank":-?[0-9]+[,}]/) ||
+	    substr($10, RSTART + 7, RLENGTH - 8) + 0 == rank + 0) {
+		print substr($1, 10)
+	    }' "$_vi.tsv" | sort >meta.rows
+	if [ -z "$(comm -23 meta.rows got.rows)" ]; then
+		ok "$_vn: every metadata event kept"
+	else
+		bad "$_vn: $(comm -23 meta.rows got.rows | wc -l) metadata lost"
+	fi
+	# Byte for byte: every event not carried or clipped is the input's
+	# event of the same row.
+	if awk -v rows=got.order -f split.awk "$_vo" >out.ev 2>split.err; then
+		grep -v 'kt_carried_from\|kt_clip' out.ev | sort >out.ev.s
+		_nd=$(comm -23 out.ev.s "$_vi.ev" | wc -l)
+		if [ "$_nd" -eq 0 ]; then
+			ok "$_vn: events byte for byte"
+		else
+			bad "$_vn: $_nd events differ from the input's" \
+			    "($(comm -23 out.ev.s "$_vi.ev" | head -1 | cut -c1-80))"
+		fi
+	else
+		bad "$_vn: $(cat split.err)"
+	fi
+	# No flow without both ends.
+	if jq -e '[.traceEvents[] | select(.ph == "s" or .ph == "f" or
+	    .ph == "t")] | group_by([.cat, .name, (.id | tostring)]) |
+	    all(map(.ph) | index("s") != null and
+	    (index("f") != null or index("t") != null))' "$_vo" >/dev/null
+	then
+		ok "$_vn: every flow has both ends"
+	else
+		bad "$_vn: a flow lost an end"
+	fi
+	if jq -e 'all(.traceEvents[]; (.ts // 0) >= 0)' "$_vo" >/dev/null &&
+	    ! grep -q '"ts": *-' "$_vo"; then
+		ok "$_vn: no negative ts"
+	else
+		bad "$_vn: a negative ts"
+	fi
+	# kt normalize --check: nothing the input did not have.  Overlaps
+	# aside: one needs a changed event to be new, and the events are
+	# the input's (above); kt normalize --check reports only some of
+	# the overlaps of a thread, so a slice may show others.
+	run kt-normalize --check "$_vo" 2>/dev/null | cut -f1-3 |
+	    grep -v '^overlap' | sort >out.chk
+	_nc=$(comm -23 out.chk "$_vi.chk" | wc -l)
+	if [ "$_nc" -eq 0 ]; then
+		ok "$_vn: kt normalize --check finds nothing new"
+	else
+		bad "$_vn: --check: $_nc new findings" \
+		    "($(comm -23 out.chk "$_vi.chk" | head -1))"
+	fi
+}
+
+# again NAME OUT ARGS...: a slice of the slice OUT is OUT.
+again() {
+	_gn=$1 _go=$2
+	shift 2
+	if run kt-slice-window "$@" "$_go" >again.json 2>/dev/null &&
+	    cmp -s again.json "$_go"; then
+		ok "$_gn: a slice of the slice is the slice"
+	else
+		bad "$_gn: a slice of the slice differs"
+	fi
+}
+
+# absolute IN: the --absolute arguments of the window the oracle found
+# last (exp), for input IN, in us with 3 decimals.
+absolute() {
+	_o=$(cat "$1.origin")
+	# shellcheck disable=SC2046
+	set -- $(head -1 exp)
+	printf -- '--absolute --from %d.%03dus --to %d.%03dus\n' \
+	    $(((_o + $2) / 1000)) $(((_o + $2) % 1000)) \
+	    $(((_o + $3) / 1000)) $(((_o + $3) % 1000))
+}
+
+# events F: the multiset of a trace's events (jq values).
+evset() {
+	jq -c '.traceEvents[]' "$1" | sort
+}
+
+# ------------------------------------------------------------------
+# 1 and 2. Real traces with ProfilerSteps: held (the raw files are not
+# sorted), then streamed (after kt normalize).
+if have_shared; then
+	S=$KT_SHARED
+	set -- \
+	    "resnet50|$S/kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz|--steps 7;--steps 6-8;--from 200ms --to 230ms" \
+	    "mi250|$S/hta/amd_trace/mi250_minitoy_train_ROCm6_2_kineto.json.gz|--steps 1;--steps 1-2;--from 2ms --to 5ms" \
+	    "dlrm|$S/param/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json|--steps 10;--from 2ms --to 5ms" \
+	    "bert|$S/tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz|--steps 6;--from 2ms --to 5ms"
+	for spec; do
+		name=${spec%%|*}
+		rest=${spec#*|}
+		path=${rest%%|*}
+		wins=${rest#*|}
+		if [ ! -f "$path" ]; then
+			skip "slice $name: $path missing"
+			continue
+		fi
+		if [ "$name" = resnet50 ] && [ -z "$large" ]; then
+			skip "slice $name: large, left out under valgrind"
+			continue
+		fi
+		gzip -dc -f "$path" >"$name.json"
+		run kt-normalize "$name.json" -o "$name.n.json" 2>/dev/null
+		rest=$wins
+		while [ -n "$rest" ]; do
+			w=${rest%%;*}
+			case $rest in *\;*) rest=${rest#*;} ;; *) rest= ;; esac
+			t="slice $name $w"
+			# shellcheck disable=SC2086
+			slice "$t" "$name.json" held.json $w || continue
+			# shellcheck disable=SC2086
+			verify "$t" "$name.json" held.json $w
+			case $w in
+			--from*)
+				# The same window in absolute ns.
+				abs=$(absolute "$name.json")
+				# shellcheck disable=SC2086
+				if slice "$t" "$name.json" abs.json $abs &&
+				    cmp -s abs.json held.json; then
+					ok "$t: --absolute gives the same slice"
+				else
+					bad "$t: --absolute differs"
+				fi
+				# shellcheck disable=SC2086
+				again "$t" held.json $abs
+				;;
+			*)
+				# shellcheck disable=SC2086
+				again "$t" held.json $w
+				;;
+			esac
+			# Streamed from the sorted copy: the same slice.
+			t="slice $name (sorted) $w"
+			# shellcheck disable=SC2086
+			slice "$t" "$name.n.json" stream.json $w || continue
+			# shellcheck disable=SC2086
+			verify "$t" "$name.n.json" stream.json $w
+			evset held.json >a
+			evset stream.json >b
+			check "$t: the same events as held" cmp a b
+			check "$t: the same bytes as held" cmp held.json stream.json
+		done
+		rm -f "$name.json"* "$name.n.json"*
+	done
+	# Two real traces that kt-slice-window wants sorted first (their
+	# first thousands of events are in order): streamed only.
+	set -- \
+	    "nccl|$S/hta/nccl_parser_config/nccl_data.json.gz|--steps 5;--steps 4-5;--from 200ms --to 230ms" \
+	    "ns|$S/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz|--steps 103;--steps 101-102;--from 200ms --to 210ms"
+	for spec; do
+		name=${spec%%|*}
+		rest=${spec#*|}
+		path=${rest%%|*}
+		wins=${rest#*|}
+		if [ ! -f "$path" ]; then
+			skip "slice $name: $path missing"
+			continue
+		fi
+		if [ -z "$large" ]; then
+			skip "slice $name: large, left out under valgrind"
+			continue
+		fi
+		run kt-normalize "$path" -o "$name.n.json" 2>/dev/null
+		rest=$wins
+		while [ -n "$rest" ]; do
+			w=${rest%%;*}
+			case $rest in *\;*) rest=${rest#*;} ;; *) rest= ;; esac
+			t="slice $name (sorted) $w"
+			# shellcheck disable=SC2086
+			slice "$t" "$name.n.json" stream.json $w || continue
+			# shellcheck disable=SC2086
+			verify "$t" "$name.n.json" stream.json $w
+			case $w in
+			--from*) abs=$(absolute "$name.n.json") ;;
+			*) abs=$w ;;
+			esac
+			# shellcheck disable=SC2086
+			again "$t" stream.json $abs
+		done
+	done
+	# The keys after traceEvents survive the early stop (nccl_data has
+	# an INFO array there, before traceName).
+	if [ -f nccl.n.json ] &&
+	    run kt-slice-window --from 0s --to 30ms nccl.n.json >early.json \
+	    2>/dev/null; then
+		toplevel nccl.n.json >a
+		toplevel early.json >b
+		check "slice nccl (sorted): early stop keeps the keys after traceEvents" \
+		    cmp a b
+	fi
+	rm -f nccl.* ns.*
+else
+	skip "slice: real traces: no $KT_SHARED"
+fi
+
+# ------------------------------------------------------------------
+# 3. Generated traces: eager and CUDA graph, then the same with
+# ProfilerStep#7's CPU annotation cut short so that its GPU work runs
+# past its CPU end.
+"$gen" --steps 8 --layers 2 -o eager.json
+"$gen" --steps 8 --layers 2 --graph --streams 50 -o graph.json
+for g in eager graph; do
+	run kt-normalize --tsv "$g.json" 2>/dev/null |
+	    awk -v K=7 -f shorten.awk | run kt-normalize -o "$g-tail.json"
+done
+for g in eager graph eager-tail graph-tail; do
+	for w in "--steps 7" "--steps 6-8" "--steps 7 --cpu-only"; do
+		t="slice $g $w"
+		# shellcheck disable=SC2086
+		slice "$t" "$g.json" out.json $w || continue
+		# shellcheck disable=SC2086
+		verify "$t" "$g.json" out.json $w
+		# shellcheck disable=SC2086
+		again "$t" out.json $w
+		# The window starts at ProfilerStep#A's ts and ends at the last
+		# end of ProfilerStep#B's CPU annotation, the kernels, memcpys
+		# and memsets launched inside the CPU range, and the GPU
+		# ProfilerSteps #A to #B (unless --cpu-only); the GPU work
+		# launched inside is all kept.
+		a=${w#--steps }
+		a=${a%% *}
+		b=${a#*-}
+		a=${a%-*}
+		awk -F'\t' -v a="$a" -v b="$b" '
+		    $2 == "step" && $9 == "ProfilerStep#" a { s = $4 }
+		    $2 == "step" && $9 == "ProfilerStep#" b { ce = $4 + $5 }
+		    { k[NR] = $2; t[NR] = $4; d[NR] = $5; nm[NR] = $9
+		      r[NR] = substr($1, index($1, ":") + 1); c[NR] = ""
+		      if (match($10, /"correlation":[0-9]+/))
+			c[NR] = substr($10, RSTART + 14, RLENGTH - 14) }
+		    END {
+			for (i = 1; i <= NR; i++)
+				if (k[i] ~ /^cuda_(runtime|driver)$/ &&
+				    nm[i] ~ /Launch|Memcpy|Memset/ &&
+				    t[i] >= s && t[i] <= ce && c[i] != "")
+					l[c[i]] = 1
+			e = ce
+			for (i = 1; i <= NR; i++) {
+				if (k[i] ~ /^(kernel|gpu_memcpy|gpu_memset)$/ &&
+				    (c[i] in l)) {
+					print r[i] >"launched.rows"
+					if (t[i] + d[i] > e) e = t[i] + d[i]
+				}
+				if (k[i] == "gpu_user_annotation" &&
+				    nm[i] ~ /^ProfilerStep#[0-9]+$/ &&
+				    substr(nm[i], 14) + 0 >= a &&
+				    substr(nm[i], 14) + 0 <= b && t[i] + d[i] > e)
+					e = t[i] + d[i]
+			}
+			printf "%.0f %.0f %.0f\n", s, ce, e
+		    }' "$g.json.tsv" >want
+		sort launched.rows -o launched.rows
+		read -r ws wce we <want
+		# Where the slice puts the window: its start is the earliest
+		# start of an event kept that is not open before it (that is,
+		# ProfilerStep#A's), its end between the latest start of an
+		# event kept and the earliest start after it of an event
+		# dropped (flows aside).
+		# shellcheck disable=SC2046
+		set -- $(awk -F'\t' -v ws="$ws" '
+		    FILENAME != ARGV[2] { kept[$1] = 1; next }
+		    FNR == 1 || $2 == "trace" || $2 == "metadata" ||
+		    $2 == "flow" || $4 == "" { next }
+		    { r = substr($1, index($1, ":") + 1) }
+		    (r in kept) && $4 + 0 >= ws && (lo == "" || $4 + 0 < lo) { lo = $4 + 0 }
+		    (r in kept) && (hi == "" || $4 + 0 > hi) { hi = $4 + 0 }
+		    !(r in kept) && $4 + 0 > ws && (dr == "" || $4 + 0 < dr) { dr = $4 + 0 }
+		    END { printf "%.0f %.0f %s\n", lo, hi, dr == "" ? "inf" : sprintf("%.0f", dr) }
+		    ' got.rows "$g.json.tsv")
+		lo=$1 hi=$2 dr=$3
+		case $w in *--cpu-only) e=$wce ;; *) e=$we ;; esac
+		if [ "$lo" = "$ws" ] && [ "$hi" -le "$e" ] &&
+		    { [ "$dr" = inf ] || [ "$dr" -gt "$e" ]; }; then
+			wok=1
+		else
+			wok=
+		fi
+		case $w in
+		*--cpu-only)
+			if [ -n "$wok" ]; then
+				ok "$t: the window is ProfilerStep#$a's CPU range"
+			else
+				bad "$t: window from $lo, ends in [$hi, $dr), want $ws $e"
+			fi
+			if [ "$we" != "$wce" ] &&
+			    [ -z "$(comm -23 launched.rows got.rows)" ]; then
+				bad "$t: kept the GPU work past the CPU end"
+			elif [ "$we" != "$wce" ]; then
+				ok "$t: drops the GPU work past the CPU end"
+			fi
+			;;
+		*)
+			if [ -n "$wok" ]; then
+				ok "$t: the window runs from ProfilerStep#$a to its last GPU work"
+			else
+				bad "$t: window from $lo, ends in [$hi, $dr), want $ws $e"
+			fi
+			if [ -z "$(comm -23 launched.rows got.rows)" ]; then
+				ok "$t: keeps every kernel launched inside ($(wc -l <launched.rows))"
+			else
+				bad "$t: $(comm -23 launched.rows got.rows | wc -l) launched kernels lost"
+			fi
+			;;
+		esac
+		rm -f launched.rows
+	done
+done
+# The cut made a real GPU tail: past the CPU end, by the kernels.
+for g in eager graph; do
+	# shellcheck disable=SC2046
+	set -- $(awk $(oargs --steps 7) -f oracle.awk "$g-tail.json.tsv" | head -1)
+	s=$2 e=$3
+	# shellcheck disable=SC2046
+	set -- $(awk $(oargs --steps 7 --cpu-only) -f oracle.awk "$g-tail.json.tsv" | head -1)
+	if [ "$e" -gt "$3" ]; then
+		ok "slice $g-tail: the GPU work ends $(( (e - $3) / 1000 )) us after the CPU"
+	else
+		bad "slice $g-tail: no GPU tail was made ($s $e $3)"
+	fi
+done
+
+# A CUDA graph launches several kernels under one correlation: the
+# window waits for all of them, not only the first.
+cat >graphtail.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 10, "dur": 10},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "pid": 1, "tid": 1, "ts": 12, "dur": 2, "args": {"correlation": 5}},
+{"ph": "X", "cat": "kernel", "name": "kA", "pid": 0, "tid": 7, "ts": 15, "dur": 10, "args": {"correlation": 5}},
+{"ph": "X", "cat": "cpu_op", "name": "between", "pid": 1, "tid": 1, "ts": 27, "dur": 1},
+{"ph": "X", "cat": "kernel", "name": "kB", "pid": 0, "tid": 7, "ts": 30, "dur": 5, "args": {"correlation": 5}},
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 40, "dur": 10}
+]}
+EOF
+if slice "slice graph tail" graphtail.json out.json --steps 1; then
+	if [ "$(jq -c '[.traceEvents[].name]' out.json)" = \
+	    '["ProfilerStep#1","cudaGraphLaunch","kA","between","kB"]' ]; then
+		ok "slice: a graph launch's later kernels end the window"
+	else
+		bad "slice: graph launch: kept $(jq -c '[.traceEvents[].name]' out.json), want kB and the event before it"
+	fi
+fi
+
+# One rank of a merged trace.
+"$gen" --steps 8 --layers 2 --rank 0 --world 2 -o r0.json
+"$gen" --steps 8 --layers 2 --rank 1 --world 2 -o r1.json
+if run kt-rank-tag r0.json r1.json -o merged.json 2>/dev/null; then
+	if slice "slice merged --rank 1" merged.json out.json --rank 1; then
+		jq -c '.traceEvents[] | select(.args.rank == 1 or .args.rank == null)' \
+		    merged.json | sort >a
+		evset out.json >b
+		check "slice merged --rank 1: the events of rank 1 and the untagged" cmp a b
+	fi
+	t="slice merged --rank 1 --steps 6"
+	if slice "$t" merged.json out.json --rank 1 --steps 6; then
+		verify "$t" merged.json out.json --rank 1 --steps 6
+		slice "$t" r1.json alone.json --steps 6 &&
+		jq -c '.traceEvents[] | select(.ph != "M") | [.ph, .name, .ts, .dur]' \
+		    out.json | sort >a &&
+		jq -c '.traceEvents[] | select(.ph != "M") | [.ph, .name, .ts, .dur]' \
+		    alone.json | sort >b
+		check "$t: the same as --steps 6 of rank 1 alone" cmp a b
+	fi
+else
+	bad "slice merged: kt-rank-tag failed"
+fi
+
+# ------------------------------------------------------------------
+# 4. --split-steps: one file per 2 steps, partitioning the steps, each
+# the same as the direct slice.
+mkdir -p split
+if run kt-slice-window --split-steps 2 -o split/e eager.json >paths 2>/dev/null; then
+	printf '%s\n' split/e-steps-5-6.json split/e-steps-7-8.json \
+	    split/e-steps-9-10.json split/e-steps-11-12.json >want
+	check "split: prints the 4 paths in order" cmp paths want
+	for k in 5 6 7 8 9 10 11 12; do
+		in=
+		for f in split/e-steps-*.json; do
+			if jq -e --arg n "ProfilerStep#$k" 'any(.traceEvents[];
+			    .cat == "user_annotation" and .name == $n)' "$f" \
+			    >/dev/null 2>&1; then
+				in="$in $f"
+			fi
+		done
+		lo=$(( k - (k - 5) % 2 ))
+		if [ "$in" = " split/e-steps-$lo-$((lo + 1)).json" ]; then
+			ok "split: ProfilerStep#$k only in steps-$lo-$((lo + 1))"
+		else
+			bad "split: ProfilerStep#$k in:$in"
+		fi
+	done
+	for f in split/e-steps-*.json; do
+		ab=${f#split/e-steps-}
+		ab=${ab%.json}
+		jq -e . "$f" >/dev/null 2>&1 || bad "split: $f not valid JSON"
+		if run kt-slice-window --steps "$ab" eager.json 2>/dev/null |
+		    cmp -s - "$f"; then
+			ok "split: $f is --steps $ab"
+		else
+			bad "split: $f differs from --steps $ab"
+		fi
+	done
+	if run kt-slice-window --split-steps 2 --tsv -o split/t eager.json \
+	    2>/dev/null | grep -qx 'split/t-steps-5-6.tsv' &&
+	    head -1 split/t-steps-5-6.tsv | grep -q '^id	kind	ph'; then
+		ok "split: --tsv writes PREFIX-steps-A-B.tsv files"
+	else
+		bad "split: --tsv files"
+	fi
+else
+	bad "split: --split-steps 2 failed"
+fi
+
+# ------------------------------------------------------------------
+# 5. Counters, --clip and flows, by hand.
+cat >small.json <<'EOF'
+{"traceEvents": [
+{"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "p"}},
+{"ph": "C", "name": "mem", "pid": 1, "ts": 1, "args": {"v": 1}},
+{"ph": "C", "name": "mem", "pid": 1, "ts": 3.5, "args": {"v": 2}},
+{"ph": "C", "name": "other", "pid": 1, "ts": 2, "args": {"v": 7}},
+{"ph": "C", "name": "mem", "pid": 2, "ts": 4, "args": {"v": 9}},
+{"ph": "X", "cat": "cpu_op", "name": "before", "pid": 1, "tid": 1, "ts": 0, "dur": 4},
+{"ph": "X", "cat": "cpu_op", "name": "cross_start", "pid": 1, "tid": 1, "ts": 5, "dur": 10},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 1, "pid": 1, "tid": 1, "ts": 6},
+{"ph": "X", "cat": "cpu_op", "name": "inside", "pid": 1, "tid": 2, "ts": 12, "dur": 3},
+{"ph": "C", "name": "mem", "pid": 1, "ts": 13, "args": {"v": 3}},
+{"ph": "X", "cat": "kernel", "name": "k1", "pid": 0, "tid": 7, "ts": 18, "dur": 10},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 1, "pid": 0, "tid": 7, "ts": 18},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 2, "pid": 1, "tid": 2, "ts": 13},
+{"ph": "s", "cat": "fwdbwd", "name": "fwdbwd", "id": 2, "pid": 1, "tid": 2, "ts": 14},
+{"ph": "f", "cat": "fwdbwd", "name": "fwdbwd", "id": 2, "pid": 1, "tid": 2, "ts": 19},
+{"ph": "X", "cat": "kernel", "name": "k2", "pid": 0, "tid": 7, "ts": 29, "dur": 2},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 2, "pid": 0, "tid": 7, "ts": 29},
+{"ph": "i", "name": "late", "pid": 1, "tid": 1, "ts": 40, "s": "t"}
+], "traceName": "small"}
+EOF
+w="--absolute --from 10us --to 20us"
+# shellcheck disable=SC2086
+if slice "small" small.json out.json $w; then
+	# shellcheck disable=SC2086
+	verify "small $w" small.json out.json $w
+	jq -c '[.traceEvents[] | select(.ph == "C") | [.name, .pid, .ts, .args]]' \
+	    out.json >got
+	echo '[["mem",1,10,{"kt_carried_from":3.5,"v":2}],["other",1,10,{"kt_carried_from":2,"v":7}],["mem",2,10,{"kt_carried_from":4,"v":9}],["mem",1,13,{"v":3}]]' >want
+	check "small: each counter track's value in force is carried to the start" \
+	    cmp got want
+	if grep -q '"ts": 10.0, "args": {"kt_carried_from": 3.5, "v": 2}' out.json
+	then
+		ok "small: a carried value keeps the original ts text in kt_carried_from"
+	else
+		bad "small: carried counter text: $(grep kt_carried_from out.json | head -1)"
+	fi
+	if grep -q '^kt-slice-window: small.json: 2 flow events dropped' slice.err
+	then
+		ok "small: the 2 flow events with an end outside are counted"
+	else
+		bad "small: dropped flows: $(cat slice.err)"
+	fi
+	if [ "$(jq -c '[.traceEvents[] | select(.ph == "s" or .ph == "f") | [.cat, .id, .ph]]' out.json)" = \
+	    '[["fwdbwd",2,"s"],["fwdbwd",2,"f"]]' ]; then
+		ok "small: only the flow with both ends inside is kept"
+	else
+		bad "small: flows kept: $(jq -c '[.traceEvents[] | select(.ph == "s" or .ph == "f") | [.cat, .id]]' out.json)"
+	fi
+fi
+# shellcheck disable=SC2086
+if slice "small --clip" small.json out.json $w --clip; then
+	jq -c '[.traceEvents[] | select(.ph == "X") | [.name, .ts, .dur, .args.kt_clip]]' \
+	    out.json >got
+	echo '[["cross_start",10,5,{"ts":5,"dur":10}],["inside",12,3,null],["k1",18,2,{"ts":18,"dur":10}]]' >want
+	check "small --clip: X events cut at the edges, the originals in args.kt_clip" \
+	    cmp got want
+	jq -c '.traceEvents[] | select(.ph != "X")' out.json >a
+	# shellcheck disable=SC2086
+	run kt-slice-window $w small.json 2>/dev/null |
+	    jq -c '.traceEvents[] | select(.ph != "X")' >b
+	check "small --clip: only X events change" cmp a b
+fi
+# An X event that crosses both edges, and an edge in a fraction of a us.
+cat >clip2.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "both", "pid": 1, "tid": 1, "ts": 100.5, "dur": 50},
+{"ph": "X", "cat": "cpu_op", "name": "in", "pid": 1, "tid": 2, "ts": 110, "dur": 1}
+]}
+EOF
+if slice "clip both edges" clip2.json out.json --absolute --from 105.25us \
+    --to 120us --clip; then
+	if grep -q '"ts": 105.25, "dur": 14.75' out.json &&
+	    grep -q '"kt_clip": {"ts": 100.5, "dur": 50}' out.json; then
+		ok "clip: both edges, exact fractions"
+	else
+		bad "clip: both edges: $(grep both out.json)"
+	fi
+fi
+
+# A counter set at the very time a step window starts, before the
+# step's annotation in the file, is inside the window (after the value
+# carried from before, or without it: the two are at the same time).
+cat >ctr.json <<'EOF'
+{"traceEvents": [
+{"ph": "C", "name": "mem", "pid": 1, "ts": 1, "args": {"v": 1}},
+{"ph": "C", "name": "mem", "pid": 1, "ts": 10, "args": {"v": 2}},
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 11, "dur": 1}
+]}
+EOF
+if slice "counter at the start" ctr.json out.json --steps 1; then
+	case $(jq -c '[.traceEvents[] | select(.ph == "C") | .args.v]' out.json) in
+	'[2]'|'[1,2]') ok "slice: a counter set at the window's start is kept" ;;
+	*) bad "slice: counter set at the start: $(jq -c '[.traceEvents[] | select(.ph == "C") | .args]' out.json), want v 2 (after v 1 carried, or alone)" ;;
+	esac
+fi
+# A carried counter and an event open at the start: a slice of the
+# slice is the slice.
+if slice "small (open and carried)" small.json out.json --absolute --from 3us --to 30us; then
+	again "small (open and carried)" out.json --absolute --from 3us --to 30us
+fi
+# Many events open at a time window's start, which begins in a gap:
+# none is forgotten.
+{
+	echo '{"traceEvents": ['
+	i=1
+	while [ "$i" -le 100 ]; do
+		echo "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"e$i\", \"pid\": 1, \"tid\": $i, \"ts\": $i, \"dur\": $((150 - i))},"
+		i=$((i + 1))
+	done
+	echo '{"ph": "X", "cat": "cpu_op", "name": "late", "pid": 1, "tid": 1, "ts": 200, "dur": 1}'
+	echo ']}'
+} >open.json
+if slice "open at the start" open.json out.json --absolute --from 120us --to 300us; then
+	n=$(jq '.traceEvents | length' out.json)
+	if [ "$n" -eq 101 ]; then
+		ok "slice: 100 events open at the start of a window are kept"
+	else
+		bad "slice: open at the start: kept $n events of 101"
+	fi
+fi
+# A window with nothing starting in it, inside a long event.
+cat >gap.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "short", "pid": 1, "tid": 1, "ts": 1, "dur": 1},
+{"ph": "X", "cat": "cpu_op", "name": "long", "pid": 1, "tid": 2, "ts": 2, "dur": 100},
+{"ph": "X", "cat": "cpu_op", "name": "late", "pid": 1, "tid": 1, "ts": 200, "dur": 1}
+]}
+EOF
+if run kt-slice-window --absolute --from 50us --to 60us gap.json >out.json 2>err &&
+    [ "$(jq -c '[.traceEvents[].name]' out.json 2>/dev/null)" = '["long"]' ]; then
+	ok "slice: a window inside long events keeps them"
+else
+	bad "slice: a window inside long events: $(head -1 err)"
+fi
+# --clip on a step range: an event that starts in the first step and
+# ends after the window is cut too.
+cat >cliprange.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 10, "dur": 10},
+{"ph": "X", "cat": "cpu_op", "name": "long", "pid": 1, "tid": 2, "ts": 12, "dur": 100},
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#2", "pid": 1, "tid": 1, "ts": 20, "dur": 10},
+{"ph": "X", "cat": "cpu_op", "name": "long2", "pid": 1, "tid": 3, "ts": 22, "dur": 100},
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 40, "dur": 10}
+]}
+EOF
+if slice "clip step range" cliprange.json out.json --steps 1-2 --clip; then
+	if [ "$(jq -c '[.traceEvents[] | select(.name | startswith("long")) | [.ts + .dur]]' out.json)" = '[[30],[30]]' ]; then
+		ok "clip: a step range cuts every event at its end"
+	else
+		bad "clip: step range: $(jq -c '[.traceEvents[] | select(.name | startswith("long")) | [.name, .ts, .dur]]' out.json), want both ending at 30"
+	fi
+fi
+# ... and one step: an event open at its start is cut at both edges.
+if slice "clip one step" cliprange.json out.json --steps 2 --clip; then
+	if [ "$(jq -c '[.traceEvents[] | select(.name == "long") | [.ts, .dur]]' out.json)" = '[[20,10]]' ]; then
+		ok "clip: an event open at a step's start is cut at both edges"
+	else
+		bad "clip: one step: long is $(jq -c '[.traceEvents[] | select(.name == "long") | [.ts, .dur]]' out.json), want [[20,10]]"
+	fi
+fi
+# Row ids survive a slice of a slice in the TSV form too.
+run kt-slice-window --steps 7 eager.json -o s7.json 2>/dev/null
+run kt-slice-window --steps 7 --tsv s7.json 2>/dev/null |
+    awk -F'\t' 'NR > 1 && $2 != "trace" { print substr($1, index($1, ":") + 1) }' >a
+rows s7.json >b
+check "slice: --tsv of a slice keeps the row ids" cmp a b
+
+# ------------------------------------------------------------------
+# 6. The early stop, on a large sorted trace: a step near the start
+# takes a fraction of a full pass, and the keys after traceEvents are
+# still there.  (Timed without $VALGRIND.)
+if [ -z "$large" ]; then
+	skip "early stop: 200 MB, left out under valgrind"
+elif "$gen" --size 200M | kt-normalize -o big.json 2>/dev/null; then
+	t0=$(date +%s%N)
+	kt-slice-window --steps 6 big.json -o big6.json 2>/dev/null
+	rc=$?
+	t1=$(date +%s%N)
+	kt-slice-window --from 0s big.json -o bigall.json 2>/dev/null
+	t2=$(date +%s%N)
+	early=$(( (t1 - t0) / 1000000 ))
+	full=$(( (t2 - t1) / 1000000 ))
+	if [ "$rc" -eq 0 ] && [ $((early * 3)) -lt "$full" ]; then
+		ok "early stop: --steps 6 in $early ms, a full pass $full ms"
+	else
+		bad "early stop: --steps 6 in $early ms (status $rc), a full pass $full ms"
+	fi
+	toplevel big.json >a
+	toplevel big6.json >b
+	check "early stop: the keys after traceEvents are kept" cmp a b
+	if [ "$(jq -c 'keys_unsorted | map(select(. != "ktSourceIndex"))' big6.json)" = \
+	    "$(jq -c 'keys_unsorted | map(select(. != "ktSourceIndex"))' big.json)" ]; then
+		ok "early stop: the top-level keys in their places"
+	else
+		bad "early stop: key order $(jq -c keys_unsorted big6.json)"
+	fi
+	# shellcheck disable=SC2002
+	cat big.json | run kt-slice-window --steps 6 >piped.json 2>/dev/null
+	check "early stop: the same as read through a pipe" cmp big6.json piped.json
+	rm -f big.json bigall.json big6.json piped.json
+else
+	bad "early stop: ktgen --size 200M | kt normalize failed"
+fi
+# A slice of a whole-trace slice (its ktSourceIndex after the events)
+# stops early too, and keeps that index and traceName.
+run kt-normalize eager.json -o eager.n.json 2>/dev/null
+run kt-slice-window --from 0s eager.n.json -o all.json 2>/dev/null
+run kt-slice-window --steps 6 eager.n.json -o want.json 2>/dev/null
+run kt-slice-window --steps 6 all.json -o got.json 2>/dev/null
+check "early stop: a slice of a slice keeps the row ids and the keys after the events" \
+    cmp got.json want.json
+# An input sorted for its first 4096 events, then not (metadata last,
+# as Kineto writes it): refused, or sliced with everything; never a
+# slice without its metadata.
+run kt-normalize --tsv eager.json 2>/dev/null | awk -F'\t' '
+    NR == 1 || $2 == "trace" { print; next }
+    $2 == "metadata" { m[++n] = $0; next }
+    { print }
+    END { for (i = 1; i <= n; i++) print m[i] }' |
+    run kt-normalize --keep-order -o mlast.json 2>/dev/null
+run kt-slice-window --steps 6 mlast.json -o out.json 2>err
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q 'kt normalize' err; then
+	ok "slice: metadata last after 4096 sorted events: refused"
+elif [ "$rc" -eq 0 ] &&
+    [ "$(jq '[.traceEvents[] | select(.ph == "M")] | length' out.json)" = 17 ]; then
+	ok "slice: metadata last after 4096 sorted events: all kept"
+else
+	bad "slice: metadata last after 4096 sorted events: status $rc," \
+	    "$(jq '[.traceEvents[] | select(.ph == "M")] | length' out.json 2>/dev/null) of 17 metadata events"
+fi
+
+# ------------------------------------------------------------------
+# 7. Errors: exit 2, one line (a choice of windows also prints the
+# usage), and for an empty window a hint.
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	run kt-slice-window $args >out 2>err
+	rc=$?
+	lines=$(wc -l <err)
+	case $want in usage:*) want=${want#usage:}; lines=1 ;; esac
+	if [ "$rc" -eq 2 ] && [ ! -s out ] && [ "$lines" -eq 1 ] &&
+	    head -1 err | grep -qF "$want"; then
+		ok "error: $args"
+	else
+		bad "error: $args: status $rc, $(wc -l <err) lines: $(head -1 err)"
+	fi
+done <<'EOF'
+--steps 5-3 eager.json|kt-slice-window: --steps: '5-3' ends before it starts
+--steps x eager.json|kt-slice-window: --steps: 'x' is not a number
+--steps -3 eager.json|kt-slice-window: --steps: '-3' is not N or A-B
+--from 3 eager.json|kt-slice-window: --from: '3' is not a time with a unit (ns, us, ms, s)
+--from 1us --to 2 eager.json|kt-slice-window: --to: '2' is not a time with a unit
+--from 3us --to 1us eager.json|kt-slice-window: --to is before --from
+--steps 7 --from 1us eager.json|usage:kt-slice-window: choose one window
+--steps 7 --annotation x eager.json|usage:kt-slice-window: choose one window
+--steps 7 --split-steps 2 -o p eager.json|usage:kt-slice-window: choose one window
+--clip eager.json|usage:kt-slice-window: choose one window
+--split-steps 2 eager.json|kt-slice-window: --split-steps writes files: give -o PREFIX
+--cpu-only --from 1us eager.json|kt-slice-window: --cpu-only is for --steps windows
+--annotation ( eager.json|kt-slice-window: --annotation: '(':
+--annotation x --nth 0 eager.json|kt-slice-window: --nth: '0' is not a number
+--steps 6 eager.json graph.json|kt-slice-window: one input at a time
+--steps 3-4 eager.json|kt-slice-window: eager.json: no ProfilerStep#3 to #4; the trace has steps 5 to 12
+--steps 100 eager.json|kt-slice-window: eager.json: no ProfilerStep#100 to #100; the trace has steps 5 to 12
+--steps 1 small.json|kt-slice-window: small.json: no ProfilerStep in the trace
+--rank 7 --steps 6 merged.json|kt-slice-window: merged.json: no ProfilerStep in the trace (for that rank)
+--from 1s eager.json|kt-slice-window: eager.json: nothing in the window; the trace spans 0 to 76895.810 us from its first event (absolute 27168127291.757 us)
+--absolute --from 1us --to 2us eager.json|kt-slice-window: eager.json: nothing in the window; the trace spans 0 to
+--annotation nomatch eager.json|kt-slice-window: eager.json: 0 annotations match 'nomatch'; --nth 1 asks for more
+--annotation loss --nth 99 eager.json|kt-slice-window: eager.json: 16 annotations match 'loss'; --nth 99 asks for more
+EOF
