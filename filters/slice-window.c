@@ -143,10 +143,9 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-slice-window [-ckt] [--absolute] [--cpu-only] [-l level]\n"
-	    "           [-m glob] [-o file] [--rank N] (--steps A[-B] | --from T\n"
-	    "           --to T | --annotation RE [--nth K] | --split-steps N -o prefix)\n"
-	    "           [file]\n"
+	    "usage: kt-slice-window [-AcCSt] [-l level] [-m glob] [-o file] [-r rank]\n"
+	    "           (--steps A[-B] | --from T --to T | --annotation RE [--nth K]\n"
+	    "           | --split-steps N -o prefix) [file]\n"
 	    "  -s, --steps A-B        ProfilerStep#A to #B (or one step: --steps 7)\n"
 	    "  -f, --from T, -T, --to T  a time range, with a unit (ns, us, ms, s),\n"
 	    "                         from the first event unless --absolute\n"
@@ -1098,9 +1097,10 @@ nothing(void)
 		}
 		break;
 	case W_ANNOTATION:
-		kt_cli_warn("%s: %lld annotation%s match '%s'; --nth %lld "
+		kt_cli_warn("%s: %lld annotation%s match%s '%s'; --nth %lld "
 		    "asks for more", kt_reader_name(rd), (long long)nmatches,
-		    nmatches == 1 ? "" : "s", o.re_text, (long long)o.nth);
+		    nmatches == 1 ? "" : "s", nmatches == 1 ? "es" : "",
+		    o.re_text, (long long)o.nth);
 		break;
 	}
 	kt_cli_die(NULL);

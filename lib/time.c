@@ -4,6 +4,7 @@
  * so 1712195495505582.988 survives digit for digit.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kt.h"
@@ -183,6 +184,14 @@ kt_duration_parse(const char *s, int64_t *ns)
 		if (i == 3 && (s[n - 2] == 'n' || s[n - 2] == 'u' ||
 		    s[n - 2] == 'm'))
 			continue;
+		if (i == 0 && n - ul < 20 && strspn(s, "0123456789") ==
+		    n - ul) {
+			/* Whole nanoseconds: read as they are. */
+			char *end;
+
+			*ns = strtoll(s, &end, 10);
+			return *end == 'n' ? 0 : -1;
+		}
 		/* The number read as microseconds gives value * 1000. */
 		if (kt_time_parse(s, n - ul, &v, NULL, NULL) == -1)
 			return -1;

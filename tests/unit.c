@@ -80,6 +80,13 @@ test_time(void)
 	CHECK(kt_time_parse("", 0, &ns, NULL, NULL) == -1);
 	CHECK(kt_time_parse("1e", 2, &ns, NULL, NULL) == -1);
 	CHECK(kt_time_parse("1x", 2, &ns, NULL, NULL) == -1);
+	CHECK(kt_duration_parse("1623142623460172000ns", &ns) == 0 &&
+	    ns == 1623142623460172000LL);
+	CHECK(kt_duration_parse("1.5ms", &ns) == 0 && ns == 1500000);
+	CHECK(kt_duration_parse("2s", &ns) == 0 && ns == 2000000000);
+	CHECK(kt_duration_parse("300us", &ns) == 0 && ns == 300000);
+	CHECK(kt_duration_parse("7", &ns) == -1);
+	CHECK(kt_duration_parse("ms", &ns) == -1);
 	kt_time_format(1500, 0, buf);
 	CHECK(strcmp(buf, "1.5") == 0);
 	kt_time_format(1500, 3, buf);
