@@ -199,6 +199,24 @@ kt_event_finish(struct kt_event *ev)
 	ev->kind = kt_event_classify(ev);
 }
 
+/*
+ * The survey's cheaper finish: ph and ts only, and the kind only of a
+ * possible ProfilerStep (dur and the kind of the rest are not needed).
+ */
+void
+kt_event_finish_skim(struct kt_event *ev)
+{
+	ev->flags &= ~(unsigned)(KT_EV_TS | KT_EV_DUR | KT_EV_TS_SUBNS |
+	    KT_EV_DUR_SUBNS);
+	finish_time(ev, KT_F_TS, &ev->ts, &ev->ts_decimals, KT_EV_TS,
+	    KT_EV_TS_SUBNS);
+	ev->dur = 0;
+	ev->ph = ev->f[KT_F_PH].type == KT_STRING && ev->f[KT_F_PH].len > 2 ?
+	    ev->raw[ev->f[KT_F_PH].off + 1] : 0;
+	ev->kind = field_prefix(ev, KT_F_NAME, "ProfilerStep#") ?
+	    kt_event_classify(ev) : KT_OTHER;
+}
+
 /* One scanner for the library's re-scans of already valid text. */
 static struct kt_scanner rescan = { .strict = 1 };
 

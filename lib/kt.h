@@ -320,7 +320,8 @@ struct kt_meta {
 #define KT_READ_STRICT	0x01	/* no repairs: a repairable fault is an error */
 #define KT_READ_SMALL	0x02	/* small buffers, for many readers at once */
 #define KT_READ_SKIM	0x04	/* survey: top-level fields only (args of
-				   metadata events too), no validation */
+				   metadata events too), no validation; ts
+				   but not dur, kind only for steps */
 
 struct kt_source;
 struct kt_reader;

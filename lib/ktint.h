@@ -64,6 +64,8 @@ int	 kt_scan_apply(const struct kt_scanner *, const char *, size_t,
 
 /* Fill ev's derived members (ts, dur, kind, ph) from its fields. */
 void	 kt_event_finish(struct kt_event *);
+/* The same for a skimmed event: ph, ts, and the kind of a step only. */
+void	 kt_event_finish_skim(struct kt_event *);
 
 extern const unsigned char kt_ws[256];
 

@@ -957,7 +957,7 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		ev->raw = r->buf + start;
 		ev->len = end - start;
 		ev->flags = 0;
-		kt_event_finish(ev);
+		kt_event_finish_skim(ev);
 		ev->index = r->pos < r->nsrcindex && !r->srcindex_after ?
 		    r->srcindex[r->pos] : r->pos;
 		r->pos++;
