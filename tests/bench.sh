@@ -337,6 +337,7 @@ filters() {
 	row command MB/s "peak RSS MB" RSS/input "wall s"
 	measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order "$_sorted"
 	measure sfull "kt-slice-window --from 0s" kt /dev/null "$KT_BIN/kt-slice-window" --from 0s "$_sorted"
+	echo "  (kt-normalize --keep-order holds the input's ktSourceIndex here)"
 	_step=$(grep -m 1 -o '"ProfilerStep#[0-9]*"' "$_sorted" | tr -dc 0-9)
 	measure sfirst "kt-slice-window --steps $_step" kt /dev/null "$KT_BIN/kt-slice-window" --steps "$_step" "$_sorted"
 	echo "  (MB/s of the first-step window is of the whole file: it stops early)"
@@ -369,10 +370,10 @@ filters() {
 	echo
 	echo "== kt-rank-tag merging 8 ranks of $_per ($(mb "$bytes") MB in all, largest $(mb "$_big") MB)"
 	row command MB/s "peak RSS MB" RSS/input "wall s"
-	# That row's MB/s is of one rank's file.
-	bytes=$(filesize "$dir/rank0-$_per.json")
-	measure sort "kt-normalize (sorting, 1 rank)" kt /dev/null "$normalize" "$dir/rank0-$_per.json"
-	bytes=$_sum
+	# normalize over the same eight files, one after the other.
+	measure sort "kt-normalize (sorting, each rank)" kt /dev/null sh -c \
+	    'for f; do "$0" "$f" >/dev/null || exit 1; done' "$normalize" \
+	    $(ls "$dir"/rank*-"$_per".json)
 	# shellcheck disable=SC2046
 	measure merge "kt-rank-tag, 8 unsorted ranks" kt /dev/null "$KT_BIN/kt-rank-tag" $(ls "$dir"/rank*-"$_per".json)
 	# shellcheck disable=SC2046
