@@ -644,14 +644,15 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 		kt_cli_warn("%s: cannot tag an event", in->name);
 		kt_cli_die(NULL);
 	}
-	memset(&ne, 0, sizeof(ne));
 	if (tsv) {
+		memset(&ne, 0, sizeof(ne));
 		if (kt_event_scan(out->p, out->n, &ne, NULL) == -1) {
 			kt_cli_warn("%s: internal error: tagged event",
 			    in->name);
 			kt_cli_die(NULL);
 		}
 	} else {
+		/* JSON needs the bytes only. */
 		ne.raw = out->p;
 		ne.len = out->n;
 	}

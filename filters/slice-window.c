@@ -45,6 +45,7 @@ struct item {
 	uint8_t		 state;
 	int64_t		 flow;		/* flow key id, or -1 */
 	int		 is_s;		/* flow start */
+	int		 light;		/* ev not kept: JSON without --clip */
 };
 
 /* A flow's ends inside one window. */
@@ -185,6 +186,7 @@ item_make(struct item *it, const struct kt_event *ev)
 	it->state = KEEP;
 	it->flow = -1;
 	it->is_s = 0;
+	it->light = 0;
 }
 
 /* n bytes from queue q, for a held event; q_put() gives them back. */
@@ -295,7 +297,8 @@ flow_key(const struct kt_event *ev)
 static void
 emit_ev(struct window *w, const struct kt_event *in, int64_t newts)
 {
-	struct kt_event ev = *in;
+	struct kt_event ev;
+	const struct kt_event *out = in;
 	struct kt_buf b = { NULL, 0, 0 };
 	struct kt_error err;
 	int64_t iend = in->ts + ((in->flags & KT_EV_DUR) && in->dur > 0 ?
@@ -336,16 +339,18 @@ emit_ev(struct window *w, const struct kt_event *in, int64_t newts)
 			    in->dur_decimals, dur));
 			kt_patch_arg(&p, "kt_clip", rec.p, rec.n);
 		}
+		memset(&ev, 0, sizeof(ev));
 		if (kt_patch_apply(&p, &b) == -1 ||
 		    kt_event_scan(b.p, b.n, &ev, &err) == -1) {
 			kt_cli_warn("internal error: patched event");
 			kt_cli_die(NULL);
 		}
 		ev.index = in->index;
+		out = &ev;
 		kt_patch_free(&p);
 		kt_buf_free(&rec);
 	}
-	if (kt_writer_event(w->w, &ev) == -1) {
+	if (kt_writer_event(w->w, out) == -1) {
 		kt_out_commit(w->out, &err);
 		kt_cli_die(&err);
 	}
@@ -367,8 +372,21 @@ emit_ev(struct window *w, const struct kt_event *in, int64_t newts)
 static void
 emit(struct window *w, const struct item *it, int64_t newts)
 {
-	struct kt_event ev = it->ev;
+	struct kt_event ev;
 
+	if (it->light) {
+		/* Plain JSON output without --clip needs the bytes only. */
+		ev.raw = it->raw;
+		ev.len = it->len;
+		ev.index = it->index;
+		ev.ts = it->ts;
+		ev.dur = it->end - it->ts;
+		ev.flags = it->flags;
+		ev.ph = it->ph;
+		emit_ev(w, &ev, newts);
+		return;
+	}
+	ev = it->ev;
 	ev.raw = it->raw;
 	ev.index = it->index;
 	emit_ev(w, &ev, newts);
@@ -519,8 +537,11 @@ take_ev(struct window *w, const struct kt_event *ev, int64_t flow)
 	}
 	it.raw = q_get(&w->q, ev->len ? ev->len : 1);
 	memcpy(it.raw, ev->raw, ev->len);
-	it.ev = *ev;
-	it.ev.raw = it.raw;
+	it.light = !o.tsv && !o.clip;
+	if (!it.light) {
+		it.ev = *ev;
+		it.ev.raw = it.raw;
+	}
 	push(&w->fifo, &w->nfifo, &w->capfifo, &it);
 	if (it.flow >= 0 && it.state == KEEP)
 		release(w);
