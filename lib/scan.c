@@ -560,9 +560,6 @@ skim_scalar(const unsigned char *b, size_t pos, size_t vstart, size_t e,
 	    b[vstart] == 'n' ? KT_NULL : KT_NUMBER;
 }
 
-/* Bytes the skimmer stops at inside strings. */
-static const unsigned char qstop[256] = { ['"'] = 1, ['\\'] = 1 };
-
 /* Bytes the skimmer stops at outside strings. */
 static const unsigned char skimstop[256] = {
 	['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3, [':'] = 4,
@@ -590,20 +587,19 @@ kt_skim_value(struct kt_scanner *sc, const char *buf, size_t pos,
 			return KT_SCAN_MORE;
 		switch (skimstop[b[p]]) {
 		case 1: {
-			/* To the closing quote, stepping over escapes. */
-			const unsigned char *q = b + p + 1, *e = b + end;
+			const unsigned char *q = b + p + 1;
 
 			for (;;) {
-				while (q + 4 <= e && !qstop[q[0]] && !qstop[q[1]] &&
-				    !qstop[q[2]] && !qstop[q[3]])
-					q += 4;
-				while (q < e && !qstop[*q])
-					q++;
-				if (q >= e)
+				size_t k = 0;
+
+				q = memchr(q, '"', (size_t)(b + end - q));
+				if (q == NULL)
 					return KT_SCAN_MORE;
-				if (*q == '"')
+				while (q - k - 1 > b + p && q[-(long)k - 1] == '\\')
+					k++;
+				if (k % 2 == 0)
 					break;
-				q += 2;		/* a backslash and what it escapes */
+				q++;
 			}
 			if (depth == 1 && want_key) {
 				kf = top_field(b + p + 1, (size_t)(q - b - p - 1));
