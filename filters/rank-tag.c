@@ -662,7 +662,7 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 
 /* Metadata for pids that have no process_name or process_sort_index. */
 static int
-put_missing(struct kt_writer *w, struct input *in, int tsv)
+put_missing(struct kt_writer *w, struct input *in)
 {
 	struct kt_buf b = { NULL, 0, 0 }, nm = { NULL, 0, 0 };
 	struct kt_event ev;
@@ -713,7 +713,6 @@ put_missing(struct kt_writer *w, struct input *in, int tsv)
 			}
 		}
 	}
-	(void)tsv;
 	kt_buf_free(&b);
 	kt_buf_free(&nm);
 	return rc;
@@ -970,7 +969,7 @@ main(int argc, char *argv[])
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	for (i = 0; i < ninputs && rc == 0 && merging; i++)
-		rc = put_missing(w, &inputs[i], o.tsv);
+		rc = put_missing(w, &inputs[i]);
 	if (merging && allsorted) {
 		/* By time: the input with the least key goes next. */
 		for (i = 0; i < ninputs; i++) {

@@ -394,7 +394,7 @@ emit(struct window *w, const struct item *it, int64_t newts)
 
 /* Open window w's output and write the top-level keys and metadata. */
 static void
-win_open(struct window *w, size_t k)
+win_open(struct window *w)
 {
 	struct kt_error err;
 	const struct kt_meta *m;
@@ -407,7 +407,6 @@ win_open(struct window *w, size_t k)
 		    o.tsv ? "tsv" : "json");
 		path = w->path;
 	}
-	(void)k;
 	if ((w->out = kt_out_open(path, o.level, &err)) == NULL)
 		kt_cli_die(&err);
 	if (!o.split)
@@ -653,7 +652,7 @@ win_start(int64_t start, int64_t end, int final, int64_t a, int64_t b)
 	w->gpu_end = INT64_MIN;
 	if ((w->launched = kt_intern_new()) == NULL)
 		kt_cli_nomem();
-	win_open(w, nwins - 1);
+	win_open(w);
 	/* Events open across the start, in file order. */
 	for (i = 0; i < nopen; i++) {
 		struct item it;
