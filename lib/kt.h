@@ -486,6 +486,48 @@ struct json_t	*kt_meta_json(const struct kt_meta *, struct kt_error *);
 int	 kt_json_minify(const char *, size_t, struct kt_buf *);
 
 /* ------------------------------------------------------------------ */
+/*
+ * Tables: what the analysis filters (kt-bucket, kt-gaps, ...) print.  A
+ * table is a header and rows of text cells, written as TSV under a header
+ * line, as an aligned text table (for a terminal), or as JSON lines.
+ */
+enum kt_table_form {
+	KT_TABLE_TSV = 1,
+	KT_TABLE_TEXT,
+	KT_TABLE_JSON
+};
+
+struct kt_table;
+
+/*
+ * A new table with these column names; "name:n" marks a number column
+ * (right-aligned in text; in JSON lines a JSON number, or null for "",
+ * "-" or "unknown").  NULL when out of memory.
+ */
+struct kt_table	*kt_table_new(const char *const *, size_t);
+void		 kt_table_free(struct kt_table *);
+/* Append the next cell, row after row (tabs and newlines become spaces). */
+int		 kt_table_cell(struct kt_table *, const char *);
+int		 kt_table_cellf(struct kt_table *, const char *, ...)
+		    __attribute__((format(printf, 2, 3)));
+int		 kt_table_int(struct kt_table *, int64_t);
+/* num/den with that many decimals, rounded; "-" when den is 0. */
+int		 kt_table_ratio(struct kt_table *, int64_t, int64_t, int);
+size_t		 kt_table_rows(const struct kt_table *);
+const char	*kt_table_get(const struct kt_table *, size_t, size_t);
+/* Write the table (header: whether to write the header line).  0 or -1. */
+int		 kt_table_write(const struct kt_table *, enum kt_table_form,
+		    int, struct kt_out *);
+/* forced when it is a form, else text when fd is a terminal, else TSV. */
+enum kt_table_form kt_table_form_pick(int, int);
+/*
+ * num/den as decimal text with d (0..9) decimals into out (64 bytes),
+ * rounded half away from zero, from integers only; "-" when den is 0.
+ * Returns the length.
+ */
+size_t		 kt_ratio_format(int64_t, int64_t, int, char *);
+
+/* ------------------------------------------------------------------ */
 /* Command-line helpers shared by the filters; these print. */
 
 void	 kt_cli_init(const char *);

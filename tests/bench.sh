@@ -321,25 +321,25 @@ trap 'exit 130' INT TERM
 #  - rank-tag merges eight ranks of gensize/8 each (ktgen --rank R
 #    --world 8), unsorted (rank after rank) and sorted (by time).
 filters() {
-	_sorted=$dir/ktgen-$gensize.sorted.json
-	if [ "$(filesize "$_sorted")" -gt 0 ] && [ "$_sorted" -nt "$gen" ]; then
-		echo "reusing $_sorted"
+	sorted=$dir/ktgen-$gensize.sorted.json
+	if [ "$(filesize "$sorted")" -gt 0 ] && [ "$sorted" -nt "$gen" ]; then
+		echo "reusing $sorted"
 	else
 		need_space "$dir" "$(filesize "$gen")"
-		"$normalize" "$gen" >"$_sorted.tmp" && mv "$_sorted.tmp" "$_sorted" ||
+		"$normalize" "$gen" >"$sorted.tmp" && mv "$sorted.tmp" "$sorted" ||
 			die "cannot sort $gen"
 	fi
-	bytes=$(filesize "$_sorted")
+	bytes=$(filesize "$sorted")
 	sync
-	cat "$_sorted" >/dev/null
+	cat "$sorted" >/dev/null
 	echo
-	echo "== kt-slice-window on the sorted generated trace: $_sorted ($(mb "$bytes") MB)"
+	echo "== kt-slice-window on the sorted generated trace: $sorted ($(mb "$bytes") MB)"
 	row command MB/s "peak RSS MB" RSS/input "wall s"
-	measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order "$_sorted"
-	measure sfull "kt-slice-window --from 0s" kt /dev/null "$KT_BIN/kt-slice-window" --from 0s "$_sorted"
+	measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order "$sorted"
+	measure sfull "kt-slice-window --from 0s" kt /dev/null "$KT_BIN/kt-slice-window" --from 0s "$sorted"
 	echo "  (kt-normalize --keep-order holds the input's ktSourceIndex here)"
-	_step=$(grep -m 1 -o '"ProfilerStep#[0-9]*"' "$_sorted" | tr -dc 0-9)
-	measure sfirst "kt-slice-window --steps $_step" kt /dev/null "$KT_BIN/kt-slice-window" --steps "$_step" "$_sorted"
+	_step=$(grep -m 1 -o '"ProfilerStep#[0-9]*"' "$sorted" | tr -dc 0-9)
+	measure sfirst "kt-slice-window --steps $_step" kt /dev/null "$KT_BIN/kt-slice-window" --steps "$_step" "$sorted"
 	echo "  (MB/s of the first-step window is of the whole file: it stops early)"
 	_x=$(awk -v a="$mbs_sfull" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
 	echo "  targets:"
@@ -397,4 +397,14 @@ if [ -n "$rl" ]; then
 	bench "largest real trace" "$rl"
 fi
 filters
+# More filters: each tests/bench.d/NAME.sh is sourced here, in name order.
+# It may use everything above: $gen (the generated trace), $sorted (the
+# same, sorted by kt-normalize), $dir, $gensize, $normalize, $KT_BIN,
+# $KT_BUILD, and the functions row, measure, skipped, target, mb,
+# filesize and need_space.
+for _b in "$here"/bench.d/*.sh; do
+	[ -f "$_b" ] || continue
+	# shellcheck disable=SC1090
+	. "$_b"
+done
 exit "$status"

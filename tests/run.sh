@@ -17,7 +17,9 @@
 # generator) are set by make; UPDATE=1 rewrites the expectations of the
 # golden cases (review them with git diff); VALGRIND="valgrind -q
 # --error-exitcode=99" wraps every filter run; KT_SHARED overrides
-# ../shared/traces.
+# ../shared/traces; KT_ONLY=GLOB runs only the golden cases and script
+# tests whose name (case folder, or script without .sh) matches the shell
+# GLOB, for example KT_ONLY='bucket*' (the unit tests always run).
 set -u
 : "${KT_BIN:?run through make check}" "${KT_BUILD:?run through make check}"
 LC_ALL=C
@@ -29,6 +31,14 @@ export PATH KT_BIN KT_BUILD
 export VALGRIND
 : "${KT_SHARED:=$here/../../shared/traces}"
 export KT_SHARED
+: "${KT_ONLY:=*}"
+# only NAME: whether NAME is selected by KT_ONLY.
+only() {
+	case $1 in
+	$KT_ONLY) return 0 ;;
+	esac
+	return 1
+}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kt-test.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
@@ -52,6 +62,7 @@ fi
 for d in "$here"/cases/*/; do
 	[ -d "$d" ] || continue
 	name=$(basename "$d")
+	only "$name" || continue
 	# The filter is the longest prefix of the name that is a kt filter.
 	f=$name
 	while [ ! -x "$KT_BIN/kt-$f" ] && [ "$f" != "${f%-*}" ]; do
@@ -98,6 +109,7 @@ done
 # "skip NAME: why".
 for t in "$here"/t/*.sh; do
 	[ -f "$t" ] || continue
+	only "$(basename "$t" .sh)" || continue
 	TMP=$tmp/$(basename "$t" .sh)
 	mkdir -p "$TMP"
 	TMP=$TMP sh "$t" >"$tmp/t.out" 2>&1

@@ -595,6 +595,62 @@ test_skim(void)
 	kt_reader_free(b);
 }
 
+/* Ratios from integers, and the three table forms. */
+static int
+ratio_is(int64_t num, int64_t den, int d, const char *want)
+{
+	char b[64];
+
+	kt_ratio_format(num, den, d, b);
+	return strcmp(b, want) == 0;
+}
+
+static void
+test_table(void)
+{
+	static const char *const cols[] = { "name", "count:n", "share:n" };
+	struct kt_table *t = kt_table_new(cols, 3);
+	char path[] = "/tmp/kt-unit-table.XXXXXX";
+	struct kt_error err;
+	struct kt_out *o;
+	char got[512];
+	size_t n;
+	FILE *f;
+	int fd, form;
+	static const char *const want[] = {
+		"name\tcount\tshare\ngemm\t12\t0.333\nattn x\t1234567\t-\n",
+		"name      count  share\ngemm         12  0.333\nattn x  1234567      -\n",
+		"{\"name\": \"gemm\", \"count\": 12, \"share\": 0.333}\n"
+		    "{\"name\": \"attn x\", \"count\": 1234567, \"share\": null}\n",
+	};
+
+	CHECK(ratio_is(1, 3, 3, "0.333") && ratio_is(2, 3, 3, "0.667"));
+	CHECK(ratio_is(5, 2, 0, "3") && ratio_is(-1, 2, 0, "-1"));
+	CHECK(ratio_is(-1, 1000, 2, "0.00") && ratio_is(7, 0, 2, "-"));
+	CHECK(ratio_is(INT64_MAX, 1, 1, "9223372036854775807.0"));
+	CHECK(ratio_is(123456789, 1000, 3, "123456.789"));
+	CHECK(t != NULL && kt_table_cell(t, "gemm") == 0 &&
+	    kt_table_int(t, 12) == 0 && kt_table_ratio(t, 1, 3, 3) == 0 &&
+	    kt_table_cell(t, "attn\tx") == 0 && kt_table_int(t, 1234567) == 0 &&
+	    kt_table_cell(t, "-") == 0 && kt_table_rows(t) == 2);
+	for (form = KT_TABLE_TSV; t != NULL && form <= KT_TABLE_JSON; form++) {
+		fd = mkstemp(path);
+		close(fd);
+		o = kt_out_open(path, -1, &err);
+		CHECK(o != NULL && kt_table_write(t, (enum kt_table_form)form, 1,
+		    o) == 0 && kt_out_commit(o, &err) == 0);
+		f = fopen(path, "r");
+		n = f != NULL ? fread(got, 1, sizeof(got) - 1, f) : 0;
+		got[n] = '\0';
+		if (f != NULL)
+			fclose(f);
+		unlink(path);
+		strcpy(path, "/tmp/kt-unit-table.XXXXXX");
+		CHECK(strcmp(got, want[form - KT_TABLE_TSV]) == 0);
+	}
+	kt_table_free(t);
+}
+
 int
 main(void)
 {
@@ -609,6 +665,7 @@ main(void)
 	test_build();
 	test_rank_name();
 	test_skim();
+	test_table();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }

@@ -1,0 +1,361 @@
+/*
+ * table.c: the tables the analysis filters write (kt-bucket, kt-gaps,
+ * ...).  A table is a header and rows of text cells, written in one of
+ * three forms: TSV under a header line (for awk and for kt's own --merge
+ * steps), an aligned text table (for a person at a terminal), or JSON
+ * lines (one object per row).  Cells are text the caller formatted from
+ * integers, so no floating point enters here either.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kt.h"
+
+__extension__ typedef unsigned __int128 u128;
+
+struct kt_table {
+	size_t		 ncols;
+	char		**name;		/* column names */
+	unsigned char	*num;		/* 1: a number column */
+	struct kt_buf	 cells;		/* every cell, NUL-terminated, row by row */
+	size_t		 ncells;
+	size_t		*off;		/* start of each cell in cells */
+	size_t		 offcap;
+	size_t		 filled;	/* cells of the row being built */
+};
+
+struct kt_table *
+kt_table_new(const char *const *cols, size_t ncols)
+{
+	struct kt_table *t;
+	size_t i;
+
+	if (ncols == 0 || (t = calloc(1, sizeof(*t))) == NULL)
+		return NULL;
+	t->ncols = ncols;
+	t->name = calloc(ncols, sizeof(*t->name));
+	t->num = calloc(ncols, 1);
+	if (t->name == NULL || t->num == NULL) {
+		kt_table_free(t);
+		return NULL;
+	}
+	for (i = 0; i < ncols; i++) {
+		const char *c = strchr(cols[i], ':');
+		size_t n = c != NULL ? (size_t)(c - cols[i]) : strlen(cols[i]);
+
+		if ((t->name[i] = malloc(n + 1)) == NULL) {
+			kt_table_free(t);
+			return NULL;
+		}
+		memcpy(t->name[i], cols[i], n);
+		t->name[i][n] = '\0';
+		t->num[i] = c != NULL && c[1] == 'n';
+	}
+	return t;
+}
+
+void
+kt_table_free(struct kt_table *t)
+{
+	size_t i;
+
+	if (t == NULL)
+		return;
+	if (t->name != NULL)
+		for (i = 0; i < t->ncols; i++)
+			free(t->name[i]);
+	free(t->name);
+	free(t->num);
+	free(t->off);
+	kt_buf_free(&t->cells);
+	free(t);
+}
+
+int
+kt_table_cell(struct kt_table *t, const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (t->ncells == t->offcap) {
+		size_t cap = t->offcap ? 2 * t->offcap : 256;
+		size_t *p = realloc(t->off, cap * sizeof(*p));
+
+		if (p == NULL)
+			return -1;
+		t->off = p;
+		t->offcap = cap;
+	}
+	t->off[t->ncells] = t->cells.n;
+	/* A tab or newline would break the TSV form: make them spaces. */
+	if (kt_buf_reserve(&t->cells, n + 1) == -1)
+		return -1;
+	for (i = 0; i < n; i++)
+		t->cells.p[t->cells.n++] = s[i] == '\t' || s[i] == '\n' ||
+		    s[i] == '\r' ? ' ' : s[i];
+	t->cells.p[t->cells.n++] = '\0';
+	t->ncells++;
+	if (++t->filled == t->ncols)
+		t->filled = 0;
+	return 0;
+}
+
+int
+kt_table_cellf(struct kt_table *t, const char *fmt, ...)
+{
+	char small[256], *big;
+	va_list ap;
+	int n, r;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < sizeof(small))
+		return kt_table_cell(t, small);
+	if ((big = malloc((size_t)n + 1)) == NULL)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	r = kt_table_cell(t, big);
+	free(big);
+	return r;
+}
+
+int
+kt_table_int(struct kt_table *t, int64_t v)
+{
+	char b[32];
+
+	kt_int_format(v, b);
+	return kt_table_cell(t, b);
+}
+
+int
+kt_table_ratio(struct kt_table *t, int64_t num, int64_t den, int decimals)
+{
+	char b[64];
+
+	kt_ratio_format(num, den, decimals, b);
+	return kt_table_cell(t, b);
+}
+
+size_t
+kt_table_rows(const struct kt_table *t)
+{
+	return t->ncells / t->ncols;
+}
+
+const char *
+kt_table_get(const struct kt_table *t, size_t row, size_t col)
+{
+	size_t i = row * t->ncols + col;
+
+	return i < t->ncells ? t->cells.p + t->off[i] : NULL;
+}
+
+/* num/den with d decimals, rounded half away from zero; "-" if den is 0. */
+size_t
+kt_ratio_format(int64_t num, int64_t den, int d, char *out)
+{
+	u128 q, scale = 1;
+	int neg = (num < 0) != (den < 0) && num != 0;
+	uint64_t un = num < 0 ? (uint64_t)0 - (uint64_t)num : (uint64_t)num;
+	uint64_t ud = den < 0 ? (uint64_t)0 - (uint64_t)den : (uint64_t)den;
+	char digits[64];
+	size_t n = 0, k, len = 0;
+	int i;
+
+	if (den == 0) {
+		strcpy(out, "-");
+		return 1;
+	}
+	if (d < 0)
+		d = 0;
+	if (d > 9)
+		d = 9;
+	for (i = 0; i < d; i++)
+		scale *= 10;
+	q = ((u128)un * scale * 2 + ud) / ((u128)ud * 2);
+	if (q == 0)
+		neg = 0;	/* no "-0.00" */
+	do {
+		digits[n++] = (char)('0' + (int)(q % 10));
+		q /= 10;
+	} while (q > 0 || n < (size_t)d + 1);
+	if (neg)
+		out[len++] = '-';
+	for (k = n; k > 0; k--) {
+		out[len++] = digits[k - 1];
+		if (k - 1 == (size_t)d && d > 0)
+			out[len++] = '.';
+	}
+	out[len] = '\0';
+	return len;
+}
+
+enum kt_table_form
+kt_table_form_pick(int forced, int fd)
+{
+	if (forced == KT_TABLE_TSV || forced == KT_TABLE_TEXT ||
+	    forced == KT_TABLE_JSON)
+		return (enum kt_table_form)forced;
+	return isatty(fd) ? KT_TABLE_TEXT : KT_TABLE_TSV;
+}
+
+/* Is s[0..) the text of a JSON number? */
+static int
+json_number(const char *s)
+{
+	const char *p = s;
+
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (*p >= '1' && *p <= '9')
+		while (*p >= '0' && *p <= '9')
+			p++;
+	else
+		return 0;
+	if (*p == '.') {
+		if (*++p < '0' || *p > '9')
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (*p < '0' || *p > '9')
+			return 0;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return *p == '\0';
+}
+
+/* The display width of UTF-8 text: one column per code point. */
+static size_t
+width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s != '\0'; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+static int
+pad(struct kt_buf *b, size_t n)
+{
+	while (n-- > 0)
+		if (kt_buf_addc(b, ' ') == -1)
+			return -1;
+	return 0;
+}
+
+/* Append row r (SIZE_MAX: the header) in form f to b. */
+static int
+put_row(const struct kt_table *t, size_t r, enum kt_table_form f,
+    const size_t *w, struct kt_buf *b)
+{
+	size_t c;
+
+	if (f == KT_TABLE_JSON && kt_buf_addc(b, '{') == -1)
+		return -1;
+	for (c = 0; c < t->ncols; c++) {
+		const char *s = r == SIZE_MAX ? t->name[c] : kt_table_get(t, r, c);
+		size_t sw;
+
+		switch (f) {
+		case KT_TABLE_TSV:
+			if ((c > 0 && kt_buf_addc(b, '\t') == -1) ||
+			    kt_buf_adds(b, s) == -1)
+				return -1;
+			break;
+		case KT_TABLE_TEXT:
+			sw = width(s);
+			if (c > 0 && kt_buf_adds(b, "  ") == -1)
+				return -1;
+			if (t->num[c] && pad(b, w[c] - sw) == -1)
+				return -1;
+			if (kt_buf_adds(b, s) == -1)
+				return -1;
+			if (!t->num[c] && c + 1 < t->ncols &&
+			    pad(b, w[c] - sw) == -1)
+				return -1;
+			break;
+		case KT_TABLE_JSON:
+			if ((c > 0 && kt_buf_adds(b, ", ") == -1) ||
+			    kt_buf_addc(b, '"') == -1 ||
+			    kt_json_escape(b, t->name[c], strlen(t->name[c])) == -1 ||
+			    kt_buf_adds(b, "\": ") == -1)
+				return -1;
+			if (t->num[c] && json_number(s)) {
+				if (kt_buf_adds(b, s) == -1)
+					return -1;
+			} else if (t->num[c] && (s[0] == '\0' ||
+			    strcmp(s, "-") == 0 || strcmp(s, "unknown") == 0)) {
+				if (kt_buf_adds(b, "null") == -1)
+					return -1;
+			} else if (kt_buf_addc(b, '"') == -1 ||
+			    kt_json_escape(b, s, strlen(s)) == -1 ||
+			    kt_buf_addc(b, '"') == -1)
+				return -1;
+			break;
+		}
+	}
+	if (f == KT_TABLE_TEXT)	/* no trailing blanks */
+		while (b->n > 0 && b->p[b->n - 1] == ' ')
+			b->n--;
+	if (f == KT_TABLE_JSON && kt_buf_addc(b, '}') == -1)
+		return -1;
+	return kt_buf_addc(b, '\n');
+}
+
+int
+kt_table_write(const struct kt_table *t, enum kt_table_form f, int header,
+    struct kt_out *out)
+{
+	struct kt_buf b = { NULL, 0, 0 };
+	size_t *w = NULL, r, c, rows = kt_table_rows(t);
+	int rc = -1;
+
+	if (f == KT_TABLE_TEXT) {
+		if ((w = calloc(t->ncols, sizeof(*w))) == NULL)
+			return -1;
+		for (c = 0; c < t->ncols; c++)
+			w[c] = width(t->name[c]);
+		for (r = 0; r < rows; r++)
+			for (c = 0; c < t->ncols; c++)
+				if (width(kt_table_get(t, r, c)) > w[c])
+					w[c] = width(kt_table_get(t, r, c));
+	}
+	if (header && f != KT_TABLE_JSON && put_row(t, SIZE_MAX, f, w, &b) == -1)
+		goto done;
+	for (r = 0; r < rows; r++) {
+		if (put_row(t, r, f, w, &b) == -1)
+			goto done;
+		if (b.n >= 1 << 16) {
+			if (kt_out_write(out, b.p, b.n) == -1)
+				goto done;
+			b.n = 0;
+		}
+	}
+	if (b.n > 0 && kt_out_write(out, b.p, b.n) == -1)
+		goto done;
+	rc = 0;
+done:
+	free(w);
+	kt_buf_free(&b);
+	return rc;
+}
