@@ -23,6 +23,8 @@
 #                   needs several GB of memory on the 512 MiB input)
 #   KT_BENCH_SIZE   the generated trace's --size (default 512M)
 #   KT_SHARED       overrides ../shared/traces
+#   KT_BENCH_ONLY=NAME  run only the section tests/bench.d/NAME.sh (after
+#                   generating and sorting the trace it reads)
 # Exit status: 0 when everything ran, targets met or not (it is a
 # report); 2 when kt-normalize itself failed on an input; 1 when the
 # bench could not be set up (no disk space, generator failure, ...).
@@ -34,6 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 dir=${KT_BENCH_DIR:-/tmp/kt-bench}
 runs=${KT_BENCH_RUNS:-1}
 quick=${KT_BENCH_QUICK:-0}
+only=${KT_BENCH_ONLY:-}
 shared=${KT_SHARED:-$here/../../shared/traces}
 gensize=${KT_BENCH_SIZE:-512M}
 normalize=$KT_BIN/kt-normalize
@@ -320,7 +323,9 @@ trap 'exit 130' INT TERM
 #    first step), which should stop reading early;
 #  - rank-tag merges eight ranks of gensize/8 each (ktgen --rank R
 #    --world 8), unsorted (rank after rank) and sorted (by time).
-filters() {
+# sorted_trace: set sorted to the generated trace sorted by kt-normalize,
+# writing it unless it is there and newer than the generated one.
+sorted_trace() {
 	sorted=$dir/ktgen-$gensize.sorted.json
 	if [ "$(filesize "$sorted")" -gt 0 ] && [ "$sorted" -nt "$gen" ]; then
 		echo "reusing $sorted"
@@ -329,6 +334,9 @@ filters() {
 		"$normalize" "$gen" >"$sorted.tmp" && mv "$sorted.tmp" "$sorted" ||
 			die "cannot sort $gen"
 	fi
+}
+
+filters() {
 	bytes=$(filesize "$sorted")
 	sync
 	cat "$sorted" >/dev/null
@@ -391,12 +399,15 @@ filters() {
 machine
 echo
 generated
-real
-bench "generated (ktgen --size $gensize)" "$gen"
-if [ -n "$rl" ]; then
-	bench "largest real trace" "$rl"
+sorted_trace
+if [ -z "$only" ]; then
+	real
+	bench "generated (ktgen --size $gensize)" "$gen"
+	if [ -n "$rl" ]; then
+		bench "largest real trace" "$rl"
+	fi
+	filters
 fi
-filters
 # More filters: each tests/bench.d/NAME.sh is sourced here, in name order.
 # It may use everything above: $gen (the generated trace), $sorted (the
 # same, sorted by kt-normalize), $dir, $gensize, $normalize, $KT_BIN,
@@ -404,6 +415,10 @@ filters
 # filesize and need_space.
 for _b in "$here"/bench.d/*.sh; do
 	[ -f "$_b" ] || continue
+	case $only in
+	'' | "$(basename "$_b" .sh)") ;;
+	*) continue ;;
+	esac
 	# shellcheck disable=SC1090
 	. "$_b"
 done
