@@ -21,9 +21,9 @@ endif
 
 PKGS	 = jansson libarchive zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -larchive -lz)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -larchive -lz) -pthread
 
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -Ilib
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -Ilib
 
 LIB_SRC	 = $(wildcard lib/*.c)
 LIB_OBJ	 = $(LIB_SRC:lib/%.c=$(O)/build/lib/%.o)
@@ -81,7 +81,8 @@ demo: deps all
 	@KT_BIN=$(abspath $(O)/bin) sh examples/demo.sh
 
 DEB_PKGS = libjansson-dev libarchive-dev zlib1g-dev pkg-config jq gcc make \
-	   gawk gzip xz-utils bzip2 zstd zip tar time
+	   gawk gzip xz-utils bzip2 zstd zip tar time librsvg2-bin \
+	   libxml2-utils python3
 deps:
 	@missing=; for p in $(DEB_PKGS); do \
 	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -4,16 +4,18 @@
  * and correlation ids, and clock offset, and the per-rank top-level
  * metadata is kept in the top-level list ktRanks.
  *
- * A first pass reads each input once, one at a time, for what the merge
- * needs (rank, clocks, pids, whether it is sorted); the second pass
- * merges: by time when every input is sorted, else rank after rank.
- * Memory stays that of one reader per input.
+ * A first pass skims each input once for what the merge needs (rank,
+ * clocks, pids, whether it is sorted), several files at once on one
+ * thread per CPU (at most MAXTHREADS); the second pass merges, on one
+ * thread: by time when every input is sorted, else rank after rank.
+ * Memory stays that of one reader per input (per thread in the survey).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <sys/resource.h>
 
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,11 @@ struct pidinfo {
 	int64_t		 sort;		/* its process_sort_index */
 	int64_t		 newpid;
 	int64_t		 newsort;
+	/* For the merge's fast path (see put_fast), made by map_pids. */
+	char		*pidtext;	/* newpid as text */
+	size_t		 pidtextlen;
+	char		*ins;		/* "rank": R, "kt_pid": RAW, */
+	size_t		 inslen;	/* ins less ", " is for an empty args */
 };
 
 /* One input trace: a file, or one member of an archive. */
@@ -57,6 +64,8 @@ struct input {
 	int		 has_step;
 	int64_t		 step;
 	int64_t		 offset;	/* ns added to every ts */
+	char		 idhead[24];	/* slot + 1 as text: ns_id's digits */
+	size_t		 idheadlen;
 	int		 sorted;
 	uint64_t	 nevents;
 	struct kt_meta	*metas;
@@ -87,10 +96,31 @@ struct opts {
 	const char	*output;
 };
 
+/*
+ * One source (a file given) for the survey: the traces found in it, or
+ * the error that stopped it.  Sources are surveyed on several threads
+ * at once; the errors are reported in the order the sources were given,
+ * so the first one is what a survey one after the other would report.
+ */
+struct job {
+	const char	*path;
+	struct input	*ins;
+	size_t		 nins;
+	int		 failed;
+	struct kt_error	 err;
+};
+
+#define MAXTHREADS	4	/* survey threads at most (one reader each) */
+
 static struct input *inputs;
 static size_t ninputs;
 static struct kt_arena *arena;
+static pthread_mutex_t arenalock = PTHREAD_MUTEX_INITIALIZER;
 static char *spool;		/* standard input's copy */
+static struct job *jobs;
+static size_t njobs;
+static size_t nextjob;		/* the next job a survey thread takes */
+static pthread_mutex_t joblock = PTHREAD_MUTEX_INITIALIZER;
 
 /* Remove standard input's copy, however the program ends. */
 static void
@@ -118,13 +148,16 @@ usage(FILE *f)
 	    "  -h, --help, -V, --version\n");
 }
 
-/* Copy n bytes into the arena as a string. */
+/* Copy n bytes into the arena as a string (survey threads share it). */
 static char *
 keep(const char *s, size_t n)
 {
 	char *p;
 
-	if ((p = kt_arena_alloc(arena, n + 1)) == NULL)
+	pthread_mutex_lock(&arenalock);
+	p = kt_arena_alloc(arena, n + 1);
+	pthread_mutex_unlock(&arenalock);
+	if (p == NULL)
 		kt_cli_nomem();
 	memcpy(p, s, n);
 	p[n] = '\0';
@@ -186,12 +219,15 @@ step_is(const struct kt_event *ev, int64_t k)
 	return kt_event_field_is(ev, KT_F_NAME, want);
 }
 
-/* First pass over one trace: what the merge needs to know of it. */
-static void
-survey(struct input *in, struct kt_reader *r, const struct opts *o)
+/*
+ * First pass over one trace: what the merge needs to know of it.  Only
+ * the main thread shows progress.  0, or -1 with err set.
+ */
+static int
+survey(struct input *in, struct kt_reader *r, const struct opts *o,
+    int progress, struct kt_error *err)
 {
 	struct kt_event ev;
-	struct kt_error err;
 	const struct kt_meta *m;
 	size_t i, nm;
 	uint64_t last = 0;
@@ -200,7 +236,7 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o)
 	in->sorted = 1;
 	if ((in->pidtab = kt_intern_new()) == NULL)
 		kt_cli_nomem();
-	while ((rc = kt_reader_next(r, &ev, &err)) == 1) {
+	while ((rc = kt_reader_next(r, &ev, err)) == 1) {
 		struct pidinfo *pi = pid_of(in, &ev);
 		uint64_t k = order_key(&ev, 0);
 
@@ -243,11 +279,11 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o)
 			in->step = ev.ts;
 			in->has_step = 1;
 		}
-		if ((in->nevents & 0xffff) == 0)
+		if (progress && (in->nevents & 0xffff) == 0)
 			kt_cli_progress(r);
 	}
 	if (rc == -1)
-		kt_cli_die(&err);
+		return -1;
 	/* Repairs are reported by the merge pass, which reads every byte. */
 	m = kt_reader_metas(r, &nm);
 	if ((in->metas = calloc(nm + 1, sizeof(*in->metas))) == NULL)
@@ -259,6 +295,147 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o)
 	}
 	in->nmetas = nm;
 	snprintf(in->name, sizeof(in->name), "%s", kt_reader_name(r));
+	return 0;
+}
+
+/* Survey every trace of job j's source (see survey). */
+static void
+survey_source(struct job *j, const struct opts *o, int progress)
+{
+	struct kt_source *src;
+	struct kt_reader *r;
+	int rc, ord = 0;
+
+	/* A survey skims: the merge pass validates every byte. */
+	if ((src = kt_source_open(j->path, o->member, o->rflags |
+	    KT_READ_SKIM, &j->err)) == NULL) {
+		j->failed = 1;
+		return;
+	}
+	while ((rc = kt_source_next(src, &r, &j->err)) == 1) {
+		struct input *in;
+
+		if ((in = realloc(j->ins, (j->nins + 1) * sizeof(*in))) ==
+		    NULL)
+			kt_cli_nomem();
+		j->ins = in;
+		in = &j->ins[j->nins++];
+		memset(in, 0, sizeof(*in));
+		in->path = keep(j->path, strlen(j->path));
+		in->ordinal = ord++;
+		rc = survey(in, r, o, progress, &j->err);
+		if (rc == 0 && spool != NULL && j->path == spool) {
+			char nmb[1100];
+
+			snprintf(nmb, sizeof(nmb), "<stdin>%s",
+			    in->name + strlen(spool));
+			snprintf(in->name, sizeof(in->name), "%s", nmb);
+		}
+		kt_reader_free(r);
+		if (rc == -1)
+			break;
+	}
+	if (rc == -1)
+		j->failed = 1;
+	kt_source_close(src);
+}
+
+/* A survey thread: take the next source until none is left. */
+static void *
+surveyor(void *arg)
+{
+	const struct opts *o = arg;
+	size_t i;
+
+	for (;;) {
+		pthread_mutex_lock(&joblock);
+		i = nextjob++;
+		pthread_mutex_unlock(&joblock);
+		if (i >= njobs)
+			return NULL;
+		survey_source(&jobs[i], o, 0);
+	}
+}
+
+/*
+ * Survey the sources given, on up to MAXTHREADS threads (one per CPU)
+ * when there are several and standard input is not one of them; one
+ * after the other otherwise, as standard input is read when its turn
+ * comes.  Dies on the first source, in order, that failed.
+ */
+static void
+survey_all(char **argv, int argc, const struct opts *o)
+{
+	pthread_t t[MAXTHREADS];
+	size_t i, k, nt = 1, started = 0;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL)
+		kt_cli_nomem();
+	njobs = (size_t)argc;
+	for (i = 0; i < njobs; i++) {
+		jobs[i].path = argv[i];
+		if (strcmp(argv[i], "-") == 0)
+			ncpu = 1;
+	}
+	if (ncpu > 1)
+		nt = (size_t)ncpu < njobs ? (size_t)ncpu : njobs;
+	if (nt > MAXTHREADS)
+		nt = MAXTHREADS;
+	if (nt > 1) {
+		for (i = 0; i + 1 < nt; i++)
+			if (pthread_create(&t[started], NULL, surveyor,
+			    (void *)o) == 0)
+				started++;
+		for (;;) {
+			pthread_mutex_lock(&joblock);
+			i = nextjob++;
+			pthread_mutex_unlock(&joblock);
+			if (i >= njobs)
+				break;
+			survey_source(&jobs[i], o, 1);
+		}
+		for (i = 0; i < started; i++)
+			pthread_join(t[i], NULL);
+	} else
+		for (i = 0; i < njobs && (i == 0 || !jobs[i - 1].failed);
+		    i++) {
+			if (strcmp(jobs[i].path, "-") == 0) {
+				if (spool != NULL) {
+					kt_cli_warn("standard input given "
+					    "twice");
+					exit(2);
+				}
+				/* Read twice: keep a copy in a temporary file. */
+				if ((spool = kt_spool_stdin(&jobs[i].err)) ==
+				    NULL)
+					kt_cli_die(&jobs[i].err);
+				atexit(unspool);
+				kt_cli_add_temp(spool);
+				jobs[i].path = spool;
+			}
+			survey_source(&jobs[i], o, 1);
+		}
+	kt_cli_progress_done();
+	for (i = 0; i < njobs; i++) {
+		if (jobs[i].failed)
+			kt_cli_die(&jobs[i].err);
+		for (k = 0; k < jobs[i].nins; k++) {
+			struct input *in;
+
+			if ((in = realloc(inputs, (ninputs + 1) *
+			    sizeof(*in))) == NULL)
+				kt_cli_nomem();
+			inputs = in;
+			in = &inputs[ninputs];
+			*in = jobs[i].ins[k];
+			in->order = ninputs++;
+		}
+		free(jobs[i].ins);
+		jobs[i].ins = NULL;
+	}
+	free(jobs);
+	jobs = NULL;
 }
 
 /* The rank of an input: --rank, distributedInfo.rank, the file name. */
@@ -370,6 +547,24 @@ map_pids(struct input *in)
 		v[i]->newsort = (int64_t)PIDS_PER_RANK * (in->slot + 1) +
 		    (int64_t)i;
 	free(v);
+	in->idheadlen = kt_int_format(in->slot + 1, in->idhead);
+	for (i = 0; i < in->npids; i++) {
+		struct pidinfo *pi = &in->pids[i];
+		struct kt_buf b = { NULL, 0, 0 };
+		char num[32];
+
+		pi->pidtext = keep(num, kt_int_format(pi->newpid, num));
+		pi->pidtextlen = strlen(pi->pidtext);
+		kt_buf_adds(&b, "\"rank\": ");
+		kt_buf_add(&b, num, kt_int_format(in->rank, num));
+		kt_buf_adds(&b, ", \"kt_pid\": ");
+		kt_buf_add(&b, pi->raw, pi->len);
+		if (kt_buf_adds(&b, ", ") == -1)
+			kt_cli_nomem();
+		pi->ins = keep(b.p, b.n);
+		pi->inslen = b.n;
+		kt_buf_free(&b);
+	}
 }
 
 /* Clock offsets, by the chosen alignment. */
@@ -559,25 +754,126 @@ out_metas(size_t *n, int merging)
 
 /* The namespaced text of id text p[0..n) for slot s. */
 static size_t
-ns_id(const char *p, size_t n, int slot, char *out, size_t cap)
+ns_id(const char *p, size_t n, const struct input *in, char *out,
+    size_t cap)
 {
-	int64_t v = 0;
 	size_t i;
-	int isnum = n > 0 && n < 13;
+	int slot = in->slot, isnum = n > 0 && n < 13;
 
 	for (i = 0; i < n && isnum; i++)
 		if (p[i] < '0' || p[i] > '9')
 			isnum = 0;
-		else
-			v = v * 10 + (p[i] - '0');
-	if (isnum)
-		return kt_int_format(ID_SPACE * (slot + 1) + v, out);
+	if (isnum) {
+		/*
+		 * ID_SPACE * (slot + 1) + id, id < ID_SPACE = 10^12: the
+		 * digits of slot + 1, then id's own on 12 places.
+		 */
+		memcpy(out, in->idhead, in->idheadlen);
+		memset(out + in->idheadlen, '0', 12 - n);
+		memcpy(out + in->idheadlen + 12 - n, p, n);
+		out[in->idheadlen + 12] = '\0';
+		return in->idheadlen + 12;
+	}
 	/* A string, or too large: "r<slot>:<id>" as a string. */
 	if (p[0] == '"') {
 		p++;
 		n -= 2;
 	}
 	return (size_t)snprintf(out, cap, "\"r%d:%.*s\"", slot, (int)n, p);
+}
+
+/* One edit of put_fast: replace del bytes at off with s[0..n). */
+struct fedit {
+	size_t		 off;
+	size_t		 del;
+	const char	*s;
+	size_t		 n;
+};
+
+/*
+ * The merge's common case, the bytes put() would write, made without a
+ * kt_patch: an event other than metadata, first tagged, whose args is
+ * an object, and which has a pid.  The rank and kt_pid go first in args
+ * (as kt_patch inserts them), pid and ids are replaced, ts is moved.
+ * Returns 1 with the event in out, or 0 when put() must do it.
+ */
+static int
+put_fast(struct input *in, const struct kt_event *ev, struct kt_buf *out)
+{
+	struct fedit e[6], t;
+	char id[80], corr[80], ext[80], ts[96];
+	const struct kt_val *args = &ev->f[KT_F_ARGS];
+	const struct pidinfo *pi;
+	const char *q;
+	size_t n, at, i, j, ne = 0, k;
+
+	if (ev->ph == 'M' || ev->f[KT_F_RANK].type != KT_NONE ||
+	    args->type != KT_OBJECT || ev->f[KT_F_PID].type == KT_NONE)
+		return 0;
+	pi = pid_of(in, ev);
+	/* An empty args gets no ", " after its last member. */
+	for (k = args->off + 1; ev->raw[k] == ' ' || ev->raw[k] == '\n' ||
+	    ev->raw[k] == '\t' || ev->raw[k] == '\r'; k++)
+		;
+	e[ne].off = args->off + 1;
+	e[ne].del = 0;
+	e[ne].s = pi->ins;
+	e[ne++].n = ev->raw[k] == '}' ? pi->inslen - 2 : pi->inslen;
+	e[ne].off = ev->f[KT_F_PID].off;
+	e[ne].del = ev->f[KT_F_PID].len;
+	e[ne].s = pi->pidtext;
+	e[ne++].n = pi->pidtextlen;
+	if ((q = kt_event_field(ev, KT_F_ID, &n)) != NULL) {
+		e[ne].off = ev->f[KT_F_ID].off;
+		e[ne].del = n;
+		e[ne].s = id;
+		e[ne++].n = ns_id(q, n, in, id, sizeof(id));
+	}
+	if ((q = kt_event_field(ev, KT_F_CORR, &n)) != NULL) {
+		e[ne].off = ev->f[KT_F_CORR].off;
+		e[ne].del = n;
+		e[ne].s = corr;
+		e[ne++].n = ns_id(q, n, in, corr, sizeof(corr));
+	}
+	if ((q = kt_event_field(ev, KT_F_EXTID, &n)) != NULL) {
+		e[ne].off = ev->f[KT_F_EXTID].off;
+		e[ne].del = n;
+		e[ne].s = ext;
+		e[ne++].n = ns_id(q, n, in, ext, sizeof(ext));
+	}
+	if (in->offset != 0 && (ev->flags & KT_EV_TS)) {
+		e[ne].off = ev->f[KT_F_TS].off;
+		e[ne].del = ev->f[KT_F_TS].len;
+		e[ne].s = ts;
+		e[ne++].n = kt_event_ts_shifted(ev, in->offset, ts);
+	}
+	/* By offset (all differ); n <= 6. */
+	for (i = 1; i < ne; i++) {
+		t = e[i];
+		for (j = i; j > 0 && e[j - 1].off > t.off; j--)
+			e[j] = e[j - 1];
+		e[j] = t;
+	}
+	k = ev->len;
+	for (i = 0, at = 0; i < ne; i++) {
+		if (e[i].off < at)
+			return 0;	/* overlapping: put() says so */
+		at = e[i].off + e[i].del;
+		k += e[i].n;
+	}
+	out->n = 0;
+	if (kt_buf_reserve(out, k) == -1)
+		kt_cli_nomem();
+	for (i = 0, at = 0; i < ne; i++) {
+		memcpy(out->p + out->n, ev->raw + at, e[i].off - at);
+		out->n += e[i].off - at;
+		memcpy(out->p + out->n, e[i].s, e[i].n);
+		out->n += e[i].n;
+		at = e[i].off + e[i].del;
+	}
+	memcpy(out->p + out->n, ev->raw + at, ev->len - at);
+	out->n += ev->len - at;
+	return 1;
 }
 
 /* Write ev of in, with its rank and, when merging, its new ids. */
@@ -593,6 +889,12 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 	const char *t;
 	int rc = 0;
 
+	if (merging && !tsv && put_fast(in, ev, out)) {
+		ne.raw = out->p;
+		ne.len = out->n;
+		ne.index = ev->index;
+		return kt_writer_event(w, &ne);
+	}
 	kt_patch_reset(&p, ev);	/* static: its buffers are reused */
 	rc |= kt_patch_set(&p, KT_F_RANK, rank, kt_int_format(in->rank, rank));
 	if (merging) {
@@ -605,15 +907,15 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 		    kt_patch_arg_add(&p, "kt_pid", pi->raw, pi->len) :
 		    kt_patch_arg(&p, "kt_pid", pi->raw, pi->len);
 		if ((t = kt_event_field(ev, KT_F_ID, &n)) != NULL) {
-			k = ns_id(t, n, in->slot, id, sizeof(id));
+			k = ns_id(t, n, in, id, sizeof(id));
 			rc |= kt_patch_set(&p, KT_F_ID, id, k);
 		}
 		if ((t = kt_event_field(ev, KT_F_CORR, &n)) != NULL) {
-			k = ns_id(t, n, in->slot, corr, sizeof(corr));
+			k = ns_id(t, n, in, corr, sizeof(corr));
 			rc |= kt_patch_set(&p, KT_F_CORR, corr, k);
 		}
 		if ((t = kt_event_field(ev, KT_F_EXTID, &n)) != NULL) {
-			k = ns_id(t, n, in->slot, ext, sizeof(ext));
+			k = ns_id(t, n, in, ext, sizeof(ext));
 			rc |= kt_patch_set(&p, KT_F_EXTID, ext, k);
 		}
 		if (ev->ph == 'M' && kt_event_field_is(ev, KT_F_NAME,
@@ -847,58 +1149,11 @@ main(int argc, char *argv[])
 		return 2;
 	if ((arena = kt_arena_new()) == NULL)
 		kt_cli_nomem();
-	/* First pass: every trace of every source, one at a time. */
-	for (i = 0; i < (size_t)argc; i++) {
-		struct kt_source *src;
-		struct kt_reader *r;
-		const char *path = argv[i];
-		int ord = 0;
-
-		if (strcmp(path, "-") == 0) {
-			if (spool != NULL) {
-				kt_cli_warn("standard input given twice");
-				return 2;
-			}
-			/* Read twice: keep a copy in a temporary file. */
-			if ((spool = kt_spool_stdin(&err)) == NULL)
-				kt_cli_die(&err);
-			atexit(unspool);
-			kt_cli_add_temp(spool);
-			path = spool;
-		}
-		/* A survey skims: the merge pass validates every byte. */
-		if ((src = kt_source_open(path, o.member, o.rflags |
-		    KT_READ_SKIM, &err)) == NULL)
-			kt_cli_die(&err);
-		while ((rc = kt_source_next(src, &r, &err)) == 1) {
-			struct input *in;
-
-			if ((in = realloc(inputs, (ninputs + 1) *
-			    sizeof(*in))) == NULL)
-				kt_cli_nomem();
-			inputs = in;
-			in = &inputs[ninputs++];
-			memset(in, 0, sizeof(*in));
-			in->path = keep(path, strlen(path));
-			in->order = ninputs - 1;
-			in->ordinal = ord++;
-			survey(in, r, &o);
-			if (spool != NULL && path == spool) {
-				char nmb[1100];
-
-				snprintf(nmb, sizeof(nmb), "<stdin>%s",
-				    in->name + strlen(spool));
-				snprintf(in->name, sizeof(in->name), "%s", nmb);
-			}
-			kt_reader_free(r);
-			if (!in->sorted)
-				allsorted = 0;
-		}
-		if (rc == -1)
-			kt_cli_die(&err);
-		kt_source_close(src);
-	}
-	kt_cli_progress_done();
+	/* First pass: every trace of every source. */
+	survey_all(argv, argc, &o);
+	for (i = 0; i < ninputs; i++)
+		if (!inputs[i].sorted)
+			allsorted = 0;
 	if (o.has_rank && ninputs > 1) {
 		kt_cli_warn("--rank names the rank of one input; %zu were "
 		    "given", ninputs);

@@ -277,15 +277,24 @@ type_of(char c)
 	}
 }
 
+/*
+ * Unlike kt_event_scan(), this keeps no state between calls (its scanner
+ * is its own, allocating only for a value that nests), so that threads
+ * may call it at once on different events.
+ */
 int
 kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
     const char *key, struct kt_val *out)
 {
+	struct kt_scanner sc;
 	const char *b = ev->raw;
 	size_t p, end, klen = strlen(key);
+	int rc = -1;
 
 	if (obj->type != KT_OBJECT)
 		return -1;
+	memset(&sc, 0, sizeof(sc));
+	sc.strict = 1;
 	p = obj->off + 1;
 	end = obj->off + obj->len - 1;	/* the closing brace */
 	for (;;) {
@@ -294,30 +303,33 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
 		while (p < end && kt_ws[(unsigned char)b[p]])
 			p++;
 		if (p >= end || b[p] != '"')
-			return -1;
+			break;
 		ks = p;
-		if (kt_scan_value(&rescan, b, ks, end, &ke, NULL) != KT_SCAN_OK)
-			return -1;
+		if (kt_scan_value(&sc, b, ks, end, &ke, NULL) != KT_SCAN_OK)
+			break;
 		p = ke;
 		while (p < end && (kt_ws[(unsigned char)b[p]] || b[p] == ':'))
 			p++;
 		vs = p;
-		if (kt_scan_value(&rescan, b, vs, end + 1, &ve, NULL) !=
+		if (kt_scan_value(&sc, b, vs, end + 1, &ve, NULL) !=
 		    KT_SCAN_OK)
-			return -1;
+			break;
 		if (ke - ks == klen + 2 && memcmp(b + ks + 1, key, klen) == 0) {
 			out->off = (uint32_t)vs;
 			out->len = (uint32_t)(ve - vs);
 			out->type = (uint8_t)type_of(b[vs]);
-			return 0;
+			rc = 0;
+			break;
 		}
 		p = ve;
 		while (p < end && kt_ws[(unsigned char)b[p]])
 			p++;
 		if (p >= end || b[p] != ',')
-			return -1;
+			break;
 		p++;
 	}
+	kt_scanner_free(&sc);
+	return rc;
 }
 
 size_t

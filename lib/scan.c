@@ -566,6 +566,11 @@ static const unsigned char skimstop[256] = {
 	[','] = 5
 };
 
+/* The same below the event's top level, where ':' and ',' do nothing. */
+static const unsigned char deepstop[256] = {
+	['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3
+};
+
 int
 kt_skim_value(struct kt_scanner *sc, const char *buf, size_t pos,
     size_t end, size_t *endp, struct kt_event *ev)
@@ -578,14 +583,16 @@ kt_skim_value(struct kt_scanner *sc, const char *buf, size_t pos,
 	sc->nedits = 0;
 	memset(ev->f, 0, sizeof(ev->f));
 	for (;;) {
-		while (p + 4 <= end && !skimstop[b[p]] && !skimstop[b[p + 1]] &&
-		    !skimstop[b[p + 2]] && !skimstop[b[p + 3]])
+		const unsigned char *stop = depth == 1 ? skimstop : deepstop;
+
+		while (p + 4 <= end && !stop[b[p]] && !stop[b[p + 1]] &&
+		    !stop[b[p + 2]] && !stop[b[p + 3]])
 			p += 4;
-		while (p < end && !skimstop[b[p]])
+		while (p < end && !stop[b[p]])
 			p++;
 		if (p >= end)
 			return KT_SCAN_MORE;
-		switch (skimstop[b[p]]) {
+		switch (stop[b[p]]) {
 		case 1: {
 			const unsigned char *q = b + p + 1;
 
