@@ -51,4 +51,49 @@ echo "== kt slice-window: ProfilerStep#6 of both ranks, CPU start to GPU end"
 kt normalize "$out/merged.json" | kt slice-window --steps 6 -o "$out/step6.json"
 printf '   %s: %s events\n' "$out/step6.json" \
     "$(kt normalize --tsv "$out/step6.json" | awk 'END { print NR - 2 }')"
+
+echo "== kt bucket: where the GPU time went (one row per bucket; busy = union)"
+kt bucket --text "$in" | cut -c1-150 | sed 's/^/   /'
+kt bucket --by step,bucket "$in" -o "$out/bucket-steps.tsv"
+
+echo "== kt gaps: lost GPU time, ranked, with what the CPU was doing instead"
+kt gaps --top 3 --tsv "$in" 2>"$out/gaps-summary.txt" |
+    awk -F'\t' '{ printf "   %-4s %-4s %-9s %-9s %s\n", $3, $4, $9, $10, substr($14, 1, 80) }'
+sed 's/^/   /' "$out/gaps-summary.txt"
+
+echo "== kt decompose, kt overlap, kt memory: the other three views"
+kt decompose --text "$in" | cut -c1-150 | sed 's/^/   /'
+kt overlap --summary --text "$in" | cut -c1-150 | sed 's/^/   /'
+kt memory --text --svg "$out/memory.svg" "$in" | cut -c1-150 | sed 's/^/   /'
+echo "   $out/memory.svg"
+
+echo "== kt views: all five views of both ranks, into numbered files"
+kt views "$in" "$here/trace-rank1.json.gz" -o "$out/views"
+ls "$out/views" | sed 's/^/   /' | head -8
+
+echo "== kt layer-track --suggest: kernels that run a multiple of 4 times (candidate anchors)"
+kt layer-track --suggest -n 4 "$in" | head -4 |
+    awk -F'\t' '{ printf "   %-6s %-9s %-11s %-6s %-24s %s\n", $1, $2, $8, $9, $11, substr($12, 1, 50) }'
+
+echo "== kt layer-track: guides L0..L3 of every forward pass, beside each rank's GPU streams"
+for pid in 1000 2000; do
+	src=$out/merged.json
+	[ "$pid" = 1000 ] || src=$out/guided-1000.json
+	kt layer-track -a vectorized_layer_norm_kernel -e tn_n_tilesize256x128x64 \
+	    -n 4 -p forward --pid "$pid" \
+	    -E 'the first kernel of each forward layer (tests/ktgen.md)' \
+	    "$src" -o "$out/guided-$pid.json"
+done
+jq -r '"   pid \(.pid): \(.passes) passes of \(.numLayers) layers, input sha256 \(.inputSha256[0:16])..."' \
+    "$out"/guided-*.json.layers.json
+
+echo "== kt compact-lanes: the GPU rows as a few lanes per device, reversibly"
+kt compact-lanes --group "$out/guided-2000.json" -o "$out/view.json"
+jq -r '.devices[] | "   pid \(.pid): \(.streams) streams -> \(.lanes) lanes (peak \(.peak))"' \
+    "$out/view.json.compact.json" 2>/dev/null || true
+kt compact-lanes --restore "$out/view.json" -o "$out/restored.json"
+if cmp -s "$out/restored.json" "$out/guided-2000.json"; then
+	echo "   --restore gives back the source byte for byte"
+fi
+echo "== the result: $out/view.json, layer-guided and compacted"
 echo "   open it in https://ui.perfetto.dev"

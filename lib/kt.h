@@ -552,4 +552,383 @@ int	 kt_cli_report_repairs(const char *, const struct kt_repairs *);
 void	 kt_cli_progress(const struct kt_reader *);
 void	 kt_cli_progress_done(void);
 
+/* ------------------------------------------------------------------ */
+/* SHA-256 (lib/sha256.c), for reports that name their input by digest. */
+
+struct kt_sha256 {
+	uint32_t	 h[8];
+	uint64_t	 len;		/* bytes added so far */
+	unsigned char	 buf[64];
+	size_t		 nbuf;
+};
+
+void	 kt_sha256_init(struct kt_sha256 *);
+void	 kt_sha256_update(struct kt_sha256 *, const void *, size_t);
+/* The 32-byte digest; start again with kt_sha256_init to reuse. */
+void	 kt_sha256_final(struct kt_sha256 *, unsigned char[32]);
+/* Finish as 64 lowercase hex digits and a NUL (65 bytes). */
+void	 kt_sha256_hex(struct kt_sha256 *, char[65]);
+/* The digest of the file at path as hex.  0, or -1 with err filled. */
+int	 kt_sha256_file(const char *, char[65], struct kt_error *);
+
+/* ------------------------------------------------------------------ */
+/*
+ * Memory over time (lib/memory.c; kt-memory, kt views): the [memory]
+ * instants of a trace per device (rank, Device Type, Device Id), in
+ * integer bytes and ns.  Feed every event of a pass with
+ * kt_memory_add() (it keeps [memory] instants and ProfilerStep spans
+ * only), then call kt_memory_finish() once with the top-level keys and
+ * a capacity in bytes that overrides deviceProperties (-1: none).
+ */
+struct kt_memory;
+
+struct kt_memory *kt_memory_new(void);
+void		 kt_memory_free(struct kt_memory *);
+/* Take what ev holds for memory.  0, or -1 when out of memory. */
+int		 kt_memory_add(struct kt_memory *, const struct kt_event *);
+/* Sort, find the peaks and capacities.  0, or -1 when out of memory. */
+int		 kt_memory_finish(struct kt_memory *, const struct kt_meta *,
+		    size_t, int64_t);
+size_t		 kt_memory_ndevices(const struct kt_memory *);
+uint64_t	 kt_memory_nevents(const struct kt_memory *);
+/* Device i's name ("cuda:0", "cpu") into buf; returns buf. */
+const char	*kt_memory_device_name(const struct kt_memory *, size_t,
+		    char *, size_t);
+/* One row per device (a "no memory events" row when none); new, or NULL. */
+struct kt_table	*kt_memory_table(const struct kt_memory *);
+/* The series in at most points rows per device (0: all, max per bucket). */
+struct kt_table	*kt_memory_series(const struct kt_memory *, size_t);
+/* The Perfetto counter events: how many, and the k-th appended to b. */
+size_t		 kt_memory_counter_count(const struct kt_memory *);
+int		 kt_memory_counter_event(const struct kt_memory *, size_t,
+		    struct kt_buf *);
+/* A self-contained SVG of the curves appended to b (title may be NULL). */
+int		 kt_memory_svg(const struct kt_memory *, size_t, const char *,
+		    struct kt_buf *);
+
+/* ------------------------------------------------------------------ */
+/*
+ * The analysis model (lib/model.c; kt-bucket, kt-gaps, kt-decompose,
+ * kt-overlap, kt views): the few fields of a trace that the analysis
+ * filters need, kept as compact records after one pass over a reader
+ * (JSON or the TSV event form, sorted or not).  Times are int64 ns as
+ * written (ts x 1000); names are interned (unescaped UTF-8).  Every
+ * array is public and read-only for callers; indexes into them are
+ * uint32_t, KT_NO (UINT32_MAX) meaning none.
+ */
+#define KT_NO	UINT32_MAX
+
+/* A GPU device: one per (rank, GPU pid) of the trace. */
+struct kt_device {
+	int64_t		 rank;		/* args.rank, distributedInfo.rank or -1 */
+	int64_t		 index;		/* args.device, else the pid, else -1 */
+	int64_t		 capacity;	/* deviceProperties totalGlobalMem, or -1 */
+	uint32_t	 pid;		/* interned raw pid text */
+	uint32_t	 nstreams;	/* distinct streams with activity */
+	uint32_t	 first;		/* its activities: act[first..first+nact) */
+	uint32_t	 nact;
+};
+
+/* Communication args of a GPU activity (record_param_comms). */
+struct kt_comm {
+	int64_t		 in_nelems;	/* -1 when absent */
+	int64_t		 out_nelems;
+	int64_t		 group_size;
+	int64_t		 seq;
+	int64_t		 comms_id;
+	uint32_t	 coll;		/* Collective name, interned, or KT_NO */
+	uint32_t	 dtype;		/* dtype, interned, or KT_NO */
+	uint32_t	 pg;		/* Process Group Name, or KT_NO */
+};
+
+/* A GPU activity: kernel, gpu_memcpy or gpu_memset (X with a dur). */
+struct kt_act {
+	int64_t		 ts;		/* ns */
+	int64_t		 dur;		/* ns, >= 0 */
+	int64_t		 stream;	/* args.stream, else the tid, else -1 */
+	int64_t		 corr;		/* args.correlation, or -1 */
+	int64_t		 extid;		/* args."External id", or -1 */
+	int64_t		 bytes;		/* args.bytes, or -1 */
+	uint64_t	 index;		/* the event's row number */
+	uint32_t	 name;		/* interned */
+	uint32_t	 dev;		/* into devices */
+	uint32_t	 comm;		/* into comms, or KT_NO */
+	uint32_t	 launch;	/* the launching runtime call (into
+					   spans), or KT_NO */
+	uint32_t	 thread;	/* the launching thread, or KT_NO */
+	uint32_t	 step;		/* into steps, or KT_NO */
+	uint8_t		 kind;		/* KT_KERNEL, KT_GPU_MEMCPY, KT_GPU_MEMSET */
+};
+
+/* A CPU thread (pid, tid) with its spans spans[first..first+nspans). */
+struct kt_thread {
+	int64_t		 rank;
+	uint32_t	 key;		/* interned "pid<TAB>tid" raw text */
+	uint32_t	 first;
+	uint32_t	 nspans;
+};
+
+/*
+ * A CPU span (X event of kind cpu_op, user_annotation, step,
+ * cuda_runtime, cuda_driver or python_function), sorted by (thread, ts,
+ * longest first), so that on a thread a parent comes before its
+ * children; parent is the innermost span of the same thread that
+ * contains it (spans that overlap without nesting are not parents).
+ */
+struct kt_span {
+	int64_t		 ts;
+	int64_t		 dur;
+	int64_t		 corr;		/* -1 when absent */
+	int64_t		 extid;		/* -1 when absent */
+	uint64_t	 index;
+	uint32_t	 name;
+	uint32_t	 thread;	/* into threads */
+	uint32_t	 parent;	/* into spans, or KT_NO */
+	uint8_t		 kind;		/* enum kt_kind */
+};
+
+/* A gpu_user_annotation span, sorted by (dev, ts). */
+struct kt_gpu_ann {
+	int64_t		 ts;
+	int64_t		 dur;
+	uint64_t	 index;
+	uint32_t	 name;
+	uint32_t	 dev;
+};
+
+/*
+ * A ProfilerStep#N span, sorted by (rank, cpu_start).  gpu_start and
+ * gpu_end are the first start and last end of the GPU activities of
+ * the step (over all devices of its rank; both -1 when it has none).
+ */
+struct kt_step {
+	int64_t		 number;	/* N, or -1 when the name has none */
+	int64_t		 rank;
+	int64_t		 cpu_start;
+	int64_t		 cpu_end;
+	int64_t		 gpu_start;
+	int64_t		 gpu_end;
+	uint32_t	 thread;
+	uint32_t	 span;		/* into spans */
+	uint32_t	 nact;		/* activities assigned to it */
+};
+
+struct kt_model {
+	struct kt_intern	*names;		/* names and pid/tid keys */
+	struct kt_device	*devices;	/* sorted by (rank, index, pid) */
+	size_t			 ndevices;
+	struct kt_act		*act;		/* sorted by (dev, ts, index) */
+	size_t			 nact;
+	struct kt_comm		*comms;
+	size_t			 ncomms;
+	struct kt_thread	*threads;	/* sorted by (rank, key text) */
+	size_t			 nthreads;
+	struct kt_span		*spans;		/* sorted by (thread, ts, -dur) */
+	size_t			 nspans;
+	struct kt_gpu_ann	*gpu_ann;
+	size_t			 ngpu_ann;
+	struct kt_step		*steps;
+	size_t			 nsteps;
+	int64_t			 rank;		/* the trace's rank, or -1 */
+	uint64_t		 nevents;	/* events read */
+};
+
+/*
+ * Read every event of rd (to its end) into a new model.  progress, when
+ * not NULL, is called every few thousand events (kt_cli_progress).
+ * Each GPU activity is joined to its launching runtime call by
+ * correlation (on the same rank) and so to its thread, and assigned to
+ * the step whose ProfilerStep span contains that call, else the step
+ * whose CPU span contains the activity's start, else none.  Returns the
+ * model (free with kt_model_free), or NULL with err set.
+ */
+struct kt_model	*kt_model_load(struct kt_reader *,
+		    void (*)(const struct kt_reader *), struct kt_error *);
+void		 kt_model_free(struct kt_model *);
+/* The interned string id (borrowed, NUL-terminated), "" for KT_NO. */
+const char	*kt_model_str(const struct kt_model *, uint32_t);
+/*
+ * The innermost span of thread th that contains time t ([ts, ts+dur)),
+ * skipping kinds whose bit (1 << kind) is set in skip; KT_NO if none.
+ */
+uint32_t	 kt_model_span_at(const struct kt_model *, uint32_t, int64_t,
+		    unsigned);
+/*
+ * Bytes an activity moved: args.bytes, else for a collective In msg
+ * nelems x the size of its dtype; -1 when unknown.
+ */
+int64_t		 kt_act_bytes(const struct kt_model *, const struct kt_act *);
+/* The size in bytes of a PyTorch dtype name ("BFloat16": 2), or -1. */
+int		 kt_dtype_size(const char *);
+
+/* ------------------------------------------------------------------ */
+/*
+ * GPU buckets and intervals (lib/gpu.c).  A rule set maps a GPU
+ * activity to a bucket: gpu_memcpy and gpu_memset are always
+ * "transfer"; a kernel takes the bucket of the first rule whose regex
+ * (POSIX extended, case-insensitive) matches its name, else "other".
+ * The default rules (kt_rules_default) are documented in kt-bucket(1).
+ */
+struct kt_rules;
+
+/* The class of a bucket, for views that split compute and the rest. */
+enum kt_class {
+	KT_CLASS_COMPUTE = 0,
+	KT_CLASS_COMM,		/* the "communication" bucket */
+	KT_CLASS_TRANSFER	/* the "transfer" bucket: memcpy, memset */
+};
+
+/* A new rule set with the default rules (or none, when empty).  NULL:
+ * out of memory. */
+struct kt_rules	*kt_rules_new(int);
+void		 kt_rules_free(struct kt_rules *);
+/* Append a rule (after the rules already there).  0, or -1 with err. */
+int		 kt_rules_add(struct kt_rules *, const char *, const char *,
+		    struct kt_error *);
+/*
+ * Read rules from a TSV file (bucket<TAB>regex per line; blank lines
+ * and lines starting with '#' skipped).  replace: drop the rules there
+ * first (else the file's rules come before them).  0, or -1 with err.
+ */
+int		 kt_rules_load(struct kt_rules *, const char *, int,
+		    struct kt_error *);
+/* The bucket id of an activity of kind k named name (0..nbuckets-1). */
+uint32_t	 kt_rules_match(const struct kt_rules *, int, const char *);
+size_t		 kt_rules_nbuckets(const struct kt_rules *);
+const char	*kt_rules_bucket_name(const struct kt_rules *, uint32_t);
+enum kt_class	 kt_rules_class(const struct kt_rules *, uint32_t);
+/*
+ * Explain which rule matches a kernel name: one line per rule tried
+ * up to the match, appended to out.  Returns the bucket id, or
+ * KT_NO when out of memory.
+ */
+uint32_t	 kt_rules_explain(const struct kt_rules *, int, const char *,
+		    struct kt_buf *);
+/*
+ * The bucket of every activity of a model: a new array of m->nact
+ * bucket ids (free it), or NULL when out of memory.  Matching is done
+ * once per distinct name.
+ */
+uint32_t	*kt_rules_classify(const struct kt_rules *,
+		    const struct kt_model *);
+
+/* Half-open intervals [start, end) of int64 ns. */
+struct kt_iv {
+	int64_t	 start;
+	int64_t	 end;
+};
+
+/*
+ * Sort and merge v[0..n) in place into disjoint intervals in order
+ * (empty ones dropped; touching ones joined); returns the new count.
+ */
+size_t		 kt_iv_union(struct kt_iv *, size_t);
+/* The total length of disjoint intervals. */
+int64_t		 kt_iv_length(const struct kt_iv *, size_t);
+/* The length of the intersection of two unions (kt_iv_union output). */
+int64_t		 kt_iv_overlap(const struct kt_iv *, size_t,
+		    const struct kt_iv *, size_t);
+/* The length of a union inside [start, end). */
+int64_t		 kt_iv_clip_length(const struct kt_iv *, size_t, int64_t,
+		    int64_t);
+
+/* ------------------------------------------------------------------ */
+/*
+ * The kernel table (lib/bucket.c; kt-bucket, kt views) and lost time
+ * (lib/gaps.c; kt-gaps, kt views).  Both return a new table (free it
+ * with kt_table_free); kt-bucket(1) and kt-gaps(1) define the columns.
+ */
+enum kt_by {
+	KT_BY_BUCKET = 0,
+	KT_BY_NAME,
+	KT_BY_STREAM,
+	KT_BY_STEP,
+	KT_BY_RANK,
+	KT_BY_DEVICE,
+	KT_NBY
+};
+
+struct kt_bucket_opts {
+	const struct kt_rules	*rules;		/* borrowed */
+	int			 by[KT_NBY];	/* grouping keys, in order */
+	size_t			 nby;
+};
+
+/* Parse "step,bucket" into o->by.  0, or -1 (unknown or repeated). */
+int		 kt_bucket_by_parse(struct kt_bucket_opts *, const char *);
+/* The kernel table of a model; NULL when out of memory. */
+struct kt_table	*kt_bucket_table(const struct kt_model *,
+		    const struct kt_bucket_opts *);
+/*
+ * Sum kt-bucket TSV tables (files, "-" for stdin) with the same columns
+ * into one: counts, sums, unions and bytes add, max is the largest,
+ * shares and means are computed again, and p50/p90 are kept only for
+ * rows that one input alone has ("-" otherwise).  NULL with err set.
+ */
+struct kt_table	*kt_bucket_merge(char *const *, size_t, struct kt_error *);
+
+struct kt_gaps_opts {
+	int64_t		 min_gap;	/* ns: gaps shorter are not rows */
+	int64_t		 tiny;		/* ns: a tiny kernel is shorter */
+	int64_t		 run_min;	/* tiny kernels in a run, at least */
+	int64_t		 top;		/* rows kept (0: all) */
+	int		 summary;	/* add the step and total rows */
+};
+
+/* Totals over every step window of every device. */
+struct kt_gaps_total {
+	int64_t		 wall;
+	int64_t		 busy;
+	int64_t		 idle;
+	int64_t		 gaps;		/* gap rows found (before --top) */
+	int64_t		 runs;		/* tiny-run rows found */
+};
+
+/*
+ * The gaps and tiny-kernel runs of a model, ranked by cost.  *steps,
+ * when not NULL, gets a new table of the step and total rows alone (for
+ * a summary on stderr); tot, when not NULL, the totals.  NULL when out
+ * of memory.
+ */
+struct kt_table	*kt_gaps_table(const struct kt_model *,
+		    const struct kt_gaps_opts *, struct kt_table **,
+		    struct kt_gaps_total *);
+
+/* ------------------------------------------------------------------ */
+/*
+ * Runtime decomposition (lib/decompose.c; kt-decompose, kt views) over
+ * the analysis model: per device, windows for the startup, each step,
+ * and the trailing part, each with wall, busy (the union of all
+ * streams), idle, and the unions of compute, communication (exposed and
+ * hidden by compute) and transfer, by the classes of rs.  The exact
+ * definitions are in kt-decompose(1).  New, or NULL with err set.
+ */
+struct kt_decompose;
+
+struct kt_decompose *kt_decompose_new(const struct kt_model *,
+		    const struct kt_rules *, struct kt_error *);
+void		 kt_decompose_free(struct kt_decompose *);
+/* Per device: startup, steady (the steps), partial, trailing rows. */
+struct kt_table	*kt_decompose_table(const struct kt_decompose *);
+/* One row per window (the step-time series). */
+struct kt_table	*kt_decompose_series(const struct kt_decompose *);
+/* One row per step number across ranks: slowest rank, straggler gap. */
+struct kt_table	*kt_decompose_ranks(const struct kt_decompose *);
+
+/*
+ * Communication against compute per collective (lib/overlap.c;
+ * kt-overlap, kt views): each communication kernel's hidden and exposed
+ * time against the compute of its device, bandwidths, and on a merged
+ * trace the join across ranks by Seq or Comms Id.  See kt-overlap(1).
+ */
+struct kt_overlap;
+
+struct kt_overlap *kt_overlap_new(const struct kt_model *,
+		    const struct kt_rules *, struct kt_error *);
+void		 kt_overlap_free(struct kt_overlap *);
+/* The kernels, most exposed first; top > 0 keeps that many rows. */
+struct kt_table	*kt_overlap_table(const struct kt_overlap *, size_t);
+/* One row per device; exposed under threshold % of the span: no finding. */
+struct kt_table	*kt_overlap_summary(const struct kt_overlap *, int64_t);
+
 #endif /* KT_H */

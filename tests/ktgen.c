@@ -80,7 +80,7 @@ enum {
 	K_EMB, K_LN, K_QKV, K_FLASH, K_OUT, K_ADD, K_LN2, K_FC1, K_GELU,
 	K_FC2, K_LMHEAD, K_LSM, K_NLL, K_FILL, K_NLLB, K_LSMB, K_DGRAD,
 	K_WGRAD, K_REDUCE, K_GELUB, K_LN2B, K_FDOT, K_FBWD, K_FCVT, K_LNB,
-	K_GAMMA, K_EMBB, K_NCCL, K_ADAM, K_COUNT
+	K_GAMMA, K_EMBB, K_NCCL, K_ADAM, K_TINY, K_COUNT
 };
 
 static const struct kspec ktab[K_COUNT] = {
@@ -142,6 +142,28 @@ static const struct kspec ktab[K_COUNT] = {
 	    { 24, 1, 1 }, { 640, 1, 1 }, 96, 9760, 7, 0, 250000, 900000 },
 	[K_ADAM] = { "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::FusedOptimizerTensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, float*, double, float*, float*, double, double, double, double, double, double, bool, float const*, float const*>(at::native::(anonymous namespace)::FusedOptimizerTensorListMetadata<4>, at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::ADAM_MODE)1, false>, float*, double, float*, float*, double, double, double, double, double, double, bool, float const*, float const*)",
 	    { 2048, 1, 1 }, { 512, 1, 1 }, 72, 0, 42, 0, 180000, 320000 },
+	/* --inject-tiny only */
+	[K_TINY] = { "void at::native::unrolled_elementwise_kernel<at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+	    { 1, 1, 1 }, { 64, 1, 1 }, 16, 0, 3, 0, 1200, 3000 },
+};
+
+/*
+ * What each kernel is, for --truth-buckets (the generator's own
+ * knowledge, not a match on names).
+ */
+static const char *const kbucket[K_COUNT] = {
+	[K_EMB] = "elementwise", [K_LN] = "norm", [K_QKV] = "gemm",
+	[K_FLASH] = "attention", [K_OUT] = "gemm", [K_ADD] = "elementwise",
+	[K_LN2] = "norm", [K_FC1] = "gemm", [K_GELU] = "elementwise",
+	[K_FC2] = "gemm", [K_LMHEAD] = "gemm", [K_LSM] = "reduction",
+	[K_NLL] = "reduction", [K_FILL] = "elementwise",
+	[K_NLLB] = "reduction", [K_LSMB] = "reduction", [K_DGRAD] = "gemm",
+	[K_WGRAD] = "gemm", [K_REDUCE] = "reduction",
+	[K_GELUB] = "elementwise", [K_LN2B] = "norm",
+	[K_FDOT] = "attention", [K_FBWD] = "attention",
+	[K_FCVT] = "attention", [K_LNB] = "norm", [K_GAMMA] = "norm",
+	[K_EMBB] = "elementwise", [K_NCCL] = "communication",
+	[K_ADAM] = "elementwise", [K_TINY] = "elementwise",
 };
 
 /* Shapes of some cpu_ops (record_shapes), written before "Ev Idx". */
@@ -216,6 +238,17 @@ struct opts {
 	int		 nomem, nopy;
 	const char	*outpath;
 	const char	*truthpath;
+	const char	*truthmore;	/* --truth-more FILE */
+	int64_t		 injgap;	/* --inject-gap NS, 0: none */
+	int		 injtiny;	/* --inject-tiny N, 0: none */
+	const char	*truthbk;	/* --truth-buckets FILE */
+};
+
+/* An injected gap or tiny-kernel run of the current step. */
+struct inj {
+	int		 tiny;		/* 0: a gap */
+	int		 layer;
+	size_t		 a, b;		/* gev records: gap before a; run [a, b) */
 };
 
 /* Generator state. */
@@ -224,6 +257,7 @@ struct gen {
 	int		 rank;		/* rank used for timing and ids */
 	struct out	 out;
 	FILE		*truth;
+	FILE		*truthx;	/* --truth-more, or NULL */
 	uint64_t	 rng;		/* timing PRNG, seeded with rank */
 	uint64_t	 grng;		/* graph shape PRNG, seed only */
 	int64_t		 pid, tid[2];
@@ -262,6 +296,14 @@ struct gen {
 	int64_t		 gfirst, glast, cfirst, clast;
 	int64_t		 tcount, tkern, tbusy, tkbusy, tunion;
 	int64_t		 peak, peakstep, peakts;
+	/* --truth-more: memory peaks (first in time), instants written */
+	int64_t		 mpa, mpats, mpastep, mpr, mprts, mevents;
+	struct endpt	*xiv;		/* intervals of one class */
+	size_t		 cxiv;
+	/* --inject-gap, --inject-tiny: this step's; --truth-buckets */
+	struct inj	 inj[4];
+	int		 ninj;
+	int64_t		 bkcount[K_COUNT + 2], bksum[K_COUNT + 2];
 };
 
 static void	 usage(FILE *);
@@ -304,6 +346,10 @@ static void	 anchor(struct gen *, int, int, size_t);
 static void	 linear(struct gen *, int, int, const char *, const char *,
 		    int, int64_t);
 static void	 allreduce(struct gen *, int);
+static void	 inject_gap(struct gen *, int, int);
+static void	 inject_tiny(struct gen *, int);
+static void	 truth_inj(struct gen *);
+static void	 truth_buckets(struct gen *);
 static void	 fwd(struct gen *, int);
 static void	 bwd(struct gen *, int);
 static void	 opt(struct gen *, int);
@@ -314,13 +360,16 @@ static void	 emit_gev(struct gen *, const struct gev *);
 static void	 emit_step(struct gen *);
 static int	 endpt_cmp(const void *, const void *);
 static void	 truth_step(struct gen *);
+static void	 truth_more_step(struct gen *);
+static void	 mem_note(struct gen *, const struct cev *);
 static void	 header(struct gen *);
 static void	 meta(struct gen *, const char *, int64_t, int64_t,
 		    const char *, const char *, int64_t);
 static void	 trailer(struct gen *);
 static void	 gen_init(struct gen *, const struct opts *, int, int);
 static void	 gen_free(struct gen *);
-static uint64_t	 run(const struct opts *, int, int64_t, int, FILE *);
+static uint64_t	 run(const struct opts *, int, int64_t, int, FILE *,
+		    FILE *);
 
 static const char *const helptext[] = {
 "usage: ktgen [options]",
@@ -341,6 +390,15 @@ static const char *const helptext[] = {
 "  -M, --no-memory     omit the [memory] instants",
 "  -P, --no-python     omit the python_function events",
 "  -t, --truth FILE    write the ground truth as TSV to FILE",
+"  -x, --truth-more FILE  write more truth (compute/communication per",
+"                      step and per NCCL kernel, memory peaks) to FILE",
+"  -G, --inject-gap NS  in every step, a CPU stall of NS ns (after a GPU",
+"                      sync) before the forward of layer layers/2: the",
+"                      GPU idles; truth rows gap and gap-python",
+"  -T, --inject-tiny N in every step, N tiny kernels (1.2-3 us) launched",
+"                      in a row before the LM head; truth rows tiny",
+"  -B, --truth-buckets FILE  write count and total ns per kernel bucket",
+"                      (the generator's own labels) to FILE",
 "  -h, --help          print this help and exit",
 "",
 "Same arguments give byte-identical output.  Timing jitter depends on",
@@ -993,6 +1051,7 @@ mem_alloc(struct gen *g, int thr, int64_t bytes)
 	e->a[0] = g->reserved;
 	e->a[1] = g->allocated;
 	e->a[2] = bytes;
+	mem_note(g, e);
 	adv(g, thr, 200, 900);
 }
 
@@ -1019,6 +1078,7 @@ mem_free(struct gen *g, int thr)
 	e->a[1] = g->allocated;
 	e->a[2] = -bytes;
 	e->a[3] = MEMBASE + g->live;
+	mem_note(g, e);
 	adv(g, thr, 200, 900);
 }
 
@@ -1077,6 +1137,63 @@ allreduce(struct gen *g, int t)
 	done(g, t);
 }
 
+/*
+ * --inject-gap: before layer l's forward, wait for the GPU (aten::item)
+ * and then stall the CPU for the given time inside ktgen::sleep, under
+ * the annotation "ktgen: injected stall": the GPU idles from the end of
+ * its work until the next kernel.
+ */
+static void
+inject_gap(struct gen *g, int t, int l)
+{
+	int64_t maxfree = 0, end, dur;
+	int i;
+
+	user(g, t, "ktgen: injected stall", -1);
+	op(g, t, "aten::item", NULL, 0);
+	op(g, t, "aten::_local_scalar_dense", NULL, 0);
+	for (i = 0; i < g->ns; i++)
+		if (maxfree < g->sfree[i])
+			maxfree = g->sfree[i];
+	end = maxfree + rnd(g, 1500, 5000);
+	dur = end - g->cur[t];
+	if (dur < 1000)
+		dur = 1000 + rnd(g, 0, 500);
+	rtcall(g, t, CK_RT, "cudaStreamSynchronize", 131, 0, dur);
+	done(g, t);
+	done(g, t);
+	op(g, t, "ktgen::sleep", NULL, 0);
+	g->cur[t] += g->o->injgap;
+	done(g, t);
+	done(g, t);
+	g->inj[g->ninj].tiny = 0;
+	g->inj[g->ninj].layer = l;
+	g->inj[g->ninj].a = g->ngev;
+	g->inj[g->ninj++].b = g->ngev;
+}
+
+/*
+ * --inject-tiny: a loop launching N tiny kernels (1.2 to 3 us) on the
+ * compute stream, under "ktgen: tiny kernels" / ktgen::tiny_loop.
+ */
+static void
+inject_tiny(struct gen *g, int t)
+{
+	size_t a = g->ngev;
+	int i;
+
+	user(g, t, "ktgen: tiny kernels", -1);
+	op(g, t, "ktgen::tiny_loop", NULL, 0);
+	for (i = 0; i < g->o->injtiny; i++)
+		kern(g, t, K_TINY, S_COMP);
+	done(g, t);
+	done(g, t);
+	g->inj[g->ninj].tiny = 1;
+	g->inj[g->ninj].layer = -1;
+	g->inj[g->ninj].a = a;
+	g->inj[g->ninj++].b = g->ngev;
+}
+
 /* The forward pass and the loss, on thread t. */
 static void
 fwd(struct gen *g, int t)
@@ -1094,6 +1211,8 @@ fwd(struct gen *g, int t)
 	done(g, t);
 	done(g, t);
 	for (l = 0; l < g->o->layers; l++) {
+		if (g->o->injgap > 0 && l == g->o->layers / 2)
+			inject_gap(g, t, l);
 		py(g, t, "nn.Module: DecoderLayer_", l);
 		py(g, t, "model.py(123): forward", -1);
 
@@ -1162,6 +1281,8 @@ fwd(struct gen *g, int t)
 		done(g, t);
 		done(g, t);
 	}
+	if (g->o->injtiny > 0)
+		inject_tiny(g, t);
 	linear(g, t, 4 * g->o->layers, "aten::mm", A_LMHEAD, K_LMHEAD,
 	    TOK * VOCAB * 2);
 	done(g, t);
@@ -1398,6 +1519,7 @@ step(struct gen *g, int idx)
 	int i, r, si, cs;
 
 	g->ncev = g->ngev = g->nanc = 0;
+	g->ninj = 0;
 	g->lossfirst = g->losslast = -1;
 	g->stepno = FIRSTSTEP + idx;
 	cs = g->o->graph ? S_COMP : S_COPY;
@@ -1793,6 +1915,143 @@ endpt_cmp(const void *a, const void *b)
 	return x->d - y->d;
 }
 
+/* --truth-more: note a [memory] instant for the peaks (first in time). */
+static void
+mem_note(struct gen *g, const struct cev *e)
+{
+	if (g->o->nomem)
+		return;
+	g->mevents++;
+	if (g->mevents == 1 || e->a[1] > g->mpa ||
+	    (e->a[1] == g->mpa && e->ts < g->mpats)) {
+		g->mpa = e->a[1];
+		g->mpats = e->ts;
+		g->mpastep = g->stepno;
+	}
+	if (g->mevents == 1 || e->a[0] > g->mpr ||
+	    (e->a[0] == g->mpr && e->ts < g->mprts)) {
+		g->mpr = e->a[0];
+		g->mprts = e->ts;
+	}
+}
+
+/* Class of a GPU record for --truth-more: 0 compute, 1 comm, 2 transfer. */
+static int
+gclass(const struct gev *e)
+{
+	if (e->kind == GK_MEMCPY || e->kind == GK_MEMSET)
+		return 2;
+	return e->k == &ktab[K_NCCL] ? 1 : 0;
+}
+
+static int
+iv_cmp(const void *a, const void *b)
+{
+	const struct endpt *x = a, *y = b;
+
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/*
+ * The union of the step's records of class c (start in t, end in d...
+ * kept as pairs in xiv[2k], xiv[2k+1]) merged in place into *out
+ * (malloc'd pairs start, end); returns the number of intervals.
+ */
+static size_t
+class_union(struct gen *g, int c, int64_t **out)
+{
+	struct endpt *v;
+	int64_t *u;
+	size_t i, n = 0, k = 0;
+
+	if (g->cxiv < g->ngev + 1) {
+		g->cxiv = g->ngev + 1;
+		g->xiv = xrealloc(g->xiv, g->cxiv, sizeof(*g->xiv));
+	}
+	v = g->xiv;
+	for (i = 0; i < g->ngev; i++)
+		if (gclass(&g->gev[i]) == c && g->gev[i].dur > 0) {
+			v[n].t = g->gev[i].ts;
+			v[n].d = (int)i;
+			n++;
+		}
+	qsort(v, n, sizeof(*v), iv_cmp);
+	u = xrealloc(NULL, 2 * n + 2, sizeof(*u));
+	for (i = 0; i < n; i++) {
+		const struct gev *e = &g->gev[v[i].d];
+
+		if (k > 0 && e->ts <= u[2 * k - 1]) {
+			if (e->ts + e->dur > u[2 * k - 1])
+				u[2 * k - 1] = e->ts + e->dur;
+		} else {
+			u[2 * k] = e->ts;
+			u[2 * k + 1] = e->ts + e->dur;
+			k++;
+		}
+	}
+	*out = u;
+	return k;
+}
+
+/* The length of the union u[0..n) inside [a, b). */
+static int64_t
+clip_len(const int64_t *u, size_t n, int64_t a, int64_t b)
+{
+	int64_t len = 0, lo, hi;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		lo = u[2 * i] > a ? u[2 * i] : a;
+		hi = u[2 * i + 1] < b ? u[2 * i + 1] : b;
+		if (hi > lo)
+			len += hi - lo;
+	}
+	return len;
+}
+
+/*
+ * --truth-more rows of the step: the unions of compute, communication
+ * and transfer, communication exposed (not overlapped by compute) and
+ * hidden, and one row per communication kernel.
+ */
+static void
+truth_more_step(struct gen *g)
+{
+	int64_t *uc, *um, *ut, len[3] = { 0, 0, 0 }, hid = 0, h;
+	size_t nc, nm, nt, i;
+
+	nc = class_union(g, 0, &uc);
+	nm = class_union(g, 1, &um);
+	nt = class_union(g, 2, &ut);
+	for (i = 0; i < nc; i++)
+		len[0] += uc[2 * i + 1] - uc[2 * i];
+	for (i = 0; i < nm; i++) {
+		len[1] += um[2 * i + 1] - um[2 * i];
+		hid += clip_len(uc, nc, um[2 * i], um[2 * i + 1]);
+	}
+	for (i = 0; i < nt; i++)
+		len[2] += ut[2 * i + 1] - ut[2 * i];
+	for (i = 0; i < g->ngev; i++) {
+		const struct gev *e = &g->gev[i];
+
+		if (gclass(e) != 1)
+			continue;
+		h = clip_len(uc, nc, e->ts, e->ts + e->dur);
+		fprintf(g->truthx, "comm\t%d\t%lld\t%lld\t%lld\t-\t-\t-\t"
+		    "%lld\t%lld\t-\t-\t-\t-\t-\n", g->stepno,
+		    (long long)e->seq, (long long)e->ts,
+		    (long long)(e->ts + e->dur), (long long)(e->dur - h),
+		    (long long)h);
+	}
+	fprintf(g->truthx, "step\t%d\t-\t-\t-\t%lld\t%lld\t%lld\t%lld\t"
+	    "%lld\t-\t-\t-\t-\t-\n", g->stepno, (long long)len[0],
+	    (long long)len[1], (long long)len[2], (long long)(len[1] - hid),
+	    (long long)hid);
+	free(uc);
+	free(um);
+	free(ut);
+}
+
 /*
  * Compute the step's GPU metrics, update the trace totals, and write
  * the step's truth rows.
@@ -1813,6 +2072,15 @@ truth_step(struct gen *g)
 	}
 	for (i = 0; i < g->ngev; i++) {
 		e = &g->gev[i];
+		if (e->kind == GK_KERNEL || e->kind == GK_MEMCPY ||
+		    e->kind == GK_MEMSET) {
+			size_t b = e->kind == GK_MEMCPY ? K_COUNT :
+			    e->kind == GK_MEMSET ? K_COUNT + 1 :
+			    (size_t)(e->k - ktab);
+
+			g->bkcount[b]++;
+			g->bksum[b] += e->dur;
+		}
 		count++;
 		busy += e->dur;
 		if (e->kind == GK_KERNEL) {
@@ -1853,6 +2121,8 @@ truth_step(struct gen *g)
 		g->peakstep = g->stepno;
 		g->peakts = peakts;
 	}
+	if (g->truthx != NULL)
+		truth_more_step(g);
 	if (g->truth == NULL)
 		return;
 	for (i = 0; i < g->nanc; i++) {
@@ -1867,12 +2137,145 @@ truth_step(struct gen *g)
 			si = (int)i;
 			break;
 		}
+	if (g->ninj > 0)
+		truth_inj(g);
 	fprintf(g->truth, "step\t%d\t-\t-\t-\t%lld\t%lld\t%lld\t%lld\t%lld\t"
 	    "%lld\t%lld\t%lld\t%lld\t%lld\tProfilerStep#%d\n", g->stepno,
 	    (long long)first, (long long)last, (long long)g->cev[si].ts,
 	    (long long)(g->cev[si].ts + g->cev[si].dur), (long long)count,
 	    (long long)kerns, (long long)busy, (long long)kbusy, (long long)un,
 	    (long long)peak, g->stepno);
+}
+
+/*
+ * The innermost CPU record of thread 0 that contains time t: with py, a
+ * python_function frame, else a cpu_op, user_annotation or runtime call.
+ * NULL if none.
+ */
+static const struct cev *
+cpu_at(const struct gen *g, int64_t t, int py)
+{
+	const struct cev *best = NULL, *e;
+	size_t i;
+
+	for (i = 0; i < g->ncev; i++) {
+		e = &g->cev[i];
+		if (e->thr != 0 || e->kind == CK_MEM ||
+		    (e->kind == CK_PY) != (py != 0) || t < e->ts ||
+		    t >= e->ts + e->dur)
+			continue;
+		if (best == NULL || e->ts > best->ts ||
+		    (e->ts == best->ts && e->dur < best->dur))
+			best = e;
+	}
+	return best;
+}
+
+/*
+ * Truth rows of the injected gaps and tiny runs of the step:
+ *   gap         step, layer, start_ns/end_ns (the GPU idle interval),
+ *               cpu_start_ns/cpu_end_ns and name: the innermost CPU
+ *               record (not python) of the main thread at its middle
+ *   gap-python  the same with the innermost python_function frame
+ *   tiny        step, stream, start_ns/end_ns (first start, last end),
+ *               count = kernels, busy_ns = kernel_ns = sum of durations,
+ *               union_ns, name: the CPU record at the middle
+ */
+static void
+truth_inj(struct gen *g)
+{
+	const struct cev *c, *p;
+	char num[32];
+	int k;
+
+	for (k = 0; k < g->ninj; k++) {
+		const struct inj *in = &g->inj[k];
+		int64_t s = INT64_MIN, e = INT64_MAX, busy = 0, un = 0;
+		int64_t cs = 0, ce = INT64_MIN, mid;
+		size_t i;
+
+		if (!in->tiny) {
+			for (i = 0; i < in->a; i++)
+				if (g->gev[i].ts + g->gev[i].dur > s)
+					s = g->gev[i].ts + g->gev[i].dur;
+			for (i = in->a; i < g->ngev; i++)
+				if (g->gev[i].kind != GK_ANN && g->gev[i].ts < e)
+					e = g->gev[i].ts;
+		} else {
+			s = g->gev[in->a].ts;
+			for (i = in->a; i < in->b; i++) {
+				const struct gev *v = &g->gev[i];
+
+				busy += v->dur;
+				if (v->ts + v->dur > e || e == INT64_MAX)
+					e = v->ts + v->dur;
+				if (v->ts > ce) {
+					if (ce != INT64_MIN)
+						un += ce - cs;
+					cs = v->ts;
+					ce = v->ts + v->dur;
+				} else if (v->ts + v->dur > ce)
+					ce = v->ts + v->dur;
+			}
+			un += ce - cs;
+		}
+		mid = s + (e - s) / 2;
+		c = cpu_at(g, mid, 0);
+		p = cpu_at(g, mid, 1);
+		if (in->tiny) {
+			fprintf(g->truth, "tiny\t%d\t-\t-\t%d\t%lld\t%lld\t"
+			    "%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t%lld\t-\t%s\n",
+			    g->stepno, (int)g->gev[in->a].stream, (long long)s,
+			    (long long)e, (long long)(c ? c->ts : 0),
+			    (long long)(c ? c->ts + c->dur : 0),
+			    (long long)(in->b - in->a),
+			    (long long)(in->b - in->a), (long long)busy,
+			    (long long)busy, (long long)un, c ? c->name : "-");
+			continue;
+		}
+		snprintf(num, sizeof(num), "%d", in->layer);
+		fprintf(g->truth, "gap\t%d\t-\t%s\t-\t%lld\t%lld\t%lld\t%lld"
+		    "\t-\t-\t0\t-\t-\t-\t%s\n", g->stepno, num, (long long)s,
+		    (long long)e, (long long)(c ? c->ts : 0),
+		    (long long)(c ? c->ts + c->dur : 0), c ? c->name : "-");
+		fprintf(g->truth, "gap-python\t%d\t-\t%s\t-\t%lld\t%lld\t"
+		    "%lld\t%lld\t-\t-\t0\t-\t-\t-\t%s\n", g->stepno, num,
+		    (long long)s, (long long)e, (long long)(p ? p->ts : 0),
+		    (long long)(p ? p->ts + p->dur : 0), p ? p->name : "-");
+	}
+}
+
+/* --truth-buckets: count and total ns of each bucket over the trace. */
+static void
+truth_buckets(struct gen *g)
+{
+	static const char *const names[] = {
+		"attention", "communication", "elementwise", "gemm", "norm",
+		"other", "reduction", "transfer"
+	};
+	FILE *f;
+	size_t i, k;
+
+	if ((f = fopen(g->o->truthbk, "w")) == NULL)
+		die(g->o->truthbk);
+	fputs("bucket\tcount\ttotal_ns\n", f);
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		int64_t n = 0, sum = 0;
+
+		for (i = 0; i < K_COUNT + 2; i++) {
+			const char *b = i >= K_COUNT ? "transfer" : kbucket[i];
+
+			if (strcmp(b, names[k]) == 0) {
+				n += g->bkcount[i];
+				sum += g->bksum[i];
+			}
+		}
+		if (n > 0)
+			fprintf(f, "%s\t%lld\t%lld\n", names[k], (long long)n,
+			    (long long)sum);
+	}
+	if (fclose(f) != 0)
+		die(g->o->truthbk);
 }
 
 /* Write everything before the first event. */
@@ -2055,6 +2458,7 @@ gen_free(struct gen *g)
 	free(g->gev);
 	free(g->anc);
 	free(g->ep);
+	free(g->xiv);
 }
 
 /*
@@ -2062,7 +2466,8 @@ gen_free(struct gen *g)
  * the truth to tf (may be NULL).  Returns the number of bytes.
  */
 static uint64_t
-run(const struct opts *o, int rank, int64_t nsteps, int fd, FILE *tf)
+run(const struct opts *o, int rank, int64_t nsteps, int fd, FILE *tf,
+    FILE *xf)
 {
 	struct gen g;
 	uint64_t total;
@@ -2070,6 +2475,12 @@ run(const struct opts *o, int rank, int64_t nsteps, int fd, FILE *tf)
 
 	gen_init(&g, o, rank, fd);
 	g.truth = tf;
+	g.truthx = xf;
+	if (xf != NULL)
+		fputs("kind\tstep\tseq\tstart_ns\tend_ns\tcompute_ns\t"
+		    "comm_ns\ttransfer_ns\tcomm_exposed_ns\tcomm_hidden_ns\t"
+		    "peak_allocated\tpeak_allocated_ns\tpeak_reserved\t"
+		    "peak_reserved_ns\tevents\n", xf);
 	if (tf != NULL)
 		fputs("kind\tstep\tpass\tlayer\tstream\tstart_ns\tend_ns\t"
 		    "cpu_start_ns\tcpu_end_ns\tcount\tkernels\tbusy_ns\t"
@@ -2091,6 +2502,13 @@ run(const struct opts *o, int rank, int64_t nsteps, int fd, FILE *tf)
 		    (long long)g.tkbusy, (long long)g.tunion,
 		    (long long)g.peak);
 	}
+	if (xf != NULL && g.mevents > 0)
+		fprintf(xf, "memory\t%lld\t-\t-\t-\t-\t-\t-\t-\t-\t%lld\t"
+		    "%lld\t%lld\t%lld\t%lld\n", (long long)g.mpastep,
+		    (long long)g.mpa, (long long)g.mpats, (long long)g.mpr,
+		    (long long)g.mprts, (long long)g.mevents);
+	if (o->truthbk != NULL && fd >= 0)
+		truth_buckets(&g);
 	total = g.out.total;
 	gen_free(&g);
 	return total;
@@ -2112,11 +2530,15 @@ main(int argc, char *argv[])
 		{ "no-memory",	no_argument,		NULL, 'M' },
 		{ "no-python",	no_argument,		NULL, 'P' },
 		{ "truth",	required_argument,	NULL, 't' },
+		{ "truth-more",	required_argument,	NULL, 'x' },
+		{ "inject-gap",	required_argument,	NULL, 'G' },
+		{ "inject-tiny", required_argument,	NULL, 'T' },
+		{ "truth-buckets", required_argument,	NULL, 'B' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	struct opts o;
-	FILE *tf = NULL;
+	FILE *tf = NULL, *xf = NULL;
 	uint64_t b1, b2, step1;
 	int64_t nsteps, rest;
 	char shortopt[3];
@@ -2129,7 +2551,7 @@ main(int argc, char *argv[])
 	o.world = 1;
 	o.seed = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:s:n:l:gS:r:w:e:MPt:h",
+	while ((ch = getopt_long(argc, argv, ":o:s:n:l:gS:r:w:e:MPt:x:G:T:B:h",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
@@ -2171,6 +2593,20 @@ main(int argc, char *argv[])
 		case 't':
 			o.truthpath = optarg;
 			break;
+		case 'x':
+			o.truthmore = optarg;
+			break;
+		case 'G':
+			o.injgap = parsenum("inject-gap", optarg, 1,
+			    1000000000000LL, 0);
+			break;
+		case 'T':
+			o.injtiny = (int)parsenum("inject-tiny", optarg, 1,
+			    100000, 0);
+			break;
+		case 'B':
+			o.truthbk = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -2193,13 +2629,16 @@ main(int argc, char *argv[])
 	if (o.rank >= o.world)
 		badusage(rankset ? "rank must be less than world" :
 		    "world must be more than rank", NULL);
+	if (o.graph && (o.injgap > 0 || o.injtiny > 0))
+		badusage("--inject-gap and --inject-tiny are for eager mode",
+		    NULL);
 
 	if (o.steps > 0)
 		nsteps = o.steps;
 	else {
 		/* probe rank 0, so that all ranks get the same steps */
-		b1 = run(&o, 0, 1, -1, NULL);
-		b2 = run(&o, 0, 2, -1, NULL);
+		b1 = run(&o, 0, 1, -1, NULL, NULL);
+		b2 = run(&o, 0, 2, -1, NULL, NULL);
 		step1 = b2 - b1;
 		rest = o.size - (int64_t)(b1 - step1);
 		nsteps = rest <= (int64_t)step1 ? 1 :
@@ -2210,9 +2649,13 @@ main(int argc, char *argv[])
 		die(o.outpath);
 	if (o.truthpath != NULL && (tf = fopen(o.truthpath, "w")) == NULL)
 		die(o.truthpath);
-	run(&o, o.rank, nsteps, fd, tf);
+	if (o.truthmore != NULL && (xf = fopen(o.truthmore, "w")) == NULL)
+		die(o.truthmore);
+	run(&o, o.rank, nsteps, fd, tf, xf);
 	if (tf != NULL && fclose(tf) != 0)
 		die(o.truthpath);
+	if (xf != NULL && fclose(xf) != 0)
+		die(o.truthmore);
 	if (o.outpath != NULL && close(fd) != 0)
 		die(o.outpath);
 	return 0;

@@ -620,8 +620,8 @@ test_table(void)
 	static const char *const want[] = {
 		"name\tcount\tshare\ngemm\t12\t0.333\nattn x\t1234567\t-\n",
 		"name      count  share\ngemm         12  0.333\nattn x  1234567      -\n",
-		"{\"name\": \"gemm\", \"count\": 12, \"share\": 0.333}\n"
-		    "{\"name\": \"attn x\", \"count\": 1234567, \"share\": null}\n",
+		("{\"name\": \"gemm\", \"count\": 12, \"share\": 0.333}\n"
+		    "{\"name\": \"attn x\", \"count\": 1234567, \"share\": null}\n"),
 	};
 
 	CHECK(ratio_is(1, 3, 3, "0.333") && ratio_is(2, 3, 3, "0.667"));
@@ -651,6 +651,202 @@ test_table(void)
 	kt_table_free(t);
 }
 
+/*
+ * SHA-256 against the FIPS 180-4 examples and Python's hashlib, whole
+ * and fed in pieces (the SHA-extension path where the CPU has it).
+ */
+static void
+test_sha256(void)
+{
+	struct kt_sha256 c;
+	static const struct {
+		size_t		 n;
+		const char	*hex;
+	} edges[] = {
+		{ 55, "463eb28e72f82e0a96c0a4cc53690c57"
+		    "1281131f672aa229e0d45ae59b598b59" },
+		{ 56, "da2ae4d6b36748f2a318f23e7ab1dfdf"
+		    "45acdc9d049bd80e59de82a60895f562" },
+		{ 63, "29af2686fd53374a36b0846694cc3421"
+		    "77e428d1647515f078784d69cdb9e488" },
+		{ 64, "fdeab9acf3710362bd2658cdc9a29e8f"
+		    "9c757fcf9811603a8c447cd1d9151108" },
+		{ 65, "4bfd2c8b6f1eec7a2afeb48b934ee4b2"
+		    "694182027e6d0fc075074f2fabb31781" },
+		{ 127, "92ca0fa6651ee2f97b884b7246a562fa"
+		    "71250fedefe5ebf270d31c546bfea976" },
+		{ 128, "471fb943aa23c511f6f72f8d1652d9c8"
+		    "80cfa392ad80503120547703e56a2be5" },
+		{ 1000, "4e4c294b331f7a2099a379bec34b9f9f"
+		    "c03dc46ab465d998f4d683da53487e6d" }
+	};
+	char hex[65], mill[1000], path[] = "/tmp/kt-unit-sha.XXXXXX";
+	const char *two =
+	    "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+	size_t i;
+	FILE *f;
+	int fd;
+
+	kt_sha256_init(&c);
+	kt_sha256_hex(&c, hex);
+	CHECK(strcmp(hex, "e3b0c44298fc1c149afbf4c8996fb924"
+	    "27ae41e4649b934ca495991b7852b855") == 0);
+	kt_sha256_init(&c);
+	kt_sha256_update(&c, "abc", 3);
+	kt_sha256_hex(&c, hex);
+	CHECK(strcmp(hex, "ba7816bf8f01cfea414140de5dae2223"
+	    "b00361a396177a9cb410ff61f20015ad") == 0);
+	kt_sha256_init(&c);
+	for (i = 0; i < strlen(two); i++)
+		kt_sha256_update(&c, two + i, 1);
+	kt_sha256_hex(&c, hex);
+	CHECK(strcmp(hex, "248d6a61d20638b8e5c026930c3e6039"
+	    "a33ce45964ff2167f6ecedd419db06c1") == 0);
+	kt_sha256_init(&c);
+	memset(mill, 'a', sizeof(mill));
+	for (i = 0; i < 1000; i++)
+		kt_sha256_update(&c, mill, sizeof(mill));
+	kt_sha256_hex(&c, hex);
+	CHECK(strcmp(hex, "cdc76e5c9914fb9281a1c7e284d73e67"
+	    "f1809a48a497200e046d39ccc7112cd0") == 0);
+	/* Lengths around the block and padding edges, fed in 7-byte steps. */
+	for (i = 0; i < sizeof(mill); i++)
+		mill[i] = (char)(i % 251);
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		size_t j, k;
+
+		kt_sha256_init(&c);
+		for (j = 0; j < edges[i].n; j += k) {
+			k = edges[i].n - j < 7 ? edges[i].n - j : 7;
+			kt_sha256_update(&c, mill + j, k);
+		}
+		kt_sha256_hex(&c, hex);
+		CHECK(strcmp(hex, edges[i].hex) == 0);
+	}
+	if ((fd = mkstemp(path)) != -1 && (f = fdopen(fd, "w")) != NULL) {
+		fputs("abc", f);
+		fclose(f);
+		CHECK(kt_sha256_file(path, hex, NULL) == 0 &&
+		    strcmp(hex, "ba7816bf8f01cfea414140de5dae2223"
+		    "b00361a396177a9cb410ff61f20015ad") == 0);
+		unlink(path);
+	} else
+		CHECK(0);
+	CHECK(kt_sha256_file("/nonexistent/kt-sha", hex, NULL) == -1);
+}
+
+/* The analysis model on a small trace, the bucket rules, intervals. */
+static void
+test_model(void)
+{
+	static const char trace[] =
+	    "{\"distributedInfo\": {\"rank\": 3}, \"traceEvents\": [\n"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"ProfilerStep#7\","
+	    "\"pid\":1,\"tid\":1,\"ts\":100,\"dur\":100},\n"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"aten::mm\","
+	    "\"pid\":1,\"tid\":1,\"ts\":110,\"dur\":20},\n"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+	    "\"pid\":1,\"tid\":1,\"ts\":115,\"dur\":5,\"args\":{\"correlation\":9}},\n"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"sm90_xmma_gemm_\\u0041\","
+	    "\"pid\":0,\"tid\":7,\"ts\":300.5,\"dur\":10,"
+	    "\"args\":{\"correlation\":9,\"stream\":7,\"device\":0}},\n"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"ncclDevKernel_AllGather\","
+	    "\"pid\":0,\"tid\":20,\"ts\":150,\"dur\":4,"
+	    "\"args\":{\"stream\":20,\"In msg nelems\":8,\"dtype\":\"BFloat16\"}},\n"
+	    "{\"ph\":\"X\",\"cat\":\"gpu_memcpy\",\"name\":\"Memcpy HtoD\","
+	    "\"pid\":0,\"tid\":13,\"ts\":120,\"dur\":2,\"args\":{\"bytes\":64}}\n"
+	    "]}";
+	struct kt_reader *rd;
+	struct kt_model *m;
+	struct kt_error err;
+	struct kt_rules *rs;
+	struct kt_buf b = { 0 };
+	struct kt_iv a[4] = { { 5, 10 }, { 0, 3 }, { 3, 4 }, { 20, 20 } };
+	struct kt_iv c[2] = { { 2, 6 }, { 9, 30 } };
+	uint32_t *bk;
+	size_t n;
+
+	rd = kt_reader_mem(trace, sizeof(trace) - 1, "t", 0);
+	CHECK(rd != NULL);
+	if (rd == NULL)
+		return;
+	m = kt_model_load(rd, NULL, &err);
+	CHECK(m != NULL);
+	if (m == NULL) {
+		kt_reader_free(rd);
+		return;
+	}
+	CHECK(m->rank == 3 && m->ndevices == 1 && m->nact == 3);
+	CHECK(m->devices[0].rank == 3 && m->devices[0].nstreams == 3);
+	CHECK(m->act[0].ts == 120000 && m->act[2].ts == 300500);
+	CHECK(strcmp(kt_model_str(m, m->act[2].name), "sm90_xmma_gemm_A") == 0);
+	CHECK(m->nsteps == 1 && m->steps[0].number == 7);
+	/* The gemm joins its launch (thread 0, step 0) by correlation. */
+	CHECK(m->act[2].thread == 0 && m->act[2].step == 0 &&
+	    m->spans[m->act[2].launch].corr == 9);
+	/* The memcpy falls in the step's CPU span; steps span the GPU. */
+	CHECK(m->act[0].step == 0 && m->steps[0].gpu_start == 120000 &&
+	    m->steps[0].gpu_end == 310500 && m->steps[0].nact == 3);
+	CHECK(kt_act_bytes(m, &m->act[1]) == 16 &&
+	    kt_act_bytes(m, &m->act[0]) == 64);
+	n = kt_model_span_at(m, 0, 117000, 0);
+	CHECK(n != KT_NO && strcmp(kt_model_str(m, m->spans[n].name),
+	    "cudaLaunchKernel") == 0);
+	n = kt_model_span_at(m, 0, 125000, 0);
+	CHECK(n != KT_NO && strcmp(kt_model_str(m, m->spans[n].name),
+	    "aten::mm") == 0);
+	n = kt_model_span_at(m, 0, 117000, 1u << KT_CUDA_RUNTIME);
+	CHECK(n != KT_NO && strcmp(kt_model_str(m, m->spans[n].name),
+	    "aten::mm") == 0);
+	CHECK(kt_model_span_at(m, 0, 200000, 0) == KT_NO);
+	rs = kt_rules_new(1);
+	CHECK(rs != NULL);
+	if (rs != NULL) {
+		bk = kt_rules_classify(rs, m);
+		CHECK(bk != NULL && strcmp(kt_rules_bucket_name(rs, bk[0]),
+		    "transfer") == 0 && strcmp(kt_rules_bucket_name(rs, bk[1]),
+		    "communication") == 0 && strcmp(kt_rules_bucket_name(rs,
+		    bk[2]), "gemm") == 0);
+		free(bk);
+		CHECK(strcmp(kt_rules_bucket_name(rs, kt_rules_match(rs,
+		    KT_KERNEL, "Cijk_Ailk_Bljk_HHS_BH_MT128x128")), "gemm") == 0);
+		CHECK(strcmp(kt_rules_bucket_name(rs, kt_rules_match(rs,
+		    KT_KERNEL, "void flash_fwd_kernel<cutlass::bfloat16_t>")),
+		    "attention") == 0);
+		CHECK(strcmp(kt_rules_bucket_name(rs, kt_rules_match(rs,
+		    KT_KERNEL, "void deep_ep::intranode::dispatch<8>(int)")),
+		    "communication") == 0);
+		CHECK(strcmp(kt_rules_bucket_name(rs, kt_rules_match(rs,
+		    KT_KERNEL, "mystery")), "other") == 0);
+		CHECK(kt_rules_explain(rs, KT_KERNEL, "rcclKernel", &b) ==
+		    kt_rules_match(rs, KT_KERNEL, "rcclKernel") &&
+		    b.n > 0 && strstr(b.p, "matches 'rccl'") != NULL);
+		kt_buf_free(&b);
+		kt_rules_free(rs);
+	}
+	kt_model_free(m);
+	kt_reader_free(rd);
+	n = kt_iv_union(a, 4);
+	CHECK(n == 2 && a[0].start == 0 && a[0].end == 4 && a[1].start == 5 &&
+	    a[1].end == 10 && kt_iv_length(a, n) == 9);
+	CHECK(kt_iv_overlap(a, n, c, 2) == 4);
+	CHECK(kt_iv_clip_length(a, n, 2, 7) == 4);
+	{
+		struct kt_bucket_opts bo;
+
+		memset(&bo, 0, sizeof(bo));
+		CHECK(kt_bucket_by_parse(&bo, "step,bucket") == 0 &&
+		    bo.nby == 2 && bo.by[0] == KT_BY_STEP &&
+		    bo.by[1] == KT_BY_BUCKET);
+		CHECK(kt_bucket_by_parse(&bo, "name,name") == -1);
+		CHECK(kt_bucket_by_parse(&bo, "bucket,") == -1);
+		CHECK(kt_bucket_by_parse(&bo, "") == -1);
+		CHECK(kt_bucket_by_parse(&bo, "devices") == -1);
+	}
+	CHECK(kt_dtype_size("BFloat16") == 2 && kt_dtype_size("Float") == 4 &&
+	    kt_dtype_size("Long") == 8 && kt_dtype_size("quaternion") == -1);
+}
+
 int
 main(void)
 {
@@ -666,6 +862,8 @@ main(void)
 	test_rank_name();
 	test_skim();
 	test_table();
+	test_sha256();
+	test_model();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }

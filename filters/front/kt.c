@@ -17,9 +17,17 @@ static const struct {
 	const char	*name;
 	const char	*what;
 } filters[] = {
+	{ "bucket", "where the GPU time went: kernels by bucket, name, stream, step" },
+	{ "compact-lanes", "a compact view: GPU stream rows on a few synthetic lanes, reversibly" },
+	{ "decompose", "per step and rank: wall = busy + idle, compute, exposed communication" },
+	{ "gaps", "lost GPU time, ranked: idle gaps and tiny-kernel runs per step" },
+	{ "memory", "allocated and reserved memory over time per device; peaks, headroom" },
 	{ "normalize", "canonical, repaired, exact trace; --check finds problems" },
+	{ "overlap", "per collective: hidden vs exposed communication, bandwidth, skew" },
 	{ "rank-tag", "tag events with their rank; merge the traces of several ranks" },
 	{ "slice-window", "cut a window: steps, a time range, an annotation, a rank" },
+	{ "views", "render the five diagnosis views of a trace into a folder" },
+	{ "layer-track", "guide track L0..Ln-1 from a once-per-layer anchor kernel" },
 };
 
 static void

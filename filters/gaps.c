@@ -1,0 +1,266 @@
+/*
+ * kt-gaps: lost GPU time, ranked.  Per device the union of all streams
+ * is busy; every idle gap of at least --min-gap inside a step's window,
+ * and every run of tiny kernels, is a row with the kernels around it and
+ * what the launching CPU thread was doing instead.  A summary per step
+ * (wall = busy + idle) goes to stderr, or into the table with --summary;
+ * --fail-above exits 1 when idle exceeds a share of the wall.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kt.h"
+
+__extension__ typedef __int128 i128;
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: kt-gaps [-jStTu] [-f pct] [-g dur] [-k n] [-m glob] [-n n]\n"
+	    "               [-o file] [-z dur] [file]\n"
+	    "  -f, --fail-above PCT  exit 1 when idle is over PCT%% of the wall\n"
+	    "  -g, --min-gap DUR     smallest idle gap reported (default 10us)\n"
+	    "  -j, --json            write JSON lines\n"
+	    "  -k, --top K           keep the K costliest rows\n"
+	    "  -m, --member GLOB     take the archive member matching GLOB\n"
+	    "  -n, --run-min N       tiny kernels in a run, at least (default 8)\n"
+	    "  -o, --output FILE     write FILE atomically\n"
+	    "  -S, --strict          refuse damaged input instead of repairing it\n"
+	    "  -s, --summary         step and total rows in the table, not stderr\n"
+	    "  -t, --tsv             write TSV (the default when not a terminal)\n"
+	    "  -T, --text            write an aligned text table\n"
+	    "  -z, --tiny DUR        a tiny kernel is shorter (default 5us)\n"
+	    "  -h, --help            this help;  -V, --version  the version\n"
+	    "DUR is a number with a unit (ns, us, ms, s), or whole ns.\n");
+}
+
+/* A duration option: with a unit, or whole ns. */
+static int64_t
+duration(const char *opt, const char *s)
+{
+	int64_t v;
+
+	char *end;
+
+	if (kt_duration_parse(s, &v) == 0 && v >= 0)
+		return v;
+	v = strtoll(s, &end, 10);
+	if (*s >= '0' && *s <= '9' && *end == '\0' && v >= 0 && v < INT64_MAX)
+		return v;
+	kt_cli_warn("%s: '%s' is not a duration with a unit (ns, us, ms, s) "
+	    "or whole ns", opt, s);
+	exit(2);
+}
+
+/* A percentage with up to three decimals, in thousandths. */
+static int64_t
+percent(const char *s)
+{
+	int64_t v = 0;
+	int dec = -1;
+	const char *p;
+
+	for (p = s; *p != '\0'; p++) {
+		if (*p == '.' && dec == -1) {
+			dec = 0;
+			continue;
+		}
+		if (*p < '0' || *p > '9' || dec == 3 || v > 100000000)
+			goto bad;
+		v = v * 10 + (*p - '0');
+		if (dec >= 0)
+			dec++;
+	}
+	if (p == s || (dec == 0 && p - s == 1))
+		goto bad;
+	for (; dec < 3; dec = dec < 0 ? 1 : dec + 1)
+		v *= 10;
+	if (v > 100000)
+		goto bad;
+	return v;
+bad:
+	kt_cli_warn("--fail-above: '%s' is not a percentage from 0 to 100 "
+	    "(up to three decimals)", s);
+	exit(2);
+}
+
+/* The per-step summary on stderr. */
+static void
+summary(const struct kt_table *st)
+{
+	size_t r;
+
+	for (r = 0; r < kt_table_rows(st); r++) {
+		const char *kind = kt_table_get(st, r, 3);
+
+		fprintf(stderr, "%s: rank %s device %s %s%s: wall %s ns = "
+		    "busy %s + idle %s (idle %s%%)\n", kt_cli_name(),
+		    kt_table_get(st, r, 0), kt_table_get(st, r, 1),
+		    strcmp(kind, "total") == 0 ? "total" : "step ",
+		    strcmp(kind, "total") == 0 ? "" : kt_table_get(st, r, 2),
+		    kt_table_get(st, r, 6), kt_table_get(st, r, 7),
+		    kt_table_get(st, r, 8), kt_table_get(st, r, 9));
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "fail-above", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "member", required_argument, NULL, 'm' },
+		{ "min-gap", required_argument, NULL, 'g' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "run-min", required_argument, NULL, 'n' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "summary", no_argument, NULL, 's' },
+		{ "text", no_argument, NULL, 'T' },
+		{ "tiny", required_argument, NULL, 'z' },
+		{ "top", required_argument, NULL, 'k' },
+		{ "tsv", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct kt_gaps_opts go;
+	struct kt_gaps_total tot;
+	struct kt_error err;
+	struct kt_table *t, *st = NULL;
+	struct kt_out *out;
+	struct kt_source *src;
+	struct kt_reader *rd, *rd2;
+	struct kt_model *m;
+	const char *member = NULL, *output = NULL, *fail_text = NULL;
+	int64_t fail = -1;
+	int ch, form = 0, rc;
+	unsigned rflags = 0;
+
+	memset(&err, 0, sizeof(err));
+	memset(&go, 0, sizeof(go));
+	go.min_gap = 10000;
+	go.tiny = 5000;
+	go.run_min = 8;
+	kt_cli_init("kt-gaps");
+	while ((ch = getopt_long(argc, argv, "f:g:hjk:m:n:o:sStTVz:",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			fail = percent(optarg);
+			fail_text = optarg;
+			break;
+		case 'g':
+			go.min_gap = duration("--min-gap", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'j':
+			form = KT_TABLE_JSON;
+			break;
+		case 'k':
+			go.top = kt_cli_int("--top", optarg, 1, INT64_MAX);
+			break;
+		case 'm':
+			member = optarg;
+			break;
+		case 'n':
+			go.run_min = kt_cli_int("--run-min", optarg, 1,
+			    INT32_MAX);
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 's':
+			go.summary = 1;
+			break;
+		case 'S':
+			rflags |= KT_READ_STRICT;
+			break;
+		case 't':
+			form = KT_TABLE_TSV;
+			break;
+		case 'T':
+			form = KT_TABLE_TEXT;
+			break;
+		case 'V':
+			printf("kt-gaps %s\n", KT_VERSION);
+			return 0;
+		case 'z':
+			go.tiny = duration("--tiny", optarg);
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1) {
+		kt_cli_warn("one trace at a time");
+		return 2;
+	}
+	if (kt_cli_check_output(output, argv, argc) == -1)
+		return 2;
+	if ((src = kt_source_open(argc ? argv[0] : "-", member, rflags,
+	    &err)) == NULL)
+		kt_cli_die(&err);
+	if ((rc = kt_source_next(src, &rd, &err)) != 1) {
+		if (rc == 0)
+			kt_error_set(&err, argc ? argv[0] : "<stdin>", 0, 0,
+			    "no trace");
+		kt_cli_die(&err);
+	}
+	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_progress_done();
+	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	if (kt_source_archived(src) &&
+	    kt_source_next(src, &rd2, &err) == 1) {
+		kt_cli_warn("%s: several traces: pick one with --member",
+		    argc ? argv[0] : "<stdin>");
+		kt_cli_die(NULL);
+	}
+	if (m->nact == 0)
+		kt_cli_warn("%s: no GPU activity (kernel, gpu_memcpy, "
+		    "gpu_memset) in the trace", kt_reader_name(rd));
+	if ((t = kt_gaps_table(m, &go, go.summary ? NULL : &st, &tot)) ==
+	    NULL)
+		kt_cli_nomem();
+	if ((out = kt_out_open(output, -1, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_set_output(out);
+	if (kt_table_write(t, kt_table_form_pick(form, output == NULL ||
+	    strcmp(output, "-") == 0 ? STDOUT_FILENO : -1), 1, out) == -1) {
+		kt_error_set(&err, output ? output : "<stdout>", 0, 0,
+		    "write error");
+		kt_cli_die(&err);
+	}
+	if (kt_out_commit(out, &err) == -1)
+		kt_cli_die(&err);
+	kt_cli_set_output(NULL);
+	if (st != NULL)
+		summary(st);
+	rc = 0;
+	if (fail >= 0 && tot.wall > 0 &&
+	    (i128)tot.idle * 100000 > (i128)fail * tot.wall) {
+		char pct[64];
+
+		kt_ratio_format(tot.idle * 100, tot.wall, 1, pct);
+		kt_cli_warn("%s: idle is %s%% of the wall, over %s%%",
+		    kt_reader_name(rd), pct, fail_text);
+		rc = 1;
+	}
+	kt_table_free(t);
+	kt_table_free(st);
+	kt_model_free(m);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	return rc;
+}

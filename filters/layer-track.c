@@ -1,0 +1,1670 @@
+/*
+ * kt-layer-track: add a guide track of transformer layers, L0 .. L<n-1>,
+ * beside the GPU streams: one X event per layer, from the layer's anchor
+ * kernel to the next layer's anchor.  The anchor is a kernel that the
+ * user names (--anchor-regex) and trusts to run once per layer; the
+ * filter refuses (exit 2) whenever the anchors do not say unambiguously
+ * which one is L0 of each pass.  --suggest lists candidate anchors.
+ *
+ * Every input event is written as it was; the guide events and their
+ * thread metadata come after them.  The input is read first for the
+ * anchors (standard input is kept in a temporary file), so that nothing
+ * is written when they are refused.  A plain JSON file that needed no
+ * repair is then copied byte for byte, the guides put in after its last
+ * event; any other input is read again through the writer.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "kt.h"
+
+#define GUIDE_CAT	"layer_guide"
+#define GUIDE_TID	2000000000LL	/* the first guide row's tid */
+#define GUIDE_PREFIX	"Layer guide ("
+#define GUIDE_SUFFIX	") \xe2\x80\x94 anchor intervals"
+#define SPACING_FACTOR	3	/* mixed passes: an interval this far off */
+
+/* A kernel the filter keeps: an anchor, an end anchor, or (suggest) any. */
+struct kern {
+	int64_t		 ts;
+	int64_t		 end;		/* ts + dur */
+	uint64_t	 index;		/* file order */
+	int64_t		 stream;	/* tid, or -1 */
+	int64_t		 corr;		/* args.correlation, or -1 */
+	uint32_t	 name;		/* in names */
+	uint32_t	 gpu;		/* in gpus */
+	int		 is_end;	/* matched the end regex */
+	int		 is_anchor;
+};
+
+/* A GPU: a pid (raw JSON text) and args.device. */
+struct gpu {
+	char		*pid;
+	size_t		 pidlen;
+	int64_t		 device;	/* -1 when unknown */
+	uint64_t	 anchors;
+};
+
+/* An existing guide row or guide event, or a thread's sort index. */
+struct row {
+	char		*pid;
+	size_t		 pidlen;
+	int64_t		 tid;
+	char		*name;		/* thread name (rows) or event name */
+	int64_t		 ts, dur;	/* guide events */
+	int64_t		 sort;		/* sort index rows */
+};
+
+/* A CPU-side event for --suggest: a launch, or a cpu_op. */
+struct cpuev {
+	int64_t		 key;		/* correlation (launch) or ts (op) */
+	int64_t		 ts, end;
+	uint32_t	 thread;	/* in threads */
+	uint32_t	 name;		/* in opnames */
+};
+
+/* One guide to write. */
+struct guide {
+	int64_t		 ts, end;
+	int64_t		 layer;
+	int64_t		 pass;
+	size_t		 anchor;	/* index among the sorted anchors */
+};
+
+struct opts {
+	const char	*anchor_re;
+	const char	*end_re;
+	int64_t		 nlayers;	/* 0: not given */
+	int64_t		 offset;
+	int64_t		 passes;	/* 0: every complete pass */
+	int64_t		 first;
+	const char	*phase;
+	const char	*evidence;
+	const char	*pid;
+	int64_t		 device;
+	int		 has_device;
+	int		 suggest;
+	const char	*report;
+	const char	*output;
+	const char	*member;
+	int		 level;
+	unsigned	 rflags;
+};
+
+static struct opts o;
+static regex_t anchor_rx, end_rx;
+static struct kt_intern *names;	/* kernel names, raw JSON text */
+static unsigned char *match;	/* per name: 1 anchor, 2 end, 4 known */
+static size_t nmatch;
+static struct kt_intern *gputab;
+static struct gpu *gpus;
+static size_t ngpus;
+static struct kern *kerns;
+static size_t nkerns, capkerns;
+static struct row *rows, *gevs, *sorts;
+static size_t nrows, ngevs, nsorts;
+static struct kt_intern *threads, *opnames;
+static struct cpuev *launches, *ops;
+static size_t nlaunches, nops, caplaunches, capops;
+static int64_t tstart = INT64_MAX;	/* the earliest ts */
+static char *spool;		/* standard input's copy */
+static int collecting = 1;	/* pass() collects for decide() */
+static uint64_t last_end;	/* the input offset after the last event */
+static uint64_t nread;		/* events read */
+static struct kt_out *rawout;	/* splicing: guides go straight here */
+static struct kt_buf nbuf;	/* scratch: an unescaped name */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: kt-layer-track -a regex -n layers [-S] [-d device] [-E text]\n"
+	    "                      [-e regex] [-f first] [-k offset] [-l level]\n"
+	    "                      [-m glob] [-o file] [-P passes] [-p phase]\n"
+	    "                      [-r report] [--pid pid] [file]\n"
+	    "       kt-layer-track --suggest [-n layers] [-d device] [--pid pid] [file]\n"
+	    "  -a, --anchor-regex RE      the anchor kernel, once per layer (ERE)\n"
+	    "  -d, --device D             only anchors on device D\n"
+	    "  -E, --evidence TEXT        why the anchor is trusted (in the report)\n"
+	    "  -e, --end-anchor-regex RE  a kernel ending each layer: the last\n"
+	    "                             guide of a pass ends when it completes\n"
+	    "  -f, --first-layer F        number the layers from F (default 0)\n"
+	    "  -k, --anchor-offset K      the first L0 is the K-th anchor (from 0)\n"
+	    "  -l, --level N              gzip level 0-9 for a .gz output\n"
+	    "  -m, --member GLOB          the archive member to read\n"
+	    "  -n, --num-layers N         layers per pass\n"
+	    "  -o, --output FILE          write FILE atomically (.gz: gzip)\n"
+	    "  -P, --passes P             label only the first P complete passes\n"
+	    "  -p, --phase NAME           the phase, in the track name\n"
+	    "  -r, --report FILE          the report (default with -o: FILE.layers.json)\n"
+	    "  -s, --suggest              list candidate anchors; write no trace\n"
+	    "  -S, --strict               refuse damaged input\n"
+	    "      --pid PID              only anchors on process PID\n"
+	    "  -h, --help, -V, --version\n");
+}
+
+/* Remove the temporary files, however the program ends. */
+static void
+unspool(void)
+{
+	if (spool != NULL)
+		unlink(spool);
+}
+
+static char *
+dup_n(const char *s, size_t n)
+{
+	char *p;
+
+	if ((p = malloc(n + 1)) == NULL)
+		kt_cli_nomem();
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* Grow *p (of *cap elements of size sz) to hold n + 1. */
+static void
+grow(void *pp, size_t *cap, size_t n, size_t sz)
+{
+	void **p = pp;
+	size_t c;
+	void *q;
+
+	if (n < *cap)
+		return;
+	c = *cap ? *cap * 2 : 64;
+	if ((q = realloc(*p, c * sz)) == NULL)
+		kt_cli_nomem();
+	*p = q;
+	*cap = c;
+}
+
+/*
+ * The JSON string text s[0..n) (with quotes) unescaped into nbuf, as a C
+ * string; \u escapes are decoded to UTF-8 (a NUL becomes a space).
+ */
+static const char *
+unescape(const char *s, size_t n)
+{
+	size_t i;
+
+	nbuf.n = 0;
+	if (n >= 2 && s[0] == '"') {
+		s++;
+		n -= 2;
+	}
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (c != '\\' || i + 1 >= n) {
+			kt_buf_addc(&nbuf, c);
+			continue;
+		}
+		c = s[++i];
+		switch (c) {
+		case 'b': kt_buf_addc(&nbuf, '\b'); break;
+		case 'f': kt_buf_addc(&nbuf, '\f'); break;
+		case 'n': kt_buf_addc(&nbuf, '\n'); break;
+		case 'r': kt_buf_addc(&nbuf, '\r'); break;
+		case 't': kt_buf_addc(&nbuf, '\t'); break;
+		case 'u':
+			if (i + 4 < n) {
+				char hex[5];
+				unsigned long u;
+
+				memcpy(hex, s + i + 1, 4);
+				hex[4] = '\0';
+				u = strtoul(hex, NULL, 16);
+				i += 4;
+				if (u == 0)
+					u = ' ';
+				if (u < 0x80)
+					kt_buf_addc(&nbuf, (char)u);
+				else if (u < 0x800) {
+					kt_buf_addc(&nbuf, (char)(0xc0 | u >> 6));
+					kt_buf_addc(&nbuf, (char)(0x80 | (u & 63)));
+				} else {
+					kt_buf_addc(&nbuf, (char)(0xe0 | u >> 12));
+					kt_buf_addc(&nbuf,
+					    (char)(0x80 | (u >> 6 & 63)));
+					kt_buf_addc(&nbuf, (char)(0x80 | (u & 63)));
+				}
+			}
+			break;
+		default:
+			kt_buf_addc(&nbuf, c);
+		}
+	}
+	kt_buf_addc(&nbuf, '\0');
+	if (nbuf.p == NULL)
+		kt_cli_nomem();
+	return nbuf.p;
+}
+
+/* Compile an extended regex or exit 2. */
+static void
+compile(regex_t *rx, const char *re, const char *opt)
+{
+	char msg[256];
+	int rc;
+
+	if ((rc = regcomp(rx, re, REG_EXTENDED | REG_NOSUB)) != 0) {
+		regerror(rc, rx, msg, sizeof(msg));
+		kt_cli_warn("%s: '%s': %s", opt, re, msg);
+		exit(2);
+	}
+}
+
+/* The match bits of kernel name id (1 anchor, 2 end anchor). */
+static int
+name_match(uint32_t id)
+{
+	size_t len;
+	const char *s;
+	int m = 4;
+
+	if (id >= nmatch) {
+		size_t n = nmatch ? nmatch : 256;
+		unsigned char *p;
+
+		while (n <= id)
+			n *= 2;
+		if ((p = realloc(match, n)) == NULL)
+			kt_cli_nomem();
+		memset(p + nmatch, 0, n - nmatch);
+		match = p;
+		nmatch = n;
+	}
+	if (match[id])
+		return match[id] & 3;
+	s = kt_intern_get(names, id, &len);
+	s = unescape(s, len);
+	if (o.anchor_re != NULL && regexec(&anchor_rx, s, 0, NULL, 0) == 0)
+		m |= 1;
+	if (o.end_re != NULL && regexec(&end_rx, s, 0, NULL, 0) == 0)
+		m |= 2;
+	match[id] = (unsigned char)m;
+	return m & 3;
+}
+
+/* The GPU id of a kernel event (pid and args.device). */
+static uint32_t
+gpu_of(const struct kt_event *ev)
+{
+	struct kt_buf *k = &nbuf;
+	const char *p;
+	size_t n;
+	int64_t dev = -1, id;
+
+	if ((p = kt_event_field(ev, KT_F_PID, &n)) == NULL) {
+		p = "null";
+		n = 4;
+	}
+	if (kt_event_field_int(ev, KT_F_DEVICE, &dev) == -1 &&
+	    kt_event_field_int(ev, KT_F_PID, &dev) == -1)
+		dev = -1;
+	k->n = 0;
+	kt_buf_add(k, p, n);
+	kt_buf_add(k, &dev, sizeof(dev));
+	if (k->p == NULL || (id = kt_intern_put(gputab, k->p, k->n)) == -1)
+		kt_cli_nomem();
+	if ((size_t)id == ngpus) {
+		struct gpu *g;
+
+		if ((g = realloc(gpus, (ngpus + 1) * sizeof(*g))) == NULL)
+			kt_cli_nomem();
+		gpus = g;
+		g[ngpus].pid = dup_n(p, n);
+		g[ngpus].pidlen = n;
+		g[ngpus].device = dev;
+		g[ngpus].anchors = 0;
+		ngpus++;
+	}
+	return (uint32_t)id;
+}
+
+/* A string field's text in a new C string (unescaped), or NULL. */
+static char *
+field_str(const struct kt_event *ev, const struct kt_val *v)
+{
+	const char *s;
+
+	if (v->type != KT_STRING)
+		return NULL;
+	s = unescape(ev->raw + v->off, v->len);
+	return dup_n(s, strlen(s));
+}
+
+/* An integer value (number or string holding one), or -1. */
+static int
+val_int(const struct kt_event *ev, const struct kt_val *v, int64_t *out)
+{
+	struct kt_event t = *ev;
+
+	t.f[KT_F_ID] = *v;
+	return kt_event_field_int(&t, KT_F_ID, out);
+}
+
+/* Keep what the decision needs from metadata events. */
+static void
+collect_meta(const struct kt_event *ev)
+{
+	struct kt_val v;
+	struct row r;
+	const char *p;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	if (kt_event_field_is(ev, KT_F_NAME, "thread_name")) {
+		if (kt_event_find(ev, &ev->f[KT_F_ARGS], "name", &v) == -1 ||
+		    v.type != KT_STRING || v.len < sizeof(GUIDE_PREFIX) ||
+		    memcmp(ev->raw + v.off + 1, GUIDE_PREFIX,
+		    sizeof(GUIDE_PREFIX) - 1) != 0)
+			return;
+		r.name = field_str(ev, &v);
+		if ((rows = realloc(rows, (nrows + 1) * sizeof(*rows))) == NULL)
+			kt_cli_nomem();
+		p = kt_event_field(ev, KT_F_PID, &n);
+		r.pid = dup_n(p ? p : "null", p ? n : 4);
+		r.pidlen = p ? n : 4;
+		if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
+			r.tid = -1;
+		rows[nrows++] = r;
+	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index")) {
+		if (kt_event_find(ev, &ev->f[KT_F_ARGS], "sort_index", &v) ==
+		    -1 || val_int(ev, &v, &r.sort) == -1)
+			return;
+		if ((sorts = realloc(sorts, (nsorts + 1) * sizeof(*sorts))) ==
+		    NULL)
+			kt_cli_nomem();
+		p = kt_event_field(ev, KT_F_PID, &n);
+		r.pid = dup_n(p ? p : "null", p ? n : 4);
+		r.pidlen = p ? n : 4;
+		if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
+			r.tid = -1;
+		sorts[nsorts++] = r;
+	}
+}
+
+/* The id of ev's thread (pid and tid text) in threads. */
+static uint32_t
+thread_of(const struct kt_event *ev)
+{
+	int64_t id;
+
+	nbuf.n = 0;
+	if (kt_event_thread_key(ev, &nbuf) == -1 || (id = kt_intern_put(threads,
+	    nbuf.p, nbuf.n)) == -1)
+		kt_cli_nomem();
+	return (uint32_t)id;
+}
+
+/* --suggest: keep launches (by correlation) and cpu_ops. */
+static void
+collect_cpu(const struct kt_event *ev)
+{
+	struct cpuev c;
+	const char *p;
+	size_t n;
+	int64_t id;
+
+	if (!(ev->flags & KT_EV_TS))
+		return;
+	memset(&c, 0, sizeof(c));
+	c.ts = ev->ts;
+	c.end = ev->ts + ((ev->flags & KT_EV_DUR) ? ev->dur : 0);
+	if ((ev->kind == KT_CUDA_RUNTIME || ev->kind == KT_CUDA_DRIVER) &&
+	    kt_event_field_int(ev, KT_F_CORR, &c.key) == 0) {
+		c.thread = thread_of(ev);
+		if ((p = kt_event_field(ev, KT_F_NAME, &n)) == NULL) {
+			p = "\"\"";
+			n = 2;
+		}
+		if ((id = kt_intern_put(opnames, p, n)) == -1)
+			kt_cli_nomem();
+		c.name = (uint32_t)id;
+		grow(&launches, &caplaunches, nlaunches, sizeof(c));
+		launches[nlaunches++] = c;
+	} else if (ev->kind == KT_CPU_OP && ev->ph == 'X' &&
+	    (p = kt_event_field(ev, KT_F_NAME, &n)) != NULL) {
+		c.thread = thread_of(ev);
+		if ((id = kt_intern_put(opnames, p, n)) == -1)
+			kt_cli_nomem();
+		c.name = (uint32_t)id;
+		c.key = c.ts;
+		grow(&ops, &capops, nops, sizeof(c));
+		ops[nops++] = c;
+	}
+}
+
+/* Look at one event for what the decision needs. */
+static void
+collect(const struct kt_event *ev)
+{
+	enum kt_kind kind = ev->kind;
+	struct kern k;
+	const char *p;
+	size_t n;
+	int64_t id, dur = 0;
+	int m;
+
+	if (ev->ph == 'M') {
+		collect_meta(ev);
+		return;
+	}
+	if ((ev->flags & KT_EV_TS) && ev->ts < tstart)
+		tstart = ev->ts;
+	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
+		return;
+	if (o.suggest && kind != KT_KERNEL) {
+		collect_cpu(ev);
+		return;
+	}
+	if (kind != KT_KERNEL) {
+		if (kt_event_field_is(ev, KT_F_CAT, GUIDE_CAT)) {
+			struct row r;
+
+			memset(&r, 0, sizeof(r));
+			p = kt_event_field(ev, KT_F_PID, &n);
+			r.pid = dup_n(p ? p : "null", p ? n : 4);
+			r.pidlen = p ? n : 4;
+			if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
+				r.tid = -1;
+			p = kt_event_field(ev, KT_F_NAME, &n);
+			r.name = dup_n(p ? p : "", p ? n : 0);
+			r.ts = ev->ts;
+			r.dur = (ev->flags & KT_EV_DUR) ? ev->dur : -1;
+			if ((gevs = realloc(gevs, (ngevs + 1) *
+			    sizeof(*gevs))) == NULL)
+				kt_cli_nomem();
+			gevs[ngevs++] = r;
+		}
+		return;
+	}
+	if ((p = kt_event_field(ev, KT_F_NAME, &n)) == NULL ||
+	    ev->f[KT_F_NAME].type != KT_STRING)
+		return;
+	if ((id = kt_intern_put(names, p, n)) == -1)
+		kt_cli_nomem();
+	m = o.suggest ? 0 : name_match((uint32_t)id);
+	if (!o.suggest && m == 0)
+		return;
+	if (ev->flags & KT_EV_DUR)
+		dur = ev->dur;
+	memset(&k, 0, sizeof(k));
+	k.ts = ev->ts;
+	k.end = ev->ts + (dur > 0 ? dur : 0);
+	k.index = ev->index;
+	k.name = (uint32_t)id;
+	if (kt_event_field_int(ev, KT_F_TID, &k.stream) == -1)
+		k.stream = -1;
+	if (kt_event_field_int(ev, KT_F_CORR, &k.corr) == -1)
+		k.corr = -1;
+	k.gpu = gpu_of(ev);
+	k.is_anchor = m & 1;
+	k.is_end = (m & 2) != 0;
+	grow(&kerns, &capkerns, nkerns, sizeof(k));
+	kerns[nkerns++] = k;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading and writing. */
+
+/* Open path and return its one trace (several: an error). */
+static struct kt_reader *
+open_trace(const char *path, unsigned flags, struct kt_source **srcp)
+{
+	struct kt_error err;
+	struct kt_reader *r;
+
+	if ((*srcp = kt_source_open(path, o.member, flags, &err)) == NULL)
+		kt_cli_die(&err);
+	switch (kt_source_next(*srcp, &r, &err)) {
+	case -1:
+		kt_cli_die(&err);
+		/* NOTREACHED */
+	case 0:
+		kt_cli_warn("%s: no trace", path);
+		kt_cli_die(NULL);
+	}
+	return r;
+}
+
+/* After the last event: refuse an archive of several traces. */
+static void
+close_trace(struct kt_source *src, struct kt_reader *r, const char *name)
+{
+	struct kt_error err;
+	struct kt_reader *r2;
+
+	kt_reader_free(r);
+	if (kt_source_archived(src) && kt_source_next(src, &r2, &err) == 1) {
+		kt_reader_free(r2);
+		kt_cli_warn("%s: several traces; choose one with --member",
+		    name);
+		kt_cli_die(NULL);
+	}
+	kt_source_close(src);
+}
+
+/*
+ * Read every event of r; collect it, and write it to w when w is not
+ * NULL.  Returns the next free row number.
+ */
+static uint64_t
+pass(struct kt_reader *r, struct kt_writer *w)
+{
+	struct kt_event ev;
+	struct kt_error err;
+	const struct kt_meta *metas;
+	size_t nm;
+	uint64_t next = 0, count = 0;
+	int rc, begun = w == NULL;
+
+	for (;;) {
+		rc = kt_reader_next(r, &ev, &err);
+		if (rc == -1)
+			kt_cli_die(&err);
+		if (!begun) {
+			const uint64_t *si;
+			size_t nsi;
+
+			si = kt_reader_srcindex(r, &nsi, NULL);
+			metas = kt_reader_metas(r, &nm);
+			if (kt_writer_begin(w, metas, nm, si, nsi) == -1)
+				return UINT64_MAX;
+			begun = 1;
+		}
+		if (rc == 0)
+			break;
+		if ((++count & 0xffff) == 0)
+			kt_cli_progress(r);
+		if (ev.index >= next)
+			next = ev.index + 1;
+		nread++;
+		last_end = kt_reader_offset(r);
+		if (collecting)
+			collect(&ev);
+		if (w != NULL && kt_writer_event(w, &ev) == -1)
+			return UINT64_MAX;
+	}
+	kt_cli_progress_done();
+	return next;
+}
+
+/* ------------------------------------------------------------------ */
+/* The decision. */
+
+static int
+cmp_kern(const void *a, const void *b)
+{
+	const struct kern *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n) (sorts v); the lower one for even n. */
+static int64_t
+median(int64_t *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_i64);
+	return v[(n - 1) / 2];
+}
+
+/* A pid's text as the user would write it (quotes removed). */
+static const char *
+pid_text(const char *p, size_t n)
+{
+	static char buf[128];
+
+	if (n >= 2 && p[0] == '"') {
+		p++;
+		n -= 2;
+	}
+	snprintf(buf, sizeof(buf), "%.*s", (int)(n < 100 ? n : 100), p);
+	return buf;
+}
+
+/* Does GPU g pass --pid and --device? */
+static int
+gpu_chosen(const struct gpu *g)
+{
+	if (o.pid != NULL && strcmp(pid_text(g->pid, g->pidlen), o.pid) != 0)
+		return 0;
+	if (o.has_device && g->device != o.device)
+		return 0;
+	return 1;
+}
+
+/* A kernel name, unescaped and cut for a message. */
+static const char *
+kname(uint32_t id, size_t max)
+{
+	size_t len;
+	const char *raw = kt_intern_get(names, id, &len);
+	const char *s = unescape(raw, len);
+
+	if (strlen(s) > max)
+		nbuf.p[max] = '\0';
+	return s;
+}
+
+/* Refuse: print why (printf-like) and exit 2, removing the output. */
+static void refuse(const char *, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	kt_cli_progress_done();
+	fprintf(stderr, "%s: refused: ", kt_cli_name());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	kt_cli_die(NULL);
+}
+
+/*
+ * The mixed-pass check over passes of n anchors a[0..np*n): every pass
+ * must run the same kernels on the same streams in the same order, and
+ * (with two passes or more) the interval after each position must be
+ * within SPACING_FACTOR of its median over the passes, or differ from
+ * it by no more than half the median interval of all.  Returns NULL
+ * when they agree, else what differs (static text).
+ */
+static const char *
+mixed(const struct kern *a, size_t n, size_t np)
+{
+	static char why[1024];
+	int64_t *v, all;
+	size_t p, j;
+
+	for (p = 1; p < np; p++)
+		for (j = 0; j < n; j++) {
+			const struct kern *x = &a[j], *y = &a[p * n + j];
+
+			if (x->name != y->name) {
+				char n1[80];
+
+				snprintf(n1, sizeof(n1), "%s", kname(x->name,
+				    60));
+				snprintf(why, sizeof(why), "anchor %zu of pass "
+				    "0 is '%s' but anchor %zu of pass %zu is "
+				    "'%s'", j, n1, j, p, kname(y->name, 60));
+				return why;
+			}
+			if (x->stream != y->stream) {
+				snprintf(why, sizeof(why), "anchor %zu of pass "
+				    "0 runs on stream %lld but in pass %zu on "
+				    "stream %lld", j, (long long)x->stream, p,
+				    (long long)y->stream);
+				return why;
+			}
+		}
+	if (np < 2 || n < 2)
+		return NULL;
+	if ((v = calloc(np * n, sizeof(*v))) == NULL)
+		kt_cli_nomem();
+	/* The typical interval: the median over every pass and position. */
+	for (p = 0; p < np; p++)
+		for (j = 0; j + 1 < n; j++)
+			v[p * (n - 1) + j] = a[p * n + j + 1].ts - a[p * n + j].ts;
+	all = median(v, np * (n - 1));
+	for (j = 0; j + 1 < n; j++) {
+		int64_t m;
+
+		for (p = 0; p < np; p++)
+			v[p] = a[p * n + j + 1].ts - a[p * n + j].ts;
+		m = median(v, np);
+		for (p = 0; p < np; p++) {
+			int64_t d = a[p * n + j + 1].ts - a[p * n + j].ts;
+
+			if ((d > SPACING_FACTOR * m || d * SPACING_FACTOR <
+			    m) && 2 * (d > m ? d - m : m - d) > all) {
+				snprintf(why, sizeof(why), "the interval from "
+				    "anchor %zu to %zu is %lld ns in pass %zu "
+				    "but its median over the %zu passes is %lld "
+				    "ns (more than %dx apart, and by more than "
+				    "half the median interval, %lld ns)", j,
+				    j + 1, (long long)d, p, np, (long long)m,
+				    SPACING_FACTOR, (long long)all);
+				free(v);
+				return why;
+			}
+		}
+	}
+	free(v);
+	return NULL;
+}
+
+/* A --suggest row: one kernel on one GPU. */
+struct srow {
+	size_t		 start, count, passes, per;
+	int64_t		 med, lo, hi;	/* intervals within passes, ns */
+	size_t		 linked;	/* occurrences with a launch found */
+	int		 mixedp;
+	int64_t		 stream;	/* -2: several */
+	uint32_t	 op;		/* in ops */
+	int		 has_op;
+	uint32_t	 launch;	/* the launch's name, in opnames */
+	int		 has_launch;
+};
+
+/* Does row x come before row y: whole passes, then by count? */
+static int
+before(const struct srow *x, const struct srow *y)
+{
+	int xw = x->count % x->per == 0, yw = y->count % y->per == 0;
+
+	if (xw != yw)
+		return xw;
+	return x->count > y->count;
+}
+
+/* --suggest: one row per candidate kernel; returns the exit status. */
+static int
+suggest(struct kt_out *out)
+{
+	static const char *cols[] = { "count:n", "per_pass:n", "passes:n",
+	    "left_over:n", "gpu", "stream", "interval_us:n", "spacing",
+	    "mixed", "linked:n", "launched_by", "kernel" };
+	struct kt_table *t;
+	struct kt_error err;
+	int64_t *v;
+	size_t i, j, start, nc = 0;
+	struct kern *k = kerns;
+	struct srow *sr = NULL;
+	size_t nsr = 0, csr = 0;
+	int rc = 0;
+
+	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+		kt_cli_nomem();
+	/* Group by GPU and name, each group by time. */
+	for (i = 0; i < nkerns; i++)
+		if (gpu_chosen(&gpus[k[i].gpu]))
+			k[nc++] = k[i];
+	{
+		struct kt_pair *pr;
+
+		if ((pr = calloc(nc + 1, sizeof(*pr))) == NULL)
+			kt_cli_nomem();
+		for (i = 0; i < nc; i++) {
+			pr[i].key = (uint64_t)k[i].gpu << 32 | k[i].name;
+			pr[i].val = i;
+		}
+		if (kt_sort_pairs(pr, nc) == -1)
+			kt_cli_nomem();
+		{
+			struct kern *s;
+
+			if ((s = malloc((nc + 1) * sizeof(*s))) == NULL)
+				kt_cli_nomem();
+			for (i = 0; i < nc; i++)
+				s[i] = k[pr[i].val];
+			if (nc > 0)
+				memcpy(k, s, nc * sizeof(*s));
+			free(s);
+		}
+		free(pr);
+	}
+	if (nlaunches > 0)
+		qsort(launches, nlaunches, sizeof(*launches), cmp_i64);
+	if ((v = calloc(nc + 1, sizeof(*v))) == NULL)
+		kt_cli_nomem();
+
+	for (start = 0; start < nc; start = j) {
+		struct srow s;
+		size_t c, p, q, nv = 0;
+
+		for (j = start; j < nc && k[j].gpu == k[start].gpu &&
+		    k[j].name == k[start].name; j++)
+			;
+		c = j - start;
+		if (c < 2)
+			continue;
+		if (o.nlayers > 0 && c < (size_t)o.nlayers)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.start = start;
+		s.count = c;
+		s.per = o.nlayers > 0 ? (size_t)o.nlayers : c;
+		s.passes = c / s.per;
+		qsort(&k[start], c, sizeof(*k), cmp_kern);
+		for (p = 0; p < s.passes; p++)
+			for (q = 0; q + 1 < s.per; q++)
+				v[nv++] = k[start + p * s.per + q + 1].ts -
+				    k[start + p * s.per + q].ts;
+		s.med = median(v, nv);
+		s.lo = nv ? v[0] : 0;
+		s.hi = nv ? v[nv - 1] : 0;
+		s.mixedp = mixed(&k[start], s.per, s.passes) != NULL;
+		s.stream = k[start].stream;
+		for (q = start; q < j; q++)
+			if (k[q].stream != s.stream)
+				s.stream = -2;
+		/* The launching op: by correlation, the enclosing cpu_op. */
+		for (q = start; q < j; q++) {
+			struct cpuev key, *l;
+			size_t o2;
+
+			if (k[q].corr < 0 || nlaunches == 0)
+				continue;
+			key.key = k[q].corr;
+			l = bsearch(&key, launches, nlaunches,
+			    sizeof(*launches), cmp_i64);
+			if (l == NULL)
+				continue;
+			s.linked++;
+			if (!s.has_launch) {
+				s.launch = l->name;
+				s.has_launch = 1;
+			}
+			if (s.has_op)
+				continue;
+			/* The innermost op on its thread enclosing it. */
+			for (o2 = 0; o2 < nops; o2++) {
+				const struct cpuev *op = &ops[o2];
+
+				if (op->thread == l->thread && op->ts <= l->ts &&
+				    op->end >= l->end && (!s.has_op ||
+				    op->ts >= ops[s.op].ts)) {
+					s.op = (uint32_t)o2;
+					s.has_op = 1;
+				}
+			}
+		}
+		grow(&sr, &csr, nsr, sizeof(s));
+		sr[nsr++] = s;
+	}
+	/* Whole passes first, then the most frequent. */
+	for (i = 1; i < nsr; i++)
+		for (j = i; j > 0 && before(&sr[j], &sr[j - 1]); j--) {
+			struct srow x = sr[j];
+
+			sr[j] = sr[j - 1];
+			sr[j - 1] = x;
+		}
+	for (i = 0; i < nsr && rc == 0; i++) {
+		struct srow *s = &sr[i];
+		struct kern *a = &k[s->start];
+		const struct gpu *g = &gpus[a->gpu];
+		char med[40];
+
+		kt_table_int(t, (int64_t)s->count);
+		kt_table_int(t, (int64_t)s->per);
+		kt_table_int(t, (int64_t)s->passes);
+		kt_table_int(t, (int64_t)(s->count - s->passes * s->per));
+		if (g->device >= 0)
+			kt_table_cellf(t, "pid %s device %lld", pid_text(g->pid,
+			    g->pidlen), (long long)g->device);
+		else
+			kt_table_cellf(t, "pid %s", pid_text(g->pid,
+			    g->pidlen));
+		if (s->stream == -2)
+			kt_table_cell(t, "several");
+		else
+			kt_table_int(t, s->stream);
+		kt_time_format(s->med, 0, med);
+		kt_table_cell(t, med);
+		if (s->med > 0) {
+			char lo[64], hi[64];
+
+			kt_ratio_format(s->lo, s->med, 2, lo);
+			kt_ratio_format(s->hi, s->med, 2, hi);
+			kt_table_cellf(t, "%s..%s", lo, hi);
+		} else
+			kt_table_cell(t, "-");
+		kt_table_cell(t, s->mixedp ? "yes" : "no");
+		kt_table_int(t, (int64_t)s->linked);
+		if (s->has_op || s->has_launch) {
+			size_t len;
+			const char *nm = kt_intern_get(opnames, s->has_op ?
+			    ops[s->op].name : s->launch, &len);
+
+			kt_table_cell(t, unescape(nm, len));
+		} else
+			kt_table_cell(t, "-");
+		kt_table_cell(t, kname(a->name, 4096));
+	}
+	if (kt_table_write(t, kt_table_form_pick(0, 1), 1, out) == -1 ||
+	    kt_out_commit(out, &err) == -1)
+		kt_cli_die(&err);
+	kt_table_free(t);
+	free(sr);
+	free(v);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Labelling. */
+
+static struct guide *guides;
+static size_t nguides;
+static const struct gpu *chosen;
+static struct kern *anc;	/* the chosen GPU's anchors, by time */
+static size_t nanc;
+static int64_t guide_tid, guide_sort;
+static int has_sort;
+static int present;		/* the same guides are in the input */
+static char *trackname;
+static uint32_t anchor_name;
+
+/* Is the raw pid text p[0..n) the chosen GPU's pid? */
+static int
+same_pid(const char *p, size_t n)
+{
+	return n == chosen->pidlen && memcmp(p, chosen->pid, n) == 0;
+}
+
+/* Choose the GPU, or refuse when the anchors are on several. */
+static void
+choose_gpu(void)
+{
+	size_t i, nchosen = 0;
+	struct kt_buf b = { NULL, 0, 0 };
+
+	for (i = 0; i < nkerns; i++)
+		if (kerns[i].is_anchor)
+			gpus[kerns[i].gpu].anchors++;
+	for (i = 0; i < ngpus; i++)
+		if (gpus[i].anchors > 0 && gpu_chosen(&gpus[i])) {
+			nchosen++;
+			chosen = &gpus[i];
+		}
+	if (nchosen == 1)
+		return;
+	for (i = 0; i < ngpus; i++) {
+		char line[200];
+
+		if (gpus[i].anchors == 0)
+			continue;
+		snprintf(line, sizeof(line), "%spid %s device %lld (%llu)",
+		    b.n ? ", " : "", pid_text(gpus[i].pid, gpus[i].pidlen),
+		    (long long)gpus[i].device,
+		    (unsigned long long)gpus[i].anchors);
+		kt_buf_adds(&b, line);
+	}
+	kt_buf_addc(&b, '\0');
+	if (nchosen == 0 && b.n <= 1)
+		refuse("no kernel matches --anchor-regex '%s'", o.anchor_re);
+	if (nchosen == 0)
+		refuse("no anchor on the chosen GPU; anchors are on: %s", b.p);
+	refuse("anchors occur on several GPUs or processes: %s; choose one "
+	    "with --pid and --device", b.p);
+}
+
+/* The end anchor that runs after anchor a and before b (NULL: none). */
+static const struct kern *
+end_between(const struct kern *e, size_t ne, int64_t from, int64_t to,
+    size_t *count)
+{
+	const struct kern *found = NULL;
+	size_t lo = 0, hi = ne;
+
+	/* The first end anchor at or after from. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].ts < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*count = 0;
+	for (; lo < ne && e[lo].ts < to; lo++) {
+		if (found == NULL)
+			found = &e[lo];
+		(*count)++;
+	}
+	return found;
+}
+
+/* Decide the guides from the anchors, or refuse. */
+static void
+decide(void)
+{
+	struct kern *e = NULL;
+	size_t i, ne = 0, n = (size_t)o.nlayers, np, want;
+	const char *why;
+
+	choose_gpu();
+	if ((anc = calloc(nkerns + 1, sizeof(*anc))) == NULL ||
+	    (e = calloc(nkerns + 1, sizeof(*e))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < nkerns; i++) {
+		if (&gpus[kerns[i].gpu] != chosen)
+			continue;
+		if (kerns[i].is_anchor)
+			anc[nanc++] = kerns[i];
+		if (kerns[i].is_end)
+			e[ne++] = kerns[i];
+	}
+	qsort(anc, nanc, sizeof(*anc), cmp_kern);
+	qsort(e, ne, sizeof(*e), cmp_kern);
+	if ((size_t)o.offset >= nanc)
+		refuse("--anchor-offset %lld, but only %zu anchors match "
+		    "'%s' on pid %s", (long long)o.offset, nanc, o.anchor_re,
+		    pid_text(chosen->pid, chosen->pidlen));
+	if (o.passes > 0) {
+		np = (size_t)o.passes;
+		want = (size_t)o.offset + np * n;
+		if (want > nanc)
+			refuse("the selection would cut a pass short: "
+			    "--anchor-offset %lld + --passes %lld x "
+			    "--num-layers %zu needs %zu anchors, and %zu match",
+			    (long long)o.offset, (long long)o.passes, n, want,
+			    nanc);
+	} else {
+		size_t rest = nanc - (size_t)o.offset;
+
+		if (rest % n != 0 || rest < n)
+			refuse("%zu anchors after --anchor-offset %lld are not "
+			    "a whole number of passes of %zu layers (%zu left "
+			    "over); give --passes to label only complete "
+			    "passes, or the --anchor-offset of the first L0",
+			    rest, (long long)o.offset, n, rest % n);
+		np = rest / n;
+	}
+	anchor_name = anc[o.offset].name;
+	if ((why = mixed(&anc[o.offset], n, np)) != NULL)
+		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
+		    "the passes with --anchor-offset and --passes, or a "
+		    "narrower --anchor-regex", np, n, why);
+	if ((guides = calloc(np * n + 1, sizeof(*guides))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < np * n; i++) {
+		size_t a = (size_t)o.offset + i;
+		struct guide *g = &guides[nguides++];
+		int64_t next = a + 1 < nanc ? anc[a + 1].ts : INT64_MAX;
+
+		g->ts = anc[a].ts;
+		g->layer = o.first + (int64_t)(i % n);
+		g->pass = (int64_t)(i / n);
+		g->anchor = a;
+		if (o.end_re != NULL) {
+			const struct kern *k;
+			size_t cnt;
+
+			k = end_between(e, ne, anc[a].ts, next, &cnt);
+			if (cnt != 1) {
+				char at[32];
+
+				kt_time_format(anc[a].ts, 3, at);
+				refuse("the end anchor '%s' occurs %zu times "
+				    "between anchor %zu (pass %lld, layer %lld, "
+				    "ts %s) and the next anchor; it must occur "
+				    "exactly once", o.end_re, cnt, a,
+				    (long long)g->pass, (long long)g->layer,
+				    at);
+			}
+			if (i % n == n - 1) {
+				g->end = k->end;
+				if (i + 1 < np * n && g->end > anc[a + 1].ts)
+					refuse("the end anchor of pass %lld "
+					    "completes after the next pass's "
+					    "first anchor starts: the guides "
+					    "would overlap", (long long)g->pass);
+			}
+		}
+		if (i % n != n - 1)
+			g->end = next;
+		else if (o.end_re == NULL)
+			g->end = g->ts;
+	}
+	free(e);
+}
+
+/* Find the guide row for this phase, its sort index, and old guides. */
+static void
+place(void)
+{
+	size_t i, j, nold = 0;
+	int64_t maxtid = -1, minsort = INT64_MAX, minstream = INT64_MAX;
+	int found = 0;
+
+	for (i = 0; i < nrows; i++) {
+		if (!same_pid(rows[i].pid, rows[i].pidlen))
+			continue;
+		if (rows[i].tid > maxtid)
+			maxtid = rows[i].tid;
+		if (strcmp(rows[i].name, trackname) == 0 && !found) {
+			guide_tid = rows[i].tid;
+			found = 1;
+		}
+	}
+	if (!found)
+		guide_tid = maxtid >= GUIDE_TID ? maxtid + 1 : GUIDE_TID;
+	/* Next to the streams: above the first one. */
+	for (i = 0; i < nsorts; i++)
+		if (same_pid(sorts[i].pid, sorts[i].pidlen) &&
+		    sorts[i].tid != guide_tid && sorts[i].sort < minsort)
+			minsort = sorts[i].sort;
+	for (i = 0; i < nanc; i++)
+		if (anc[i].stream >= 0 && anc[i].stream < minstream)
+			minstream = anc[i].stream;
+	if (minsort != INT64_MAX) {
+		guide_sort = minsort - 1;
+		has_sort = 1;
+	} else if (minstream != INT64_MAX) {
+		guide_sort = minstream - 1;
+		has_sort = 1;
+	}
+	if (!found)
+		return;
+	/* The row exists: its guides must be these. */
+	for (i = 0; i < ngevs; i++)
+		if (same_pid(gevs[i].pid, gevs[i].pidlen) &&
+		    gevs[i].tid == guide_tid)
+			nold++;
+	present = nold == nguides;
+	for (j = 0; j < nguides && present; j++) {
+		char want[40];
+		int hit = 0;
+
+		snprintf(want, sizeof(want), "\"L%lld\"",
+		    (long long)guides[j].layer);
+		for (i = 0; i < ngevs && !hit; i++)
+			if (same_pid(gevs[i].pid, gevs[i].pidlen) &&
+			    gevs[i].tid == guide_tid &&
+			    gevs[i].ts == guides[j].ts &&
+			    gevs[i].dur == guides[j].end - guides[j].ts &&
+			    strcmp(gevs[i].name, want) == 0)
+				hit = 1;
+		present = hit;
+	}
+	if (!present)
+		refuse("pid %s already has a different layer guide for phase "
+		    "'%s' (tid %lld, %zu guides); remove it or give another "
+		    "--phase", pid_text(chosen->pid, chosen->pidlen), o.phase,
+		    (long long)guide_tid, nold);
+}
+
+/*
+ * Write one made-up event (JSON text in b) as row number index, through
+ * w, or when w is NULL after a separator straight to rawout.
+ */
+static int
+put(struct kt_writer *w, struct kt_buf *b, uint64_t index)
+{
+	struct kt_event ev;
+
+	if (w == NULL)
+		return kt_out_write(rawout, ",\n  ", 4) == -1 ||
+		    kt_out_write(rawout, b->p, b->n) == -1 ? -1 : 0;
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(b->p, b->n, &ev, NULL) == -1)
+		return -1;
+	ev.index = index;
+	return kt_writer_event(w, &ev);
+}
+
+/* Write the guides and their row's metadata. */
+static int
+write_guides(struct kt_writer *w, uint64_t next)
+{
+	struct kt_buf b = { NULL, 0, 0 }, a = { NULL, 0, 0 };
+	char num[40];
+	size_t i, len;
+	const char *an = kt_intern_get(names, anchor_name, &len);
+	int rc = 0;
+
+	if (present)
+		return 0;
+	for (i = 0; i < nguides && rc == 0; i++) {
+		const struct guide *g = &guides[i];
+
+		b.n = a.n = 0;
+		kt_obj_begin(&b);
+		kt_obj_str(&b, "ph", "X");
+		kt_obj_str(&b, "cat", GUIDE_CAT);
+		snprintf(num, sizeof(num), "L%lld", (long long)g->layer);
+		kt_obj_str(&b, "name", num);
+		kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
+		kt_obj_int(&b, "tid", guide_tid);
+		kt_obj_raw(&b, "ts", num, kt_time_format(g->ts, 3, num));
+		kt_obj_raw(&b, "dur", num, kt_time_format(g->end - g->ts, 3,
+		    num));
+		kt_obj_begin(&a);
+		kt_obj_int(&a, "layer", g->layer);
+		kt_obj_int(&a, "pass", g->pass);
+		kt_obj_str(&a, "phase", o.phase);
+		kt_obj_int(&a, "anchor index", (int64_t)g->anchor);
+		kt_obj_raw(&a, "anchor", an, len);
+		kt_obj_str(&a, "end", i % (size_t)o.nlayers !=
+		    (size_t)o.nlayers - 1 ? "next anchor" : o.end_re != NULL ?
+		    "end anchor completes" : "marker");
+		kt_obj_end(&a);
+		kt_obj_raw(&b, "args", a.p, a.n);
+		kt_obj_end(&b);
+		rc = put(w, &b, next++);
+	}
+	b.n = a.n = 0;
+	kt_obj_begin(&b);
+	kt_obj_str(&b, "name", "thread_name");
+	kt_obj_str(&b, "ph", "M");
+	kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
+	kt_obj_int(&b, "tid", guide_tid);
+	kt_obj_begin(&a);
+	kt_obj_str(&a, "name", trackname);
+	kt_obj_end(&a);
+	kt_obj_raw(&b, "args", a.p, a.n);
+	kt_obj_end(&b);
+	if (rc == 0)
+		rc = put(w, &b, next++);
+	if (has_sort && rc == 0) {
+		b.n = a.n = 0;
+		kt_obj_begin(&b);
+		kt_obj_str(&b, "name", "thread_sort_index");
+		kt_obj_str(&b, "ph", "M");
+		kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
+		kt_obj_int(&b, "tid", guide_tid);
+		kt_obj_begin(&a);
+		kt_obj_int(&a, "sort_index", guide_sort);
+		kt_obj_end(&a);
+		kt_obj_raw(&b, "args", a.p, a.n);
+		kt_obj_end(&b);
+		rc = put(w, &b, next++);
+	}
+	kt_buf_free(&b);
+	kt_buf_free(&a);
+	return rc;
+}
+
+/* Write the report to path: what was labelled, from what, and where. */
+static void
+write_report(const char *path, const char *input, const char *hashpath)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	json_t *j, *gs, *pid;
+	char hex[65], *s;
+	size_t i, len;
+	const char *an = kt_intern_get(names, anchor_name, &len);
+	int64_t base = tstart == INT64_MAX ? 0 : tstart;
+
+	if (kt_sha256_file(hashpath, hex, &err) == -1)
+		kt_cli_die(&err);
+	if ((pid = json_loadb(chosen->pid, chosen->pidlen,
+	    JSON_DECODE_ANY, NULL)) == NULL)
+		pid = json_null();
+	j = json_object();
+	gs = json_array();
+	json_object_set_new(j, "input", json_string(input));
+	json_object_set_new(j, "inputSha256", json_string(hex));
+	json_object_set_new(j, "pid", pid);
+	json_object_set_new(j, "device", chosen->device >= 0 ?
+	    json_integer(chosen->device) : json_null());
+	json_object_set_new(j, "anchorRegex", json_string(o.anchor_re));
+	json_object_set_new(j, "anchorKernel", json_string(unescape(an,
+	    len)));
+	json_object_set_new(j, "endAnchorRegex", o.end_re ?
+	    json_string(o.end_re) : json_null());
+	json_object_set_new(j, "anchorOffset", json_integer(o.offset));
+	json_object_set_new(j, "anchorsMatched", json_integer((json_int_t)
+	    nanc));
+	json_object_set_new(j, "passes", json_integer((json_int_t)
+	    (nguides / (size_t)o.nlayers)));
+	json_object_set_new(j, "numLayers", json_integer(o.nlayers));
+	json_object_set_new(j, "firstLayer", json_integer(o.first));
+	json_object_set_new(j, "phase", json_string(o.phase));
+	json_object_set_new(j, "evidence", o.evidence ?
+	    json_string(o.evidence) : json_null());
+	json_object_set_new(j, "trackName", json_string(trackname));
+	json_object_set_new(j, "tid", json_integer(guide_tid));
+	json_object_set_new(j, "alreadyPresent", json_boolean(present));
+	json_object_set_new(j, "traceStartNs", json_integer(base));
+	for (i = 0; i < nguides; i++) {
+		const struct guide *g = &guides[i];
+		json_t *x = json_object();
+		char nm[40];
+
+		snprintf(nm, sizeof(nm), "L%lld", (long long)g->layer);
+		json_object_set_new(x, "name", json_string(nm));
+		json_object_set_new(x, "pass", json_integer(g->pass));
+		json_object_set_new(x, "layer", json_integer(g->layer));
+		json_object_set_new(x, "startNs", json_integer(g->ts));
+		json_object_set_new(x, "endNs", json_integer(g->end));
+		json_object_set_new(x, "durNs", json_integer(g->end - g->ts));
+		json_object_set_new(x, "relStartNs", json_integer(g->ts - base));
+		json_object_set_new(x, "relEndNs", json_integer(g->end - base));
+		json_array_append_new(gs, x);
+	}
+	json_object_set_new(j, "guides", gs);
+	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (s == NULL)
+		kt_cli_nomem();
+	if ((out = kt_out_open(path, 0, &err)) == NULL)
+		kt_cli_die(&err);
+	if (kt_out_write(out, s, strlen(s)) == -1 || kt_out_write(out, "\n",
+	    1) == -1 || kt_out_commit(out, &err) == -1) {
+		kt_error_set(&err, path, 0, 0, "cannot write the report");
+		kt_cli_die(&err);
+	}
+	free(s);
+}
+
+/*
+ * Can the output be the input's own bytes with the guides put in after
+ * its last event?  Only for a plain JSON file read without a repair,
+ * whose last event is followed (after white space) by the ']' that
+ * closes the events.  Sets *at to that event's end.
+ */
+static int
+splice_ok(struct kt_source *src, struct kt_reader *r, const char *path,
+    uint64_t *at)
+{
+	const struct kt_repairs *rp = kt_reader_repairs(r);
+	unsigned char buf[4096];
+	ssize_t n, i;
+	int fd, k, ok = 0;
+
+	if (nread == 0 || kt_source_archived(src) ||
+	    kt_reader_form(r) == KT_FORM_TSV || rp->truncated_bytes != 0)
+		return 0;
+	for (k = 0; k < KT_NREPAIRS; k++)
+		if (rp->n[k] != 0)
+			return 0;
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return 0;
+	/* Plain: the file starts with '{' or '[' (no compression). */
+	if ((n = pread(fd, buf, sizeof(buf), 0)) > 0) {
+		for (i = 0; i < n && (buf[i] == ' ' || buf[i] == '\t' ||
+		    buf[i] == '\r' || buf[i] == '\n'); i++)
+			;
+		ok = i < n && (buf[i] == '{' || buf[i] == '[');
+	}
+	if (ok && (n = pread(fd, buf, sizeof(buf), (off_t)last_end)) > 0) {
+		for (i = 0; i < n && (buf[i] == ' ' || buf[i] == '\t' ||
+		    buf[i] == '\r' || buf[i] == '\n'); i++)
+			;
+		ok = i < n && buf[i] == ']';
+	} else
+		ok = 0;
+	close(fd);
+	*at = last_end;
+	return ok;
+}
+
+/* Copy bytes [from, to) of the file at path (to 0: its end) to out. */
+static int
+copy_range(const char *path, uint64_t from, uint64_t to, struct kt_out *out)
+{
+	static char buf[1 << 20];
+	ssize_t n;
+	size_t want;
+	int fd, rc = 0;
+
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return -1;
+	while (to == 0 || from < to) {
+		want = sizeof(buf);
+		if (to != 0 && to - from < want)
+			want = (size_t)(to - from);
+		if ((n = pread(fd, buf, want, (off_t)from)) == -1) {
+			if (errno == EINTR)
+				continue;
+			rc = -1;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (kt_out_write(out, buf, (size_t)n) == -1) {
+			rc = -1;
+			break;
+		}
+		from += (uint64_t)n;
+	}
+	close(fd);
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "anchor-regex", required_argument, NULL, 'a' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "evidence", required_argument, NULL, 'E' },
+		{ "end-anchor-regex", required_argument, NULL, 'e' },
+		{ "first-layer", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "anchor-offset", required_argument, NULL, 'k' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "member", required_argument, NULL, 'm' },
+		{ "num-layers", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "passes", required_argument, NULL, 'P' },
+		{ "phase", required_argument, NULL, 'p' },
+		{ "pid", required_argument, NULL, 'I' },
+		{ "report", required_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "suggest", no_argument, NULL, 's' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct kt_error err;
+	struct kt_source *src;
+	struct kt_reader *r;
+	struct kt_out *out;
+	struct kt_writer *w;
+	const struct kt_meta *metas;
+	struct kt_buf rp = { NULL, 0, 0 };
+	const char *path, *name, *report = NULL;
+	size_t nm;
+	uint64_t next, at = 0;
+	int ch, rc = 0, splice;
+
+	memset(&o, 0, sizeof(o));
+	o.level = -1;
+	o.phase = "all";
+	kt_cli_init("kt-layer-track");
+	while ((ch = getopt_long(argc, argv, "a:d:E:e:f:hI:k:l:m:n:o:P:p:r:SsV",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			o.anchor_re = optarg;
+			break;
+		case 'd':
+			o.device = kt_cli_int("--device", optarg, 0, INT32_MAX);
+			o.has_device = 1;
+			break;
+		case 'E':
+			o.evidence = optarg;
+			break;
+		case 'e':
+			o.end_re = optarg;
+			break;
+		case 'f':
+			o.first = kt_cli_int("--first-layer", optarg, 0,
+			    1000000);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'I':
+			o.pid = optarg;
+			break;
+		case 'k':
+			o.offset = kt_cli_int("--anchor-offset", optarg, 0,
+			    INT32_MAX);
+			break;
+		case 'l':
+			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
+			break;
+		case 'm':
+			o.member = optarg;
+			break;
+		case 'n':
+			o.nlayers = kt_cli_int("--num-layers", optarg, 1,
+			    1000000);
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 'P':
+			o.passes = kt_cli_int("--passes", optarg, 1, 1000000);
+			break;
+		case 'p':
+			o.phase = optarg;
+			break;
+		case 'r':
+			o.report = optarg;
+			break;
+		case 'S':
+			o.rflags |= KT_READ_STRICT;
+			break;
+		case 's':
+			o.suggest = 1;
+			break;
+		case 'V':
+			printf("kt-layer-track %s\n", KT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1) {
+		kt_cli_warn("one input at most; %d were given", argc);
+		return 2;
+	}
+	if (!o.suggest && (o.anchor_re == NULL || o.nlayers == 0)) {
+		kt_cli_warn("--anchor-regex and --num-layers are needed (or "
+		    "--suggest)");
+		usage(stderr);
+		return 2;
+	}
+	if (o.anchor_re != NULL)
+		compile(&anchor_rx, o.anchor_re, "--anchor-regex");
+	if (o.end_re != NULL)
+		compile(&end_rx, o.end_re, "--end-anchor-regex");
+	path = argc == 1 ? argv[0] : "-";
+	name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	if (kt_cli_check_output(o.output, argv, argc) == -1)
+		return 2;
+	if (o.report != NULL)
+		report = o.report;
+	else if (o.output != NULL && strcmp(o.output, "-") != 0 && !o.suggest) {
+		kt_buf_adds(&rp, o.output);
+		kt_buf_adds(&rp, ".layers.json");
+		kt_buf_addc(&rp, '\0');
+		report = rp.p;
+	}
+	if (report != NULL && kt_cli_check_output(report, argv, argc) == -1)
+		return 2;
+	if (o.output != NULL && report != NULL && strcmp(report, o.output) ==
+	    0) {
+		kt_cli_warn("--report and --output name the same file");
+		return 2;
+	}
+	{
+		size_t n = sizeof(GUIDE_PREFIX) + strlen(o.phase) +
+		    sizeof(GUIDE_SUFFIX);
+
+		if ((trackname = malloc(n)) == NULL)
+			kt_cli_nomem();
+		snprintf(trackname, n, "%s%s%s", GUIDE_PREFIX, o.phase,
+		    GUIDE_SUFFIX);
+	}
+	if ((names = kt_intern_new()) == NULL ||
+	    (gputab = kt_intern_new()) == NULL ||
+	    (threads = kt_intern_new()) == NULL ||
+	    (opnames = kt_intern_new()) == NULL)
+		kt_cli_nomem();
+	/* Standard input is read twice: keep a copy. */
+	if (strcmp(path, "-") == 0) {
+		if ((spool = kt_spool_stdin(&err)) == NULL)
+			kt_cli_die(&err);
+		kt_cli_add_temp(spool);
+		path = spool;
+	}
+	atexit(unspool);
+	/* First, what the decision needs; nothing is written before it. */
+	r = open_trace(path, o.rflags, &src);
+	pass(r, NULL);
+	if (o.suggest) {
+		close_trace(src, r, name);
+		if ((out = kt_out_open(o.output, -1, &err)) == NULL)
+			kt_cli_die(&err);
+		kt_cli_set_output(out);
+		return suggest(out);
+	}
+	decide();
+	place();
+	kt_cli_report_repairs(name, kt_reader_repairs(r));
+	splice = splice_ok(src, r, path, &at);
+	close_trace(src, r, name);
+	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_set_output(out);
+	if (splice) {
+		/* The input's bytes, the guides after its last event. */
+		rawout = out;
+		if (copy_range(path, 0, at, out) == -1 ||
+		    write_guides(NULL, 0) == -1 ||
+		    copy_range(path, at, 0, out) == -1)
+			rc = -1;
+	} else {
+		/* Again, through the writer. */
+		if ((w = kt_writer_new(out, 0)) == NULL)
+			kt_cli_nomem();
+		collecting = 0;
+		r = open_trace(path, o.rflags, &src);
+		next = pass(r, w);
+		if (next == UINT64_MAX)
+			rc = -1;
+		if (rc == 0)
+			rc = write_guides(w, next);
+		metas = kt_reader_metas(r, &nm);
+		if (rc == 0)
+			rc = kt_writer_end(w, metas, nm);
+		close_trace(src, r, name);
+		kt_writer_free(w);
+	}
+	kt_cli_set_output(NULL);
+	if (rc == -1) {
+		kt_error_set(&err, o.output ? o.output : "<stdout>", 0, 0,
+		    "cannot write the trace");
+		kt_out_commit(out, &err);
+		kt_cli_die(&err);
+	}
+	if (kt_out_commit(out, &err) == -1)
+		kt_cli_die(&err);
+	if (report != NULL)
+		write_report(report, name, path);
+	if (present)
+		kt_cli_warn("the input already has these %zu guides on tid "
+		    "%lld: nothing added", nguides, (long long)guide_tid);
+	kt_buf_free(&rp);
+	return 0;
+}

@@ -1,0 +1,375 @@
+/*
+ * kt-memory: allocated and reserved memory over time, per device, from
+ * the [memory] instants of a trace: a table with one row per device
+ * (peaks with their time and step, capacity and headroom), the time
+ * series (--series), a self-contained SVG (--svg), or the trace with
+ * Perfetto counter tracks added (--counters).  One streaming pass; the
+ * memory kept is one small sample per [memory] instant.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kt.h"
+
+struct opts {
+	int64_t		 capacity;	/* bytes, or -1 */
+	int		 counters;
+	int		 drop;
+	int		 series;
+	size_t		 points;
+	int		 form;
+	int		 tsv_trace;
+	int		 level;
+	unsigned	 rflags;
+	const char	*member;
+	const char	*output;
+	const char	*svg;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: kt-memory [-CdjsSTtV] [-c gb] [-g file] [-l level] [-m glob]\n"
+	    "                 [-n points] [-o file] [file]\n"
+	    "  -c, --capacity-gb GB      device capacity in GB (10^9 bytes)\n"
+	    "  -C, --counters            write the trace with counter tracks\n"
+	    "  -d, --drop-instants       with --counters: drop the [memory] instants\n"
+	    "  -g, --svg FILE            also draw the curves into FILE (SVG)\n"
+	    "  -j, --json                JSON lines\n"
+	    "  -l, --level N             gzip level 0-9 for a .gz trace output\n"
+	    "  -m, --member GLOB         archive members to take\n"
+	    "  -n, --points N            series points per device (default 500,\n"
+	    "                            0: every sample)\n"
+	    "  -o, --output FILE         write FILE atomically\n"
+	    "  -s, --series              the time series instead of the table\n"
+	    "  -S, --strict              refuse damaged input\n"
+	    "  -T, --text                an aligned text table\n"
+	    "  -t, --tsv                 TSV (the default unless on a terminal)\n"
+	    "  -h, --help, -V, --version\n");
+}
+
+/*
+ * Parse GB as a decimal number ("80", "79.5") into bytes (10^9 per GB)
+ * without floating point: digits after the ninth decimal are dropped.
+ */
+static int64_t
+parse_gb(const char *s)
+{
+	int64_t whole = 0, frac = 0, scale = 100000000;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		whole = whole * 10 + (*p - '0');
+		if (whole > 1000000000)
+			goto bad;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			goto bad;
+		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	if (*p != '\0' || whole * 1000000000 + frac <= 0)
+		goto bad;
+	return whole * 1000000000 + frac;
+bad:
+	kt_cli_warn("--capacity-gb: '%s': not a positive number of GB", s);
+	exit(2);
+}
+
+/* Write the table t to o->output (or stdout). */
+static void
+write_table(const struct kt_table *t, const struct opts *o)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	int tostdout = o->output == NULL || strcmp(o->output, "-") == 0;
+
+	if ((out = kt_out_open(o->output, -1, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_set_output(out);
+	if (kt_table_write(t, kt_table_form_pick(o->form, tostdout ?
+	    STDOUT_FILENO : -1), 1, out) == -1) {
+		kt_out_commit(out, &err);
+		kt_cli_die(&err);
+	}
+	if (kt_out_commit(out, &err) == -1)
+		kt_cli_die(&err);
+	kt_cli_set_output(NULL);
+}
+
+/* Write the SVG of m to path. */
+static void
+write_svg(const struct kt_memory *m, const char *path, const char *title,
+    size_t points)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	struct kt_buf b = { 0 };
+
+	if (kt_memory_svg(m, points == 0 ? 2000 : points, title, &b) == -1)
+		kt_cli_nomem();
+	if ((out = kt_out_open(path, -1, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_set_output(out);
+	if (kt_out_write(out, b.p, b.n) == -1 ||
+	    kt_out_commit(out, &err) == -1) {
+		kt_error_set(&err, path, 0, 0, "cannot write");
+		kt_cli_die(&err);
+	}
+	kt_cli_set_output(NULL);
+	kt_buf_free(&b);
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "capacity-gb", required_argument, NULL, 'c' },
+		{ "counters", no_argument, NULL, 'C' },
+		{ "drop-instants", no_argument, NULL, 'd' },
+		{ "svg", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "level", required_argument, NULL, 'l' },
+		{ "member", required_argument, NULL, 'm' },
+		{ "points", required_argument, NULL, 'n' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "series", no_argument, NULL, 's' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "text", no_argument, NULL, 'T' },
+		{ "tsv", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct opts o;
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_memory *mem;
+	struct kt_error err;
+	struct kt_event ev;
+	struct kt_out *out = NULL;
+	struct kt_writer *w = NULL;
+	const struct kt_meta *m;
+	uint64_t *rows = NULL, nin = 0, nrows = 0, caprows = 0;
+	size_t nm;
+	int ch, rc, dropped = 0;
+
+	memset(&o, 0, sizeof(o));
+	o.capacity = -1;
+	o.points = 500;
+	o.level = -1;
+	kt_cli_init("kt-memory");
+	while ((ch = getopt_long(argc, argv, "c:Cdg:hjl:m:n:o:sSTtV",
+	    longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			o.capacity = parse_gb(optarg);
+			break;
+		case 'C':
+			o.counters = 1;
+			break;
+		case 'd':
+			o.drop = 1;
+			break;
+		case 'g':
+			o.svg = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'j':
+			o.form = KT_TABLE_JSON;
+			break;
+		case 'l':
+			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
+			break;
+		case 'm':
+			o.member = optarg;
+			break;
+		case 'n':
+			o.points = (size_t)kt_cli_int("--points", optarg, 0,
+			    100000000);
+			break;
+		case 'o':
+			o.output = optarg;
+			break;
+		case 's':
+			o.series = 1;
+			break;
+		case 'S':
+			o.rflags |= KT_READ_STRICT;
+			break;
+		case 'T':
+			o.form = KT_TABLE_TEXT;
+			break;
+		case 't':
+			o.form = KT_TABLE_TSV;
+			o.tsv_trace = 1;
+			break;
+		case 'V':
+			printf("kt-memory %s\n", KT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1) {
+		kt_cli_warn("one input at a time (merge ranks with kt "
+		    "rank-tag first)");
+		return 2;
+	}
+	if (o.drop && !o.counters) {
+		kt_cli_warn("--drop-instants is for --counters");
+		return 2;
+	}
+	if (o.counters && (o.series || o.form == KT_TABLE_JSON ||
+	    o.form == KT_TABLE_TEXT)) {
+		kt_cli_warn("--counters writes a trace, not a table");
+		return 2;
+	}
+	if (kt_cli_check_output(o.output, argv, argc) == -1 ||
+	    (o.svg != NULL && kt_cli_check_output(o.svg, argv, argc) == -1))
+		return 2;
+	if ((src = kt_source_open(argc ? argv[0] : "-", o.member, o.rflags,
+	    &err)) == NULL)
+		kt_cli_die(&err);
+	if ((rc = kt_source_next(src, &rd, &err)) != 1) {
+		if (rc == 0)
+			kt_error_set(&err, argc ? argv[0] : "<stdin>", 0, 0,
+			    "no trace");
+		kt_cli_die(&err);
+	}
+	if ((mem = kt_memory_new()) == NULL)
+		kt_cli_nomem();
+	if (o.counters) {
+		if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
+			kt_cli_die(&err);
+		kt_cli_set_output(out);
+		if ((w = kt_writer_new(out, o.tsv_trace ? KT_WRITE_TSV :
+		    0)) == NULL)
+			kt_cli_nomem();
+	}
+	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
+		if (kt_memory_add(mem, &ev) == -1)
+			kt_cli_nomem();
+		if (w != NULL) {
+			if (nin++ == 0) {
+				m = kt_reader_metas(rd, &nm);
+				if (kt_writer_begin(w, m, nm, NULL, 0) == -1)
+					goto werr;
+			}
+			if (o.drop && ev.kind == KT_MEMORY) {
+				dropped = 1;
+				continue;
+			}
+			if (nrows == caprows) {
+				uint64_t *t;
+
+				caprows = caprows ? 2 * caprows : 4096;
+				if ((t = realloc(rows, caprows *
+				    sizeof(*t))) == NULL)
+					kt_cli_nomem();
+				rows = t;
+			}
+			rows[nrows++] = ev.index;
+			if (kt_writer_event(w, &ev) == -1)
+				goto werr;
+		}
+		if ((ev.index & 0xffff) == 0)
+			kt_cli_progress(rd);
+	}
+	if (rc == -1)
+		kt_cli_die(&err);
+	kt_cli_progress_done();
+	m = kt_reader_metas(rd, &nm);
+	if (kt_memory_finish(mem, m, nm, o.capacity) == -1)
+		kt_cli_nomem();
+	if (w != NULL) {
+		struct kt_buf b = { 0 };
+		struct kt_event cev;
+		const uint64_t *si;
+		size_t k, n = kt_memory_counter_count(mem), nsi;
+		uint64_t next = nin;
+		int applied;
+
+		if (nin == 0 && kt_writer_begin(w, m, nm, NULL, 0) == -1)
+			goto werr;
+		/* Row numbers: map positions through the input's. */
+		si = kt_reader_srcindex(rd, &nsi, &applied);
+		if (si != NULL && !applied)
+			for (k = 0; k < nrows; k++)
+				if (rows[k] < nsi)
+					rows[k] = si[rows[k]];
+		for (k = 0; k < nrows; k++)
+			if (rows[k] >= next)
+				next = rows[k] + 1;
+		for (k = 0; k < n; k++) {
+			b.n = 0;
+			if (kt_memory_counter_event(mem, k, &b) == -1)
+				kt_cli_nomem();
+			memset(&cev, 0, sizeof(cev));
+			if (kt_event_scan(b.p, b.n, &cev, &err) == -1)
+				kt_cli_die(&err);
+			cev.index = next + k;
+			cev.kind = KT_COUNTER;
+			if (kt_writer_event(w, &cev) == -1)
+				goto werr;
+		}
+		/* Counters get new row numbers after the input's. */
+		if (dropped || (si != NULL && !applied)) {
+			for (k = 0; k < n; k++) {
+				if (nrows == caprows) {
+					uint64_t *t;
+
+					caprows = caprows ? 2 * caprows : 4096;
+					if ((t = realloc(rows, caprows *
+					    sizeof(*t))) == NULL)
+						kt_cli_nomem();
+					rows = t;
+				}
+				rows[nrows++] = next + k;
+			}
+		}
+		if (kt_writer_end_index(w, m, nm, dropped || (si != NULL &&
+		    !applied) ? rows : NULL, dropped || (si != NULL &&
+		    !applied) ? nrows : 0) == -1)
+			goto werr;
+		kt_writer_free(w);
+		if (kt_out_commit(out, &err) == -1)
+			kt_cli_die(&err);
+		kt_cli_set_output(NULL);
+		kt_buf_free(&b);
+	} else {
+		struct kt_table *t = o.series ? kt_memory_series(mem,
+		    o.points) : kt_memory_table(mem);
+
+		if (t == NULL)
+			kt_cli_nomem();
+		write_table(t, &o);
+		kt_table_free(t);
+	}
+	if (o.svg != NULL)
+		write_svg(mem, o.svg, kt_reader_name(rd), o.points);
+	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	free(rows);
+	kt_memory_free(mem);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	return 0;
+werr:
+	kt_out_commit(out, &err);
+	kt_cli_die(&err);
+}

@@ -1,0 +1,167 @@
+/*
+ * kt-overlap: per communication kernel, how much ran alongside compute
+ * on the same device (hidden) or alone (exposed), with the collective,
+ * Seq/Comms Id, bytes, algorithm and bus bandwidth, ranked by exposed
+ * time; on a merged trace, the start skew of each collective across
+ * ranks and the last rank to arrive.  --summary gives one row per
+ * device with a verdict.  A thin shell over lib/overlap.c.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kt.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: kt-overlap [-jsSTtV] [-m glob] [-n top] [-o file] [-r rules]\n"
+	    "                  [-x pct] [file]\n"
+	    "  -j, --json                JSON lines\n"
+	    "  -m, --member GLOB         archive members to take\n"
+	    "  -n, --top N               only the N most exposed kernels\n"
+	    "  -o, --output FILE         write FILE atomically\n"
+	    "  -r, --rules FILE          bucket rules (bucket<TAB>regex) before\n"
+	    "                            the default ones\n"
+	    "  -s, --summary             one row per device, with a verdict\n"
+	    "  -x, --threshold PCT       exposed under PCT%% of the span is no\n"
+	    "                            finding (default 1)\n"
+	    "  -S, --strict              refuse damaged input\n"
+	    "  -T, --text                an aligned text table\n"
+	    "  -t, --tsv                 TSV (the default unless on a terminal)\n"
+	    "  -h, --help, -V, --version\n");
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "member", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "summary", no_argument, NULL, 's' },
+		{ "threshold", required_argument, NULL, 'x' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "text", no_argument, NULL, 'T' },
+		{ "tsv", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_model *m;
+	struct kt_rules *rs;
+	struct kt_overlap *ov;
+	struct kt_table *t;
+	struct kt_error err;
+	struct kt_out *out;
+	const char *member = NULL, *output = NULL, *rules = NULL;
+	unsigned rflags = 0;
+	int ch, rc, form = 0, summary = 0;
+	size_t top = 0;
+	int64_t threshold = 1;
+
+	kt_cli_init("kt-overlap");
+	while ((ch = getopt_long(argc, argv, "hjm:n:o:r:sSTtVx:", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'j':
+			form = KT_TABLE_JSON;
+			break;
+		case 'm':
+			member = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'n':
+			top = (size_t)kt_cli_int("--top", optarg, 0, INT32_MAX);
+			break;
+		case 'r':
+			rules = optarg;
+			break;
+		case 's':
+			summary = 1;
+			break;
+		case 'S':
+			rflags |= KT_READ_STRICT;
+			break;
+		case 'T':
+			form = KT_TABLE_TEXT;
+			break;
+		case 't':
+			form = KT_TABLE_TSV;
+			break;
+		case 'V':
+			printf("kt-overlap %s\n", KT_VERSION);
+			return 0;
+		case 'x':
+			threshold = kt_cli_int("--threshold", optarg, 0, 100);
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc > 1) {
+		kt_cli_warn("one input at a time (merge ranks with kt "
+		    "rank-tag first)");
+		return 2;
+	}
+	if (kt_cli_check_output(output, argv, argc) == -1)
+		return 2;
+	if ((rs = kt_rules_new(1)) == NULL)
+		kt_cli_nomem();
+	if (rules != NULL && kt_rules_load(rs, rules, 0, &err) == -1)
+		kt_cli_die(&err);
+	if ((src = kt_source_open(argc ? argv[0] : "-", member, rflags,
+	    &err)) == NULL)
+		kt_cli_die(&err);
+	if ((rc = kt_source_next(src, &rd, &err)) != 1) {
+		if (rc == 0)
+			kt_error_set(&err, argc ? argv[0] : "<stdin>", 0, 0,
+			    "no trace");
+		kt_cli_die(&err);
+	}
+	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_progress_done();
+	if ((ov = kt_overlap_new(m, rs, &err)) == NULL)
+		kt_cli_die(&err);
+	t = summary ? kt_overlap_summary(ov, threshold) :
+	    kt_overlap_table(ov, top);
+	if (t == NULL)
+		kt_cli_nomem();
+	if ((out = kt_out_open(output, -1, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_set_output(out);
+	if (kt_table_write(t, kt_table_form_pick(form, output == NULL ||
+	    strcmp(output, "-") == 0 ? STDOUT_FILENO : -1), 1, out) == -1) {
+		kt_out_commit(out, &err);
+		kt_cli_die(&err);
+	}
+	if (kt_out_commit(out, &err) == -1)
+		kt_cli_die(&err);
+	kt_cli_set_output(NULL);
+	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	kt_table_free(t);
+	kt_overlap_free(ov);
+	kt_model_free(m);
+	kt_rules_free(rs);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	return 0;
+}

@@ -1,0 +1,625 @@
+/*
+ * kt-views: the five views a diagnosis reads before concluding
+ * anything, rendered into numbered files of one folder:
+ *   1_runtime_decomposition  (lib/decompose.c)
+ *   2_lost_time              (lib/gaps.c)
+ *   3_kernel_table           (lib/bucket.c)
+ *   4_overlap_exposure       (lib/overlap.c)
+ *   5_memory                 (lib/memory.c), and memory.svg
+ * each as aligned text (.txt) and TSV (.tsv).  Each input is read twice
+ * at most: once into the analysis model, which four views share, and
+ * once, skimming, for the [memory] instants, which the model does not
+ * keep.  The second read runs in a child process beside the first.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kt.h"
+
+#define NVIEWS		5
+#define GAPS_MIN	10000	/* ns: kt-gaps's --min-gap default */
+#define GAPS_TINY	5000	/* ns: kt-gaps's --tiny default */
+#define GAPS_RUN	8	/* kt-gaps's --run-min default */
+
+static const char *const vname[NVIEWS] = {
+	"1_runtime_decomposition", "2_lost_time", "3_kernel_table",
+	"4_overlap_exposure", "5_memory"
+};
+static const char *const vtitle[NVIEWS] = {
+	"Runtime decomposition: wall = busy + idle, per device and phase",
+	"Lost time: idle gaps and tiny-kernel runs, ranked by cost",
+	"Kernel table: GPU time per bucket",
+	"Overlap and exposure: communication against compute",
+	"Memory over time: peaks, capacity and headroom"
+};
+
+/* The tables of one input. */
+struct input {
+	char		 name[1100];
+	/* Per view: the .tsv table, and more tables for the .txt. */
+	struct kt_table	*tsv[NVIEWS];
+	struct kt_table	*txt[NVIEWS][3];
+	const char	*txtname[NVIEWS][3];
+	struct kt_memory *mem;
+};
+
+struct opts {
+	int64_t		 capacity;
+	size_t		 top;
+	const char	*dir;
+	const char	*member;
+	const char	*rules;
+	unsigned	 rflags;
+};
+
+static char *spool;
+static int quiet;		/* no progress (the memory child) */
+static pid_t child = -1;	/* the memory pass, while it runs */
+static char childerr[64];	/* its standard error */
+
+/*
+ * Remove standard input's copy and the child's messages, and stop the
+ * child if this process ends first (it failed: its message is out).
+ */
+static void
+unspool(void)
+{
+	if (child > 0) {
+		kill(child, SIGTERM);
+		waitpid(child, NULL, 0);
+		child = -1;
+	}
+	if (childerr[0] != '\0')
+		unlink(childerr);
+	if (spool != NULL)
+		unlink(spool);
+}
+
+/* Copy the child's messages to standard error. */
+static void
+child_messages(void)
+{
+	char buf[4096];
+	ssize_t n;
+	int fd;
+
+	if (childerr[0] == '\0' || (fd = open(childerr, O_RDONLY)) == -1)
+		return;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		if (write(STDERR_FILENO, buf, (size_t)n) != n)
+			break;
+	close(fd);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: kt-views [-SV] [-c gb] [-m glob] [-n top] [-r rules] -o dir\n"
+	    "                [file ...]\n"
+	    "  -c, --capacity-gb GB      device capacity in GB (10^9 bytes)\n"
+	    "  -m, --member GLOB         archive members to take\n"
+	    "  -n, --top N               rows of the ranked views (default 50)\n"
+	    "  -o, --output DIR          the folder to write (made if missing)\n"
+	    "  -r, --rules FILE          bucket rules (bucket<TAB>regex) before\n"
+	    "                            the default ones\n"
+	    "  -S, --strict              refuse damaged input\n"
+	    "  -h, --help, -V, --version\n");
+}
+
+/* The same parse as kt-memory's --capacity-gb. */
+static int64_t
+parse_gb(const char *s)
+{
+	int64_t whole = 0, frac = 0, scale = 100000000;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		whole = whole * 10 + (*p - '0');
+		if (whole > 1000000000)
+			goto bad;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			goto bad;
+		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	if (*p != '\0' || whole * 1000000000 + frac <= 0)
+		goto bad;
+	return whole * 1000000000 + frac;
+bad:
+	kt_cli_warn("--capacity-gb: '%s': not a positive number of GB", s);
+	exit(2);
+}
+
+static struct input *ins;
+static size_t nins;
+
+static struct input *
+new_input(const char *name)
+{
+	struct input *t;
+
+	if ((t = realloc(ins, (nins + 1) * sizeof(*t))) == NULL)
+		kt_cli_nomem();
+	ins = t;
+	t = &ins[nins++];
+	memset(t, 0, sizeof(*t));
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	return t;
+}
+
+static void
+need(const void *p)
+{
+	if (p == NULL)
+		kt_cli_nomem();
+}
+
+/* The first pass over one trace: the model and the four views on it. */
+static void
+model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
+    const struct opts *o)
+{
+	struct kt_error err;
+	struct kt_model *m;
+	struct kt_decompose *dc;
+	struct kt_overlap *ov;
+	struct kt_bucket_opts bo;
+	struct kt_gaps_opts go;
+
+	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_progress_done();
+	if ((dc = kt_decompose_new(m, rs, &err)) == NULL ||
+	    (ov = kt_overlap_new(m, rs, &err)) == NULL)
+		kt_cli_die(&err);
+	need(in->tsv[0] = kt_decompose_table(dc));
+	in->txt[0][0] = in->tsv[0];
+	need(in->txt[0][1] = kt_decompose_series(dc));
+	need(in->txt[0][2] = kt_decompose_ranks(dc));
+	in->txtname[0][0] = "per phase";
+	in->txtname[0][1] = "per step";
+	in->txtname[0][2] = "across ranks";
+
+	memset(&go, 0, sizeof(go));
+	go.min_gap = GAPS_MIN;
+	go.tiny = GAPS_TINY;
+	go.run_min = GAPS_RUN;
+	go.top = (int64_t)o->top;
+	go.summary = 1;
+	need(in->tsv[1] = kt_gaps_table(m, &go, NULL, NULL));
+	in->txt[1][0] = in->tsv[1];
+	in->txtname[1][0] = "gaps and tiny-kernel runs";
+
+	memset(&bo, 0, sizeof(bo));
+	bo.rules = rs;
+	if (kt_bucket_by_parse(&bo, "bucket") == -1)
+		kt_cli_nomem();
+	need(in->tsv[2] = kt_bucket_table(m, &bo));
+	in->txt[2][0] = in->tsv[2];
+	in->txtname[2][0] = "by bucket";
+	memset(&bo, 0, sizeof(bo));
+	bo.rules = rs;
+	if (kt_bucket_by_parse(&bo, "step,bucket") == -1)
+		kt_cli_nomem();
+	need(in->txt[2][1] = kt_bucket_table(m, &bo));
+	in->txtname[2][1] = "by step and bucket";
+
+	need(in->tsv[3] = kt_overlap_table(ov, 0));
+	need(in->txt[3][0] = kt_overlap_summary(ov, 1));
+	need(in->txt[3][1] = kt_overlap_table(ov, o->top));
+	in->txtname[3][0] = "per device";
+	in->txtname[3][1] = "communication kernels, most exposed first";
+	kt_overlap_free(ov);
+	kt_decompose_free(dc);
+	kt_model_free(m);
+}
+
+/* The second pass: the [memory] instants. */
+static void
+memory_view(struct input *in, struct kt_reader *rd, const struct opts *o)
+{
+	struct kt_error err;
+	struct kt_event ev;
+	const struct kt_meta *m;
+	size_t nm;
+	int rc;
+
+	need(in->mem = kt_memory_new());
+	/*
+	 * The reader skims (top-level fields only); the few events this
+	 * pass needs, [memory] instants and ProfilerSteps, are scanned in
+	 * full again.  The first pass has read and checked every byte.
+	 */
+	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
+		struct kt_event full;
+
+		if (ev.kind != KT_STEP && !((ev.ph == 'i' || ev.ph == 'I') &&
+		    kt_event_field_is(&ev, KT_F_NAME, "[memory]")))
+			continue;
+		memset(&full, 0, sizeof(full));
+		if (kt_event_scan(ev.raw, ev.len, &full, NULL) == -1)
+			continue;
+		full.index = ev.index;
+		full.kind = kt_event_classify(&full);
+		if (kt_memory_add(in->mem, &full) == -1)
+			kt_cli_nomem();
+		if (!quiet && (ev.index & 0xffff) == 0)
+			kt_cli_progress(rd);
+	}
+	if (rc == -1)
+		kt_cli_die(&err);
+	if (!quiet)
+		kt_cli_progress_done();
+	m = kt_reader_metas(rd, &nm);
+	if (kt_memory_finish(in->mem, m, nm, o->capacity) == -1)
+		kt_cli_nomem();
+	need(in->tsv[4] = kt_memory_table(in->mem));
+	in->txt[4][0] = in->tsv[4];
+	in->txtname[4][0] = "per device";
+}
+
+/* Open dir/name for writing, atomically. */
+static struct kt_out *
+open_in(const char *dir, const char *name, const char *ext)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s%s", dir, name, ext);
+	if ((out = kt_out_open(path, -1, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_set_output(out);
+	return out;
+}
+
+static void
+put(struct kt_out *out, const char *s)
+{
+	if (kt_out_write(out, s, strlen(s)) == -1) {
+		struct kt_error err;
+
+		kt_out_commit(out, &err);
+		kt_cli_die(&err);
+	}
+}
+
+static void
+commit(struct kt_out *out)
+{
+	struct kt_error err;
+
+	if (kt_out_commit(out, &err) == -1)
+		kt_cli_die(&err);
+	kt_cli_set_output(NULL);
+}
+
+static void
+table(struct kt_out *out, const struct kt_table *t, enum kt_table_form f,
+    int header)
+{
+	struct kt_error err;
+
+	if (kt_table_write(t, f, header, out) == -1) {
+		kt_out_commit(out, &err);
+		kt_cli_die(&err);
+	}
+}
+
+/* Does the table across ranks have a step with more than one rank? */
+static int
+several_ranks(const struct kt_table *t)
+{
+	size_t r;
+
+	for (r = 0; r < kt_table_rows(t); r++)
+		if (strcmp(kt_table_get(t, r, 1), "1") != 0)
+			return 1;
+	return 0;
+}
+
+/* Write view v: the .txt with every table, the .tsv with the first. */
+static void
+write_view(const struct opts *o, int v)
+{
+	struct kt_out *out;
+	size_t i, k;
+	char line[1400];
+
+	out = open_in(o->dir, vname[v], ".txt");
+	put(out, vtitle[v]);
+	put(out, "\n");
+	for (i = 0; i < nins; i++)
+		for (k = 0; k < 3; k++) {
+			const struct kt_table *t = ins[i].txt[v][k];
+
+			if (t == NULL)
+				continue;
+			if (v == 0 && k == 2 && !several_ranks(t))
+				continue;
+			snprintf(line, sizeof(line), "\n%s%s%s:\n",
+			    nins > 1 ? ins[i].name : "", nins > 1 ? ": " : "",
+			    ins[i].txtname[v][k]);
+			put(out, line);
+			table(out, t, KT_TABLE_TEXT, 1);
+		}
+	if (v == 3)
+		put(out, "\nhidden: the time a communication kernel ran while "
+		    "compute ran on the same device;\nexposed = duration - "
+		    "hidden.  A fully hidden collective is not a finding.\n");
+	commit(out);
+	out = open_in(o->dir, vname[v], ".tsv");
+	for (i = 0; i < nins; i++)
+		table(out, ins[i].tsv[v], KT_TABLE_TSV, i == 0);
+	commit(out);
+}
+
+/* memory.svg: every input's devices, one drawing per input. */
+static void
+write_svg(const struct opts *o)
+{
+	struct kt_out *out;
+	struct kt_buf b = { 0 };
+	size_t i;
+	char name[64];
+
+	for (i = 0; i < nins; i++) {
+		b.n = 0;
+		if (kt_memory_svg(ins[i].mem, 2000, ins[i].name, &b) == -1)
+			kt_cli_nomem();
+		if (nins == 1)
+			snprintf(name, sizeof(name), "memory");
+		else
+			snprintf(name, sizeof(name), "memory-%zu", i + 1);
+		out = open_in(o->dir, name, ".svg");
+		if (kt_out_write(out, b.p, b.n) == -1) {
+			struct kt_error err;
+
+			kt_out_commit(out, &err);
+			kt_cli_die(&err);
+		}
+		commit(out);
+	}
+	kt_buf_free(&b);
+}
+
+/* The model of every trace of the inputs, and the first four views. */
+static void
+model_pass(char **paths, int n, const struct kt_rules *rs,
+    const struct opts *o)
+{
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_error err;
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		size_t first = nins;
+
+		if ((src = kt_source_open(paths[i], o->member, o->rflags,
+		    &err)) == NULL)
+			kt_cli_die(&err);
+		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
+			struct input *in = new_input(paths[i] == spool ?
+			    "<stdin>" : kt_reader_name(rd));
+
+			model_views(in, rd, rs, o);
+			kt_cli_report_repairs(kt_reader_name(rd),
+			    kt_reader_repairs(rd));
+			kt_reader_free(rd);
+		}
+		if (rc == -1)
+			kt_cli_die(&err);
+		kt_source_close(src);
+		if (nins == first) {
+			kt_error_set(&err, paths[i] == spool ? "<stdin>" :
+			    paths[i], 0, 0, "no trace");
+			kt_cli_die(&err);
+		}
+	}
+}
+
+/*
+ * The memory instants of every trace of the inputs, skimming, into the
+ * inputs in order (made here when the model pass has not made them).
+ */
+static void
+memory_pass(char **paths, int n, const struct opts *o)
+{
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_error err;
+	size_t k = 0;
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		if ((src = kt_source_open(paths[i], o->member, o->rflags |
+		    KT_READ_SKIM, &err)) == NULL)
+			kt_cli_die(&err);
+		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
+			struct input *in = k < nins ? &ins[k] :
+			    new_input(paths[i] == spool ? "<stdin>" :
+			    kt_reader_name(rd));
+
+			k++;
+			memory_view(in, rd, o);
+			kt_reader_free(rd);
+		}
+		if (rc == -1)
+			kt_cli_die(&err);
+		kt_source_close(src);
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "capacity-gb", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "member", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "rules", required_argument, NULL, 'r' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	static char dash[] = "-";
+	static char *stdin_arg[] = { dash, NULL };
+	struct opts o;
+	struct kt_rules *rs;
+	struct kt_error err;
+	struct stat st;
+	int ch, i, v, status, rc, efd = -1;
+	size_t k;
+
+	memset(&o, 0, sizeof(o));
+	o.capacity = -1;
+	o.top = 50;
+	kt_cli_init("kt-views");
+	while ((ch = getopt_long(argc, argv, "c:hm:n:o:r:SV", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			o.capacity = parse_gb(optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'm':
+			o.member = optarg;
+			break;
+		case 'n':
+			o.top = (size_t)kt_cli_int("--top", optarg, 0,
+			    INT32_MAX);
+			break;
+		case 'o':
+			o.dir = optarg;
+			break;
+		case 'r':
+			o.rules = optarg;
+			break;
+		case 'S':
+			o.rflags |= KT_READ_STRICT;
+			break;
+		case 'V':
+			printf("kt-views %s\n", KT_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (o.dir == NULL) {
+		kt_cli_warn("give the folder to write with -o DIR");
+		usage(stderr);
+		return 2;
+	}
+	if (argc == 0) {
+		argc = 1;
+		argv = stdin_arg;
+	}
+	if (stat(o.dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		kt_cli_warn("%s: not a folder", o.dir);
+		return 2;
+	}
+	if (mkdir(o.dir, 0777) == -1 && errno != EEXIST) {
+		kt_cli_warn("%s: %s", o.dir, strerror(errno));
+		return 2;
+	}
+	if ((rs = kt_rules_new(1)) == NULL)
+		kt_cli_nomem();
+	if (o.rules != NULL && kt_rules_load(rs, o.rules, 0, &err) == -1)
+		kt_cli_die(&err);
+	atexit(unspool);
+	/* Standard input is copied once, for both passes. */
+	for (i = 0; i < argc; i++)
+		if (strcmp(argv[i], "-") == 0) {
+			if (spool != NULL) {
+				kt_cli_warn("standard input named twice");
+				return 2;
+			}
+			if ((spool = kt_spool_stdin(&err)) == NULL)
+				kt_cli_die(&err);
+			kt_cli_add_temp(spool);
+			argv[i] = spool;
+		}
+	/*
+	 * The memory pass runs in a child process beside the model pass, so
+	 * that the two reads take the time of one on two cores: the child
+	 * writes the memory view, the parent the other four.  Without a
+	 * child the memory pass follows the model pass.
+	 */
+	fflush(stdout);
+	fflush(stderr);
+	snprintf(childerr, sizeof(childerr), "%s/kt-views.XXXXXX",
+	    getenv("TMPDIR") != NULL && strlen(getenv("TMPDIR")) < 40 ?
+	    getenv("TMPDIR") : "/tmp");
+	if ((efd = mkstemp(childerr)) == -1)
+		childerr[0] = '\0';
+	else
+		kt_cli_add_temp(childerr);
+	if (efd != -1 && (child = fork()) == 0) {
+		/* Its messages wait until the parent knows it needs them. */
+		dup2(efd, STDERR_FILENO);
+		close(efd);
+		quiet = 1;
+		spool = NULL;		/* the parent removes these */
+		childerr[0] = '\0';
+		memory_pass(argv, argc, &o);
+		write_view(&o, 4);
+		write_svg(&o);
+		exit(0);
+	}
+	if (efd != -1)
+		close(efd);
+	model_pass(argv, argc, rs, &o);
+	for (v = 0; v < NVIEWS - 1; v++)
+		write_view(&o, v);
+	if (child == -1) {
+		memory_pass(argv, argc, &o);
+		write_view(&o, 4);
+		write_svg(&o);
+	} else {
+		rc = waitpid(child, &status, 0);
+		child = -1;
+		if (rc == -1 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0) {
+			child_messages();
+			return 2;
+		}
+	}
+	for (k = 0; k < nins; k++) {
+		for (v = 0; v < NVIEWS; v++) {
+			if (ins[k].txt[v][0] != ins[k].tsv[v])
+				kt_table_free(ins[k].txt[v][0]);
+			kt_table_free(ins[k].tsv[v]);
+			kt_table_free(ins[k].txt[v][1]);
+			kt_table_free(ins[k].txt[v][2]);
+		}
+		kt_memory_free(ins[k].mem);
+	}
+	free(ins);
+	kt_rules_free(rs);
+	return 0;
+}

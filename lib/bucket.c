@@ -1,0 +1,828 @@
+/*
+ * bucket.c: the kernel table of kt-bucket (and kt views): GPU activities
+ * grouped by bucket, name, stream, step, rank or device, with counts,
+ * sums, the union of each group's time, percentiles and bytes; the busy
+ * time (union over all streams) of every device; and the merge of such
+ * tables written by several runs (one per rank).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt.h"
+
+/* qsort(3), which may not be given a NULL array even when it is empty. */
+static void
+xsort(void *b, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(b, n, sz, cmp);
+}
+
+static const char *const by_names[KT_NBY] = {
+	"bucket", "name", "stream", "step", "rank", "device"
+};
+
+/* The measure columns, after the key columns. */
+static const char *const measures[] = {
+	"count:n", "total_ns:n", "union_ns:n", "share_pct:n", "mean_ns:n",
+	"p50_ns:n", "p90_ns:n", "max_ns:n", "bytes:n", "bytes_ns:n", "gbps:n"
+};
+#define NMEASURES (sizeof(measures) / sizeof(measures[0]))
+
+int
+kt_bucket_by_parse(struct kt_bucket_opts *o, const char *s)
+{
+	const char *p = s;
+	size_t i;
+
+	o->nby = 0;
+	while (*p != '\0') {
+		size_t n = strcspn(p, ",");
+		int k = -1;
+
+		for (i = 0; i < KT_NBY; i++)
+			if (strlen(by_names[i]) == n &&
+			    strncmp(by_names[i], p, n) == 0)
+				k = (int)i;
+		if (k == -1)
+			return -1;
+		for (i = 0; i < o->nby; i++)
+			if (o->by[i] == k)
+				return -1;
+		o->by[o->nby++] = k;
+		p += n;
+		if (*p == ',' && *++p == '\0')
+			return -1;
+	}
+	return o->nby > 0 ? 0 : -1;
+}
+
+/* Whether key k is among the grouping keys. */
+static int
+has(const struct kt_bucket_opts *o, int k)
+{
+	size_t i;
+
+	for (i = 0; i < o->nby; i++)
+		if (o->by[i] == k)
+			return 1;
+	return 0;
+}
+
+/* The column names of a table for these keys: a new array (free it). */
+static const char **
+columns(const struct kt_bucket_opts *o, size_t *n)
+{
+	const char **c;
+	size_t i, k = 0;
+
+	if ((c = calloc(3 + KT_NBY + NMEASURES, sizeof(*c))) == NULL)
+		return NULL;
+	c[k++] = "row";
+	c[k++] = "rank:n";
+	c[k++] = "device:n";
+	for (i = 0; i < o->nby; i++)
+		switch (o->by[i]) {
+		case KT_BY_BUCKET:
+			c[k++] = "bucket";
+			break;
+		case KT_BY_NAME:
+			c[k++] = "name";
+			break;
+		case KT_BY_STREAM:
+			c[k++] = "stream:n";
+			break;
+		case KT_BY_STEP:
+			c[k++] = "step:n";
+			break;
+		default:
+			break;
+		}
+	for (i = 0; i < NMEASURES; i++)
+		c[k++] = measures[i];
+	*n = k;
+	return c;
+}
+
+/* One activity with its group key. */
+struct item {
+	int64_t	 k[KT_NBY];
+	int64_t	 dur;
+	uint32_t act;
+};
+
+/* One output row. */
+struct group {
+	int64_t	 k[KT_NBY];
+	int64_t	 count, total, uni, p50, p90, max, bytes, bytes_ns;
+	int	 has_bytes;
+	int	 busy;			/* a busy row */
+};
+
+static const struct kt_model *sm;
+static const struct kt_rules *srules;
+static const struct kt_bucket_opts *sopt;
+
+static int
+cmp_i64(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Output order: numeric keys in --by order, then the largest total,
+ * then the bucket and name texts. */
+static int
+cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	size_t i;
+	int c;
+
+	if (x->busy != y->busy)
+		return x->busy - y->busy;
+	for (i = 0; i < sopt->nby; i++) {
+		int k = sopt->by[i];
+
+		if (k == KT_BY_BUCKET || k == KT_BY_NAME)
+			continue;
+		if ((c = cmp_i64(x->k[k], y->k[k])) != 0)
+			return c;
+	}
+	if ((c = cmp_i64(y->total, x->total)) != 0)
+		return c;
+	if (has(sopt, KT_BY_BUCKET) && (c = strcmp(kt_rules_bucket_name(srules,
+	    (uint32_t)x->k[KT_BY_BUCKET]), kt_rules_bucket_name(srules,
+	    (uint32_t)y->k[KT_BY_BUCKET]))) != 0)
+		return c;
+	if (has(sopt, KT_BY_NAME) && (c = strcmp(kt_model_str(sm,
+	    (uint32_t)x->k[KT_BY_NAME]), kt_model_str(sm,
+	    (uint32_t)y->k[KT_BY_NAME]))) != 0)
+		return c;
+	return 0;
+}
+
+/*
+ * The sum over devices of the union of the activities order[0..n) (all
+ * of them when order is NULL), which are in the model's (device, start)
+ * order.
+ */
+static int64_t
+union_order(const struct kt_model *m, const uint32_t *order, size_t n)
+{
+	int64_t t = 0, cs = 0, ce = 0;
+	uint32_t cd = KT_NO;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const struct kt_act *a = &m->act[order ? order[i] : i];
+
+		if (a->dev != cd || a->ts > ce) {
+			t += ce - cs;
+			cd = a->dev;
+			cs = a->ts;
+			ce = a->ts + a->dur;
+		} else if (a->ts + a->dur > ce)
+			ce = a->ts + a->dur;
+	}
+	return t + (ce - cs);
+}
+
+/* Append a number cell. */
+static int
+cell_int(struct kt_table *t, int64_t v)
+{
+	return kt_table_int(t, v);
+}
+
+/* Write group g as a row. */
+static int
+put_group(struct kt_table *t, const struct group *g, const char *row,
+    int64_t busy_all)
+{
+	const struct kt_model *m = sm;
+	size_t i;
+	int star = g->busy == 2;	/* the total row */
+	int r = 0;
+
+	r |= kt_table_cell(t, row);
+	/* rank and device */
+	if (!star && (has(sopt, KT_BY_RANK) || has(sopt, KT_BY_DEVICE) ||
+	    g->busy)) {
+		int64_t rk = g->k[KT_BY_RANK];
+
+		r |= rk < 0 ? kt_table_cell(t, "-") : cell_int(t, rk);
+	} else
+		r |= kt_table_cell(t, "*");
+	if (!star && (has(sopt, KT_BY_DEVICE) || g->busy)) {
+		int64_t ix = m->devices[g->k[KT_BY_DEVICE]].index;
+
+		r |= ix < 0 ? kt_table_cell(t, "-") : cell_int(t, ix);
+	} else
+		r |= kt_table_cell(t, "*");
+	for (i = 0; i < sopt->nby; i++)
+		switch (sopt->by[i]) {
+		case KT_BY_BUCKET:
+			r |= g->busy ? kt_table_cell(t, "*") :
+			    kt_table_cell(t, kt_rules_bucket_name(srules,
+			    (uint32_t)g->k[KT_BY_BUCKET]));
+			break;
+		case KT_BY_NAME:
+			r |= g->busy ? kt_table_cell(t, "*") :
+			    kt_table_cell(t, kt_model_str(m,
+			    (uint32_t)g->k[KT_BY_NAME]));
+			break;
+		case KT_BY_STREAM:
+			r |= g->busy ? kt_table_cell(t, "*") :
+			    g->k[KT_BY_STREAM] < 0 ? kt_table_cell(t, "-") :
+			    cell_int(t, g->k[KT_BY_STREAM]);
+			break;
+		case KT_BY_STEP:
+			r |= star ? kt_table_cell(t, "*") :
+			    g->k[KT_BY_STEP] < 0 ? kt_table_cell(t, "-") :
+			    cell_int(t, g->k[KT_BY_STEP]);
+			break;
+		default:
+			break;
+		}
+	r |= cell_int(t, g->count);
+	r |= cell_int(t, g->total);
+	r |= cell_int(t, g->uni);
+	/* A busy row's share is its union's; the others' their sum's (the
+	 * total row's is over 100% when activities overlap). */
+	r |= kt_table_ratio(t, (g->busy == 1 ? g->uni : g->total) * 100,
+	    busy_all, 1);
+	if (g->busy) {
+		r |= kt_table_ratio(t, g->total, g->count, 0);
+		for (i = 0; i < 3; i++)
+			r |= kt_table_cell(t, "-");
+	} else {
+		r |= kt_table_ratio(t, g->total, g->count, 0);
+		r |= cell_int(t, g->p50);
+		r |= cell_int(t, g->p90);
+		r |= cell_int(t, g->max);
+	}
+	if (g->has_bytes) {
+		r |= cell_int(t, g->bytes);
+		r |= cell_int(t, g->bytes_ns);
+		r |= kt_table_ratio(t, g->bytes, g->bytes_ns, 2);
+	} else
+		for (i = 0; i < 3; i++)
+			r |= kt_table_cell(t, "-");
+	return r ? -1 : 0;
+}
+
+/* The key of activity i. */
+static void
+item_key(const struct kt_model *m, const uint32_t *bk, size_t i,
+    struct item *it)
+{
+	const struct kt_act *a = &m->act[i];
+
+	memset(it->k, 0, sizeof(it->k));
+	it->dur = a->dur;
+	it->act = (uint32_t)i;
+	if (has(sopt, KT_BY_BUCKET))
+		it->k[KT_BY_BUCKET] = bk[i];
+	if (has(sopt, KT_BY_NAME))
+		it->k[KT_BY_NAME] = a->name;
+	if (has(sopt, KT_BY_STREAM))
+		it->k[KT_BY_STREAM] = a->stream;
+	if (has(sopt, KT_BY_STEP))
+		it->k[KT_BY_STEP] = a->step == KT_NO ? -1 :
+		    m->steps[a->step].number;
+	if (has(sopt, KT_BY_RANK) || has(sopt, KT_BY_DEVICE))
+		it->k[KT_BY_RANK] = m->devices[a->dev].rank;
+	if (has(sopt, KT_BY_DEVICE))
+		it->k[KT_BY_DEVICE] = a->dev;
+}
+
+struct kt_table *
+kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
+{
+	struct kt_table *t = NULL;
+	struct kt_intern *keys = NULL;
+	struct item it0;
+	struct group *g = NULL;
+	struct kt_pair *durs = NULL;
+	const char **cols = NULL;
+	uint32_t *bk = NULL, *gid = NULL, *order = NULL;
+	size_t *start = NULL;
+	struct kt_table *t2 = NULL;
+	size_t ncols, i, j, k, ng = 0;
+	int64_t busy_all, sum_all = 0;
+
+	sm = m;
+	srules = o->rules;
+	sopt = o;
+	if ((cols = columns(o, &ncols)) == NULL ||
+	    (t = kt_table_new(cols, ncols)) == NULL ||
+	    (bk = kt_rules_classify(o->rules, m)) == NULL)
+		goto fail;
+	/*
+	 * Number the groups (interning each activity's key), then order
+	 * the activities by group with a counting sort: within a group they
+	 * stay in the model's (device, start) order, so that a union is one
+	 * sweep, and only the durations need sorting (for percentiles).
+	 */
+	if ((keys = kt_intern_new()) == NULL ||
+	    (gid = malloc((m->nact ? m->nact : 1) * sizeof(*gid))) == NULL)
+		goto fail;
+	for (i = 0; i < m->nact; i++) {
+		int64_t id;
+
+		item_key(m, bk, i, &it0);
+		if ((id = kt_intern_put(keys, (const char *)it0.k,
+		    sizeof(it0.k))) == -1)
+			goto fail;
+		gid[i] = (uint32_t)id;
+		sum_all += m->act[i].dur;
+	}
+	busy_all = union_order(m, NULL, m->nact);
+	ng = kt_intern_count(keys);
+	if ((g = calloc(ng ? ng : 1, sizeof(*g))) == NULL ||
+	    (start = calloc(ng + 1, sizeof(*start))) == NULL ||
+	    (order = malloc((m->nact ? m->nact : 1) * sizeof(*order))) ==
+	    NULL || (durs = malloc((m->nact ? m->nact : 1) *
+	    sizeof(*durs))) == NULL)
+		goto fail;
+	for (i = 0; i < m->nact; i++)
+		start[gid[i] + 1]++;
+	for (k = 0; k < ng; k++)
+		start[k + 1] += start[k];
+	for (i = 0; i < m->nact; i++)
+		order[start[gid[i]]++] = (uint32_t)i;
+	for (k = ng; k > 0; k--)
+		start[k] = start[k - 1];
+	start[0] = 0;
+	for (k = 0; k < ng; k++) {
+		size_t a0 = start[k], n = start[k + 1] - start[k];
+		struct group *gg = &g[k];
+
+		item_key(m, bk, order[a0], &it0);
+		memcpy(gg->k, it0.k, sizeof(gg->k));
+		gg->count = (int64_t)n;
+		for (j = 0; j < n; j++) {
+			const struct kt_act *a = &m->act[order[a0 + j]];
+			int64_t b = kt_act_bytes(m, a);
+
+			durs[j].key = (uint64_t)a->dur;
+			durs[j].val = 0;
+			gg->total += a->dur;
+			if (b >= 0) {
+				gg->bytes += b;
+				gg->bytes_ns += a->dur;
+				gg->has_bytes = 1;
+			}
+		}
+		if (kt_sort_pairs(durs, n) == -1)
+			goto fail;
+		/* Nearest-rank percentiles of the sorted durations. */
+		gg->p50 = (int64_t)durs[(n * 50 + 99) / 100 - 1].key;
+		gg->p90 = (int64_t)durs[(n * 90 + 99) / 100 - 1].key;
+		gg->max = (int64_t)durs[n - 1].key;
+		gg->uni = union_order(m, order + a0, n);
+	}
+	xsort(g, ng, sizeof(*g), cmp_group);
+	for (i = 0; i < ng; i++)
+		if (put_group(t, &g[i], "group", busy_all) == -1)
+			goto fail;
+	/* Busy rows: per device, and per step of it when grouped by step. */
+	for (i = 0; i < m->ndevices; i++) {
+		const struct kt_device *d = &m->devices[i];
+		size_t ns = has(o, KT_BY_STEP) ? m->nsteps + 1 : 1, s;
+		struct group *bs;
+
+		if (d->nact == 0)
+			continue;
+		if ((bs = calloc(ns, sizeof(*bs))) == NULL)
+			goto fail;
+		for (s = 0; s < ns; s++) {
+			bs[s].busy = 1;
+			bs[s].k[KT_BY_RANK] = d->rank;
+			bs[s].k[KT_BY_DEVICE] = (int64_t)i;
+			bs[s].k[KT_BY_STEP] = s + 1 == ns ? -1 :
+			    m->steps[s].number;
+			bs[s].p50 = -1;	/* the current interval's start */
+		}
+		for (k = d->first; k < (size_t)d->first + d->nact; k++) {
+			const struct kt_act *a = &m->act[k];
+			struct group *b = &bs[ns == 1 || a->step == KT_NO ?
+			    ns - 1 : a->step];
+
+			b->count++;
+			b->total += a->dur;
+			/* p50/p90 hold the running interval here. */
+			if (b->p50 == -1 || a->ts > b->p90) {
+				if (b->p50 != -1)
+					b->uni += b->p90 - b->p50;
+				b->p50 = a->ts;
+				b->p90 = a->ts + a->dur;
+			} else if (a->ts + a->dur > b->p90)
+				b->p90 = a->ts + a->dur;
+		}
+		/* Rows: no step first, then steps in order. */
+		for (s = 0; s < ns; s++) {
+			size_t at = s == 0 ? ns - 1 : s - 1;
+			struct group *b = &bs[at];
+
+			if (b->count == 0)
+				continue;
+			if (b->p50 != -1)
+				b->uni += b->p90 - b->p50;
+			if (put_group(t, b, "busy", busy_all) == -1) {
+				free(bs);
+				goto fail;
+			}
+		}
+		free(bs);
+	}
+	/* The total row. */
+	{
+		struct group tot;
+
+		memset(&tot, 0, sizeof(tot));
+		tot.busy = 2;
+		tot.count = (int64_t)m->nact;
+		tot.total = sum_all;
+		tot.uni = busy_all;
+		tot.k[KT_BY_STEP] = -1;
+		if (put_group(t, &tot, "total", busy_all) == -1)
+			goto fail;
+	}
+	t2 = t;
+	t = NULL;
+fail:
+	kt_intern_free(keys);
+	free(gid);
+	free(start);
+	free(order);
+	free(durs);
+	free(g);
+	free(bk);
+	free(cols);
+	kt_table_free(t);
+	return t2;
+}
+
+/* ------------------------------------------------------------------ */
+/* Merging tables. */
+
+/* One row of a merged table. */
+struct mrow {
+	char	*key;		/* the key cells joined by tabs */
+	int64_t	 count, total, uni, max, bytes, bytes_ns;
+	char	*p50, *p90;	/* from the one input that had it */
+	int	 inputs;	/* how many inputs had the row */
+	int	 has_bytes;
+	int	 kind;		/* 0 group, 1 busy, 2 total */
+	size_t	 order;		/* first seen */
+};
+
+/* Parse a whole decimal integer cell; 0, or -1. */
+static int
+cell_num(const char *s, int64_t *v)
+{
+	char *end;
+	long long x;
+
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno == ERANGE)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int
+cmp_mrow_key(const void *a, const void *b)
+{
+	const struct mrow *x = a, *y = b;
+
+	return strcmp(x->key, y->key);
+}
+
+/* Numeric-aware comparison of key cells for the output order. */
+static int
+cmp_cells(const char *a, const char *b)
+{
+	int64_t x, y;
+
+	if (cell_num(a, &x) == 0 && cell_num(b, &y) == 0)
+		return cmp_i64(x, y);
+	return strcmp(a, b);
+}
+
+static size_t mkeys;		/* key columns after row, rank, device */
+static const int *mnumeric;	/* per key column: numeric */
+
+static int
+cmp_mrow_out(const void *a, const void *b)
+{
+	const struct mrow *x = a, *y = b;
+	const char *px = x->key, *py = y->key;
+	char cx[512], cy[512];
+	size_t i;
+	int c;
+
+	if (x->kind != y->kind)
+		return x->kind - y->kind;
+	/* The numeric key cells first, in column order. */
+	for (i = 0; i < mkeys; i++) {
+		size_t nx = strcspn(px, "\t"), ny = strcspn(py, "\t");
+
+		snprintf(cx, sizeof(cx), "%.*s", (int)nx, px);
+		snprintf(cy, sizeof(cy), "%.*s", (int)ny, py);
+		if (mnumeric[i] && (c = cmp_cells(cx, cy)) != 0)
+			return c;
+		px += nx + (px[nx] == '\t');
+		py += ny + (py[ny] == '\t');
+	}
+	if ((c = cmp_i64(y->total, x->total)) != 0)
+		return c;
+	return strcmp(x->key, y->key);
+}
+
+struct kt_table *
+kt_bucket_merge(char *const *paths, size_t npaths, struct kt_error *err)
+{
+	struct kt_table *t = NULL;
+	struct mrow *rows = NULL;
+	size_t nrows = 0, cap = 0, ncols = 0, i, c, icount = 0;
+	char **hdr = NULL, *line = NULL;
+	size_t lcap = 0;
+	int *numeric = NULL;
+	int64_t busy_all = 0;
+
+	for (i = 0; i < npaths; i++) {
+		FILE *f;
+		ssize_t len;
+		long lineno = 0;
+		const char *name = strcmp(paths[i], "-") == 0 ? "<stdin>" :
+		    paths[i];
+
+		if (strcmp(paths[i], "-") == 0)
+			f = stdin;
+		else if ((f = fopen(paths[i], "r")) == NULL) {
+			kt_error_set(err, name, 0, 0, "%s", strerror(errno));
+			goto fail;
+		}
+		while ((len = getline(&line, &lcap, f)) != -1) {
+			char *cells[64], *p;
+			size_t nc = 0;
+			struct mrow *r;
+			int64_t v;
+
+			lineno++;
+			while (len > 0 && (line[len - 1] == '\n' ||
+			    line[len - 1] == '\r'))
+				line[--len] = '\0';
+			if (len == 0)
+				continue;
+			for (p = line; nc < 64; ) {
+				cells[nc++] = p;
+				if ((p = strchr(p, '\t')) == NULL)
+					break;
+				*p++ = '\0';
+			}
+			if (lineno == 1) {
+				/* The header: the same in every input. */
+				if (hdr == NULL) {
+					if (nc < 3 + NMEASURES ||
+					    strcmp(cells[0], "row") != 0 ||
+					    strcmp(cells[nc - NMEASURES],
+					    "count") != 0) {
+						kt_error_set(err, name, 1, 1,
+						    "not a kt-bucket table "
+						    "(TSV with its header)");
+						goto fail_f;
+					}
+					ncols = nc;
+					icount = nc - NMEASURES;
+					if ((hdr = calloc(nc, sizeof(*hdr))) ==
+					    NULL || (numeric = calloc(nc,
+					    sizeof(*numeric))) == NULL)
+						goto nomem_f;
+					for (c = 0; c < nc; c++) {
+						if ((hdr[c] = strdup(cells[c])) ==
+						    NULL)
+							goto nomem_f;
+						numeric[c] = strcmp(cells[c],
+						    "step") == 0 ||
+						    strcmp(cells[c], "stream") ==
+						    0 || strcmp(cells[c], "rank") ==
+						    0 || strcmp(cells[c],
+						    "device") == 0;
+					}
+					continue;
+				}
+				for (c = 0; c < nc && c < ncols; c++)
+					if (strcmp(hdr[c], cells[c]) != 0)
+						break;
+				if (nc != ncols || c != ncols) {
+					kt_error_set(err, name, 1, 1, "its "
+					    "columns differ from those of %s",
+					    paths[0]);
+					goto fail_f;
+				}
+				continue;
+			}
+			if (nc != ncols) {
+				kt_error_set(err, name, lineno, 1, "%zu cells, "
+				    "not %zu", nc, ncols);
+				goto fail_f;
+			}
+			if (nrows == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct mrow *nr = realloc(rows,
+				    ncap * sizeof(*nr));
+
+				if (nr == NULL)
+					goto nomem_f;
+				rows = nr;
+				cap = ncap;
+			}
+			r = &rows[nrows];
+			memset(r, 0, sizeof(*r));
+			{
+				size_t kl = 0, o = 0;
+
+				for (c = 0; c < icount; c++)
+					kl += strlen(cells[c]) + 1;
+				if ((r->key = malloc(kl)) == NULL)
+					goto nomem_f;
+				for (c = 0; c < icount; c++) {
+					size_t cl = strlen(cells[c]);
+
+					memcpy(r->key + o, cells[c], cl);
+					o += cl;
+					r->key[o++] = c + 1 < icount ? '\t' :
+					    '\0';
+				}
+			}
+			nrows++;
+			r->kind = strcmp(cells[0], "busy") == 0 ? 1 :
+			    strcmp(cells[0], "total") == 0 ? 2 : 0;
+			r->inputs = 1;
+			r->order = nrows;
+			if (cell_num(cells[icount], &r->count) == -1 ||
+			    cell_num(cells[icount + 1], &r->total) == -1 ||
+			    cell_num(cells[icount + 2], &r->uni) == -1) {
+				kt_error_set(err, name, lineno, 1,
+				    "count, total_ns or union_ns is not an "
+				    "integer");
+				goto fail_f;
+			}
+			r->max = cell_num(cells[icount + 7], &v) == 0 ? v : -1;
+			if (cell_num(cells[icount + 8], &r->bytes) == 0 &&
+			    cell_num(cells[icount + 9], &r->bytes_ns) == 0)
+				r->has_bytes = 1;
+			if ((r->p50 = strdup(cells[icount + 5])) == NULL ||
+			    (r->p90 = strdup(cells[icount + 6])) == NULL)
+				goto nomem_f;
+			continue;
+nomem_f:
+			kt_error_set(err, name, 0, 0, "out of memory");
+fail_f:
+			if (f != stdin)
+				fclose(f);
+			goto fail;
+		}
+		if (ferror(f)) {
+			kt_error_set(err, name, 0, 0, "%s", strerror(errno));
+			if (f != stdin)
+				fclose(f);
+			goto fail;
+		}
+		if (f != stdin)
+			fclose(f);
+		if (lineno == 0) {
+			kt_error_set(err, name, 0, 0, "empty: not a kt-bucket "
+			    "table");
+			goto fail;
+		}
+	}
+	/* Sum rows with equal keys. */
+	xsort(rows, nrows, sizeof(*rows), cmp_mrow_key);
+	{
+		size_t w = 0;
+
+		for (i = 0; i < nrows; i++) {
+			struct mrow *d;
+
+			if (w > 0 && strcmp(rows[w - 1].key, rows[i].key) == 0) {
+				d = &rows[w - 1];
+				d->count += rows[i].count;
+				d->total += rows[i].total;
+				d->uni += rows[i].uni;
+				if (rows[i].max > d->max)
+					d->max = rows[i].max;
+				if (rows[i].has_bytes) {
+					d->bytes += rows[i].bytes;
+					d->bytes_ns += rows[i].bytes_ns;
+					d->has_bytes = 1;
+				}
+				d->inputs++;
+				free(rows[i].key);
+				free(rows[i].p50);
+				free(rows[i].p90);
+				continue;
+			}
+			rows[w++] = rows[i];
+		}
+		nrows = w;
+	}
+	for (i = 0; i < nrows; i++)
+		if (rows[i].kind == 2)
+			busy_all += rows[i].uni;
+	mkeys = icount - 1;
+	mnumeric = numeric + 1;
+	xsort(rows, nrows, sizeof(*rows), cmp_mrow_out);
+	{
+		const char **cn;
+
+		if ((cn = calloc(ncols, sizeof(*cn))) == NULL)
+			goto nomem;
+		for (c = 0; c < ncols; c++) {
+			char *s;
+
+			if ((s = malloc(strlen(hdr[c]) + 3)) == NULL) {
+				while (c-- > 0)
+					free((char *)cn[c]);
+				free(cn);
+				goto nomem;
+			}
+			sprintf(s, "%s%s", hdr[c], numeric[c] || c >= icount ?
+			    ":n" : "");
+			cn[c] = s;
+		}
+		t = kt_table_new(cn, ncols);
+		for (c = 0; c < ncols; c++)
+			free((char *)cn[c]);
+		free(cn);
+		if (t == NULL)
+			goto nomem;
+	}
+	for (i = 0; i < nrows; i++) {
+		const struct mrow *r = &rows[i];
+		const char *p = r->key;
+		int rc = 0;
+
+		for (c = 0; c < icount; c++) {
+			size_t n = strcspn(p, "\t");
+
+			rc |= kt_table_cellf(t, "%.*s", (int)n, p);
+			p += n + (p[n] == '\t');
+		}
+		rc |= kt_table_int(t, r->count);
+		rc |= kt_table_int(t, r->total);
+		rc |= kt_table_int(t, r->uni);
+		rc |= kt_table_ratio(t, (r->kind == 0 ? r->total : r->kind == 1 ?
+		    r->uni : r->total) * 100, busy_all, 1);
+		rc |= kt_table_ratio(t, r->total, r->count, 0);
+		/* Percentiles do not add up: kept only from a single input. */
+		if (r->inputs == 1 && r->kind == 0) {
+			rc |= kt_table_cell(t, r->p50);
+			rc |= kt_table_cell(t, r->p90);
+		} else {
+			rc |= kt_table_cell(t, "-");
+			rc |= kt_table_cell(t, "-");
+		}
+		rc |= r->max < 0 ? kt_table_cell(t, "-") :
+		    kt_table_int(t, r->max);
+		if (r->has_bytes) {
+			rc |= kt_table_int(t, r->bytes);
+			rc |= kt_table_int(t, r->bytes_ns);
+			rc |= kt_table_ratio(t, r->bytes, r->bytes_ns, 2);
+		} else {
+			rc |= kt_table_cell(t, "-");
+			rc |= kt_table_cell(t, "-");
+			rc |= kt_table_cell(t, "-");
+		}
+		if (rc)
+			goto nomem;
+	}
+	goto done;
+nomem:
+	kt_error_set(err, NULL, 0, 0, "out of memory");
+fail:
+	kt_table_free(t);
+	t = NULL;
+done:
+	for (i = 0; i < nrows; i++) {
+		free(rows[i].key);
+		free(rows[i].p50);
+		free(rows[i].p90);
+	}
+	free(rows);
+	if (hdr != NULL)
+		for (c = 0; c < ncols; c++)
+			free(hdr[c]);
+	free(hdr);
+	free(numeric);
+	free(line);
+	return t;
+}

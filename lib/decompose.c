@@ -1,0 +1,603 @@
+/*
+ * decompose.c: the runtime decomposition of kt-decompose and kt views,
+ * over the analysis model (model.c) and the bucket classes (gpu.c).
+ *
+ * For each GPU device, time is cut into windows: the startup (before
+ * the first ProfilerStep of its rank), one window per step (from its
+ * start to the next step's start; the last step to the later of its
+ * CPU end and the end of its GPU work), and the trailing part (after
+ * the last step, to the rank's last event).  In each window:
+ *   wall = its length; busy = the length of the union of the device's
+ *   GPU activities (every stream) inside it; idle = wall - busy;
+ *   compute, communication, transfer = the length of the union of the
+ *   activities of that class inside it; communication hidden = the
+ *   length of (communication union) intersected with (compute union),
+ *   exposed = communication - hidden.
+ * All in integer ns.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt.h"
+
+/* A window of one device. */
+struct kt_dwin {
+	int64_t		 rank;
+	uint32_t	 dev;
+	int		 phase;		/* KT_PHASE_* */
+	int64_t		 step;		/* step number, or -1 */
+	int64_t		 start, end;
+	int64_t		 busy, compute, comm, hidden, transfer;
+	uint32_t	 nact;		/* activities starting in it */
+};
+
+enum { PH_STARTUP, PH_STEP, PH_PARTIAL, PH_TRAILING, PH_ALL };
+static const char *const phname[] = {
+	"startup", "step", "partial", "trailing", "all"
+};
+
+struct kt_decompose {
+	const struct kt_model	*m;
+	struct kt_dwin		*w;
+	size_t			 nw, capw;
+};
+
+/* The unions of one device: all, per class, and comm with compute. */
+struct unions {
+	struct kt_iv	*all, *cls[3], *both;
+	size_t		 nall, ncls[3], nboth;
+};
+
+static void
+unions_free(struct unions *u)
+{
+	int c;
+
+	free(u->all);
+	free(u->both);
+	for (c = 0; c < 3; c++)
+		free(u->cls[c]);
+	memset(u, 0, sizeof(*u));
+}
+
+/* Intersect two unions into a new array in *out; returns the count. */
+static int
+iv_intersect(const struct kt_iv *a, size_t na, const struct kt_iv *b,
+    size_t nb, struct kt_iv **out, size_t *nout)
+{
+	size_t i = 0, j = 0, k = 0;
+	struct kt_iv *v;
+
+	if ((v = malloc((na + nb + 1) * sizeof(*v))) == NULL)
+		return -1;
+	while (i < na && j < nb) {
+		int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+		int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+
+		if (e > s) {
+			v[k].start = s;
+			v[k++].end = e;
+		}
+		if (a[i].end < b[j].end)
+			i++;
+		else
+			j++;
+	}
+	*out = v;
+	*nout = k;
+	return 0;
+}
+
+/* The unions of device d's activities (classes from bucket ids). */
+static int
+unions_make(const struct kt_model *m, const struct kt_device *d,
+    const struct kt_rules *rs, const uint32_t *bucket, struct unions *u)
+{
+	size_t i;
+	int c;
+
+	memset(u, 0, sizeof(*u));
+	if ((u->all = malloc((d->nact + 1) * sizeof(*u->all))) == NULL)
+		return -1;
+	for (c = 0; c < 3; c++)
+		if ((u->cls[c] = malloc((d->nact + 1) * sizeof(struct kt_iv)))
+		    == NULL) {
+			unions_free(u);
+			return -1;
+		}
+	for (i = d->first; i < (size_t)d->first + d->nact; i++) {
+		const struct kt_act *a = &m->act[i];
+		struct kt_iv iv;
+
+		iv.start = a->ts;
+		iv.end = a->ts + a->dur;
+		c = (int)kt_rules_class(rs, bucket[i]);
+		if (c < 0 || c > 2)
+			c = 0;
+		u->all[u->nall++] = iv;
+		u->cls[c][u->ncls[c]++] = iv;
+	}
+	u->nall = kt_iv_union(u->all, u->nall);
+	for (c = 0; c < 3; c++)
+		u->ncls[c] = kt_iv_union(u->cls[c], u->ncls[c]);
+	if (iv_intersect(u->cls[KT_CLASS_COMM], u->ncls[KT_CLASS_COMM],
+	    u->cls[KT_CLASS_COMPUTE], u->ncls[KT_CLASS_COMPUTE], &u->both,
+	    &u->nboth) == -1) {
+		unions_free(u);
+		return -1;
+	}
+	return 0;
+}
+
+/* The index of d's first activity that starts at or after t. */
+static size_t
+first_at(const struct kt_model *m, const struct kt_device *d, int64_t t)
+{
+	size_t lo = d->first, hi = (size_t)d->first + d->nact;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->act[mid].ts < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int
+add_win(struct kt_decompose *dc, const struct unions *u, int64_t rank,
+    uint32_t dev, int phase, int64_t step, int64_t start, int64_t end)
+{
+	struct kt_dwin *w;
+	const struct kt_device *d = &dc->m->devices[dev];
+
+	if (end < start)
+		end = start;
+	if (dc->nw == dc->capw) {
+		size_t c = dc->capw ? 2 * dc->capw : 64;
+
+		if ((w = realloc(dc->w, c * sizeof(*w))) == NULL)
+			return -1;
+		dc->w = w;
+		dc->capw = c;
+	}
+	w = &dc->w[dc->nw++];
+	memset(w, 0, sizeof(*w));
+	w->rank = rank;
+	w->dev = dev;
+	w->phase = phase;
+	w->step = step;
+	w->start = start;
+	w->end = end;
+	w->busy = kt_iv_clip_length(u->all, u->nall, start, end);
+	w->compute = kt_iv_clip_length(u->cls[KT_CLASS_COMPUTE],
+	    u->ncls[KT_CLASS_COMPUTE], start, end);
+	w->comm = kt_iv_clip_length(u->cls[KT_CLASS_COMM],
+	    u->ncls[KT_CLASS_COMM], start, end);
+	w->transfer = kt_iv_clip_length(u->cls[KT_CLASS_TRANSFER],
+	    u->ncls[KT_CLASS_TRANSFER], start, end);
+	w->hidden = kt_iv_clip_length(u->both, u->nboth, start, end);
+	w->nact = (uint32_t)(first_at(dc->m, d, end) - first_at(dc->m, d,
+	    start));
+	return 0;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The rank's first and last event times (spans and all its devices). */
+static void
+rank_range(const struct kt_model *m, int64_t rank, int64_t *t0, int64_t *t1)
+{
+	size_t i, k;
+
+	*t0 = INT64_MAX;
+	*t1 = INT64_MIN;
+	for (i = 0; i < m->nthreads; i++) {
+		const struct kt_thread *th = &m->threads[i];
+
+		if (th->rank != rank)
+			continue;
+		for (k = th->first; k < (size_t)th->first + th->nspans; k++) {
+			const struct kt_span *s = &m->spans[k];
+
+			if (s->ts < *t0)
+				*t0 = s->ts;
+			if (s->ts + s->dur > *t1)
+				*t1 = s->ts + s->dur;
+		}
+	}
+	for (i = 0; i < m->ndevices; i++) {
+		const struct kt_device *d = &m->devices[i];
+
+		if (d->rank != rank || d->nact == 0)
+			continue;
+		if (m->act[d->first].ts < *t0)
+			*t0 = m->act[d->first].ts;
+		for (k = d->first; k < (size_t)d->first + d->nact; k++)
+			if (m->act[k].ts + m->act[k].dur > *t1)
+				*t1 = m->act[k].ts + m->act[k].dur;
+	}
+}
+
+/* The windows of device dev. */
+static int
+device_windows(struct kt_decompose *dc, uint32_t dev,
+    const struct kt_rules *rs, const uint32_t *bucket)
+{
+	const struct kt_model *m = dc->m;
+	const struct kt_device *d = &m->devices[dev];
+	struct unions u;
+	int64_t t0, t1, range, last_end = INT64_MIN, *walls = NULL;
+	size_t i, first = SIZE_MAX, nst = 0, w0;
+	int rc = 0;
+
+	if (unions_make(m, d, rs, bucket, &u) == -1)
+		return -1;
+	rank_range(m, d->rank, &t0, &t1);
+	/* A range no real trace has (bad input) would overflow the sums. */
+	if (t0 < t1 && (__builtin_sub_overflow(t1, t0, &range) ||
+	    range > INT64_MAX / 4)) {
+		unions_free(&u);
+		return 0;
+	}
+	w0 = dc->nw;
+	for (i = 0; i < m->nsteps && rc == 0; i++) {
+		const struct kt_step *s = &m->steps[i];
+		int64_t end;
+		size_t j;
+
+		if (s->rank != d->rank)
+			continue;
+		/* A step inside the one before (a nested duplicate): skip. */
+		if (last_end != INT64_MIN && s->cpu_start < last_end &&
+		    nst > 0 && s->cpu_end <= last_end)
+			continue;
+		if (first == SIZE_MAX) {
+			first = i;
+			if (t0 < s->cpu_start)
+				rc |= add_win(dc, &u, d->rank, dev, PH_STARTUP,
+				    -1, t0, s->cpu_start);
+		}
+		for (j = i + 1; j < m->nsteps && m->steps[j].rank == d->rank &&
+		    m->steps[j].cpu_start < s->cpu_end &&
+		    m->steps[j].cpu_end <= s->cpu_end; j++)
+			;
+		if (j < m->nsteps && m->steps[j].rank == d->rank &&
+		    m->steps[j].cpu_start > s->cpu_start)
+			end = m->steps[j].cpu_start;
+		else {
+			end = s->cpu_end;
+			if (s->gpu_end > end)
+				end = s->gpu_end;
+		}
+		rc |= add_win(dc, &u, d->rank, dev, PH_STEP, s->number,
+		    s->cpu_start, end);
+		last_end = end;
+		nst++;
+	}
+	if (nst == 0 && rc == 0) {
+		if (t0 < t1)
+			rc |= add_win(dc, &u, d->rank, dev, PH_ALL, -1, t0, t1);
+	} else if (rc == 0) {
+		/* The last step is partial when it is cut short. */
+		struct kt_dwin *lw = NULL;
+		size_t k, n = 0;
+
+		for (k = w0; k < dc->nw; k++)
+			if (dc->w[k].phase == PH_STEP)
+				lw = &dc->w[k];
+		if (nst >= 3 && (walls = malloc(nst * sizeof(*walls))) != NULL) {
+			for (k = w0; k < dc->nw; k++)
+				if (dc->w[k].phase == PH_STEP &&
+				    &dc->w[k] != lw)
+					walls[n++] = dc->w[k].end -
+					    dc->w[k].start;
+			qsort(walls, n, sizeof(*walls), cmp_i64);
+			if (2 * (lw->end - lw->start) < walls[(n - 1) / 2])
+				lw->phase = PH_PARTIAL;
+		} else if (nst >= 3)
+			rc = -1;
+		if (lw != NULL && lw->nact == 0 && d->nact > 0)
+			lw->phase = PH_PARTIAL;
+		if (t1 > last_end && rc == 0)
+			rc |= add_win(dc, &u, d->rank, dev, PH_TRAILING, -1,
+			    last_end, t1);
+	}
+	free(walls);
+	unions_free(&u);
+	return rc;
+}
+
+struct kt_decompose *
+kt_decompose_new(const struct kt_model *m, const struct kt_rules *rs,
+    struct kt_error *err)
+{
+	struct kt_decompose *dc;
+	uint32_t *bucket;
+	size_t i;
+
+	if ((dc = calloc(1, sizeof(*dc))) == NULL ||
+	    (bucket = kt_rules_classify(rs, m)) == NULL) {
+		free(dc);
+		kt_error_set(err, "", 0, 0, "out of memory");
+		return NULL;
+	}
+	dc->m = m;
+	for (i = 0; i < m->ndevices; i++)
+		if (device_windows(dc, (uint32_t)i, rs, bucket) == -1) {
+			free(bucket);
+			kt_decompose_free(dc);
+			kt_error_set(err, "", 0, 0, "out of memory");
+			return NULL;
+		}
+	free(bucket);
+	return dc;
+}
+
+void
+kt_decompose_free(struct kt_decompose *dc)
+{
+	if (dc == NULL)
+		return;
+	free(dc->w);
+	free(dc);
+}
+
+/* The rank and device cells: the device index, else its pid. */
+static void
+dev_cell(struct kt_table *t, const struct kt_model *m, uint32_t dev,
+    int *rc)
+{
+	const struct kt_device *d = &m->devices[dev];
+
+	if (d->rank >= 0)
+		*rc |= kt_table_int(t, d->rank);
+	else
+		*rc |= kt_table_cell(t, "-");
+	if (d->index >= 0)
+		*rc |= kt_table_int(t, d->index);
+	else
+		*rc |= kt_table_cellf(t, "pid:%s", kt_model_str(m, d->pid));
+}
+
+/* 100 x num / den with one decimal, safe from overflow on bad input. */
+static int
+pct_cell(struct kt_table *t, int64_t num, int64_t den)
+{
+	if (num > INT64_MAX / 100 || num < -(INT64_MAX / 100)) {
+		num /= 100;
+		den /= 100;
+	}
+	return kt_table_ratio(t, 100 * num, den, 1);
+}
+
+/* The sums of the common columns. */
+struct sums {
+	int64_t	 wall, busy, compute, comm, hidden, transfer;
+	uint32_t nact;
+};
+
+static void
+sums_add(struct sums *s, const struct kt_dwin *w)
+{
+	s->wall += w->end - w->start;
+	s->busy += w->busy;
+	s->compute += w->compute;
+	s->comm += w->comm;
+	s->hidden += w->hidden;
+	s->transfer += w->transfer;
+	s->nact += w->nact;
+}
+
+static void
+sums_cells(struct kt_table *t, const struct sums *s, int *rc)
+{
+	*rc |= kt_table_int(t, s->wall);
+	*rc |= kt_table_int(t, s->busy);
+	*rc |= kt_table_int(t, s->wall - s->busy);
+	*rc |= kt_table_int(t, s->compute);
+	*rc |= kt_table_int(t, s->comm);
+	*rc |= kt_table_int(t, s->comm - s->hidden);
+	*rc |= kt_table_int(t, s->hidden);
+	*rc |= kt_table_int(t, s->transfer);
+	*rc |= pct_cell(t, s->busy, s->wall);
+	*rc |= pct_cell(t, s->comm - s->hidden, s->wall);
+}
+
+#define COMMON_COLS \
+	"wall_ns:n", "busy_ns:n", "idle_ns:n", "compute_ns:n", "comm_ns:n", \
+	"comm_exposed_ns:n", "comm_hidden_ns:n", "transfer_ns:n", \
+	"busy_pct:n", "comm_exposed_pct:n"
+
+struct kt_table *
+kt_decompose_table(const struct kt_decompose *dc)
+{
+	static const char *const cols[] = {
+		"rank:n", "device", "phase", "steps:n", COMMON_COLS,
+		"step_mean_ns:n", "step_min_ns:n", "step_max_ns:n",
+		"step_spread:n", "slowest_step"
+	};
+	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
+	struct kt_table *t;
+	size_t i, j, k;
+	int rc = 0, p;
+
+	if ((t = kt_table_new(cols, ncols)) == NULL)
+		return NULL;
+	if (dc->nw == 0) {
+		rc |= kt_table_cell(t, "-");
+		rc |= kt_table_cell(t, "no GPU activity");
+		for (k = 2; k < ncols; k++)
+			rc |= kt_table_cell(t, "-");
+	}
+	for (i = 0; i < dc->nw && rc == 0; i = j) {
+		for (j = i; j < dc->nw && dc->w[j].dev == dc->w[i].dev; j++)
+			;
+		for (p = PH_STARTUP; p <= PH_ALL; p++) {
+			struct sums s;
+			int64_t mn = INT64_MAX, mx = INT64_MIN, slow = -1;
+			uint32_t n = 0;
+
+			memset(&s, 0, sizeof(s));
+			for (k = i; k < j; k++) {
+				const struct kt_dwin *w = &dc->w[k];
+				int64_t wl = w->end - w->start;
+
+				if (w->phase != p)
+					continue;
+				sums_add(&s, w);
+				n++;
+				if (wl < mn)
+					mn = wl;
+				if (wl > mx) {
+					mx = wl;
+					slow = w->step;
+				}
+			}
+			if (n == 0)
+				continue;
+			dev_cell(t, dc->m, dc->w[i].dev, &rc);
+			rc |= kt_table_cell(t, p == PH_STEP ? "steady" :
+			    phname[p]);
+			rc |= kt_table_int(t, p == PH_STEP || p == PH_PARTIAL ?
+			    (int64_t)n : 0);
+			sums_cells(t, &s, &rc);
+			if (p == PH_STEP) {
+				rc |= kt_table_ratio(t, s.wall, n, 0);
+				rc |= kt_table_int(t, mn);
+				rc |= kt_table_int(t, mx);
+				rc |= kt_table_ratio(t, mx, mn, 2);
+				rc |= kt_table_int(t, slow);
+			} else
+				for (k = 0; k < 5; k++)
+					rc |= kt_table_cell(t, "-");
+		}
+	}
+	if (rc != 0) {
+		kt_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+struct kt_table *
+kt_decompose_series(const struct kt_decompose *dc)
+{
+	static const char *const cols[] = {
+		"rank:n", "device", "phase", "step", "start_ns:n", "end_ns:n",
+		COMMON_COLS, "activities:n"
+	};
+	struct kt_table *t;
+	size_t i;
+	int rc = 0;
+
+	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+		return NULL;
+	for (i = 0; i < dc->nw && rc == 0; i++) {
+		const struct kt_dwin *w = &dc->w[i];
+		struct sums s;
+
+		memset(&s, 0, sizeof(s));
+		sums_add(&s, w);
+		dev_cell(t, dc->m, w->dev, &rc);
+		rc |= kt_table_cell(t, phname[w->phase]);
+		if (w->step >= 0 && (w->phase == PH_STEP ||
+		    w->phase == PH_PARTIAL))
+			rc |= kt_table_int(t, w->step);
+		else
+			rc |= kt_table_cell(t, "-");
+		rc |= kt_table_int(t, w->start);
+		rc |= kt_table_int(t, w->end);
+		sums_cells(t, &s, &rc);
+		rc |= kt_table_int(t, w->nact);
+	}
+	if (rc != 0) {
+		kt_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* A (step, rank, wall) of a steady step, for the table across ranks. */
+struct srw {
+	int64_t	 step, rank, wall;
+};
+
+static int
+cmp_srw(const void *a, const void *b)
+{
+	const struct srw *x = a, *y = b;
+
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	if (x->wall != y->wall)
+		return x->wall < y->wall ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+struct kt_table *
+kt_decompose_ranks(const struct kt_decompose *dc)
+{
+	static const char *const cols[] = {
+		"step:n", "ranks:n", "slowest_rank:n", "slowest_wall_ns:n",
+		"median_wall_ns:n", "fastest_wall_ns:n", "straggler_gap_ns:n"
+	};
+	struct kt_table *t;
+	struct srw *v;
+	size_t i, j, n = 0;
+	int rc = 0;
+
+	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+		return NULL;
+	if ((v = calloc(dc->nw + 1, sizeof(*v))) == NULL) {
+		kt_table_free(t);
+		return NULL;
+	}
+	/* One wall per (rank, step): a rank's first device. */
+	for (i = 0; i < dc->nw; i++) {
+		const struct kt_dwin *w = &dc->w[i];
+
+		if (w->phase != PH_STEP || w->step < 0)
+			continue;
+		for (j = 0; j < n; j++)
+			if (v[j].rank == w->rank && v[j].step == w->step)
+				break;
+		if (j < n)
+			continue;
+		v[n].step = w->step;
+		v[n].rank = w->rank;
+		v[n++].wall = w->end - w->start;
+	}
+	qsort(v, n, sizeof(*v), cmp_srw);
+	for (i = 0; i < n && rc == 0; i = j) {
+		size_t c;
+
+		for (j = i; j < n && v[j].step == v[i].step; j++)
+			;
+		c = j - i;
+		rc |= kt_table_int(t, v[i].step);
+		rc |= kt_table_int(t, (int64_t)c);
+		rc |= kt_table_int(t, v[j - 1].rank);
+		rc |= kt_table_int(t, v[j - 1].wall);
+		/* The median: the lower middle of the sorted walls. */
+		rc |= kt_table_int(t, v[i + (c - 1) / 2].wall);
+		rc |= kt_table_int(t, v[i].wall);
+		rc |= kt_table_int(t, v[j - 1].wall - v[i + (c - 1) / 2].wall);
+	}
+	free(v);
+	if (rc != 0) {
+		kt_table_free(t);
+		return NULL;
+	}
+	return t;
+}

@@ -1,0 +1,510 @@
+/*
+ * gpu.c: what GPU time is spent on and when: bucket rules (regexes over
+ * kernel names, first match wins) and set operations on half-open
+ * intervals of int64 ns.  The default rules are written to handle the
+ * names real traces carry (NVIDIA and ROCm libraries, NCCL and RCCL,
+ * DeepEP, Triton, flash attention); kt-bucket(1) lists them.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt.h"
+
+/* qsort(3), which may not be given a NULL array even when it is empty. */
+static void
+xsort(void *b, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(b, n, sz, cmp);
+}
+
+/* The buckets every rule set has, in this order (ids 0..7). */
+static const char *const std_buckets[] = {
+	"attention", "gemm", "communication", "elementwise", "reduction",
+	"norm", "transfer", "other"
+};
+#define B_COMM		2
+#define B_TRANSFER	6
+#define B_OTHER		7
+#define NSTD		8
+
+/*
+ * The default rules, tried in this order: communication first (NCCL
+ * kernel names contain "Reduce"), attention before gemm (flash kernels
+ * are built from cutlass), norm before gemm (cudnn::bn_*), reduction
+ * before elementwise.
+ */
+static const struct {
+	const char	*bucket;
+	const char	*re;
+} defaults[] = {
+	{ "transfer", "^mem(cpy|set)( |$)" },
+	{ "communication",
+	    "nccl|rccl|msccl|all[-_]?reduce|all[-_]?gather|reduce[-_]?scatter|"
+	    "all[-_]?to[-_]?all|send_?recv|c10d|deep_?ep|"
+	    "cross_device_reduce|(^|[^a-z_])(dispatch|combine)(<|\\(|_kernel|$)" },
+	{ "attention",
+	    "flash|fmha|sdpa|xformers|attention|attn|scaled_dot_product|"
+	    "flashinfer|mha_(fwd|bwd)|sage_?(fwd|attn)|kv_?cache" },
+	{ "norm",
+	    "(layer|rms|batch|group|instance)_?norm|norm_(fw|bw|fwd|bwd|kernel)|"
+	    "bn_(fw|bw)|welford|gammabeta|rowwisemoments|"
+	    "compute(internalgradients|(backward)?fusedparams)" },
+	{ "gemm",
+	    "gemm|gemv|cutlass|cublas|xmma|cijk_|hipblas|rocblas|wgmma|"
+	    "matmul|nvjet|splitkreduce|convolve|winograd|fprop|dgrad|wgrad|"
+	    "conv(olution|_?[123]d|_fwd|_bwd|uni)|cudnn|miopen|fft|"
+	    "ck_moe|fused_moe" },
+	{ "reduction",
+	    "reduce|reduction|softmax|argmax|argmin|topk|cub::|rocprim|"
+	    "radix|sort|scan|cumsum|nll_?loss|nllcriterion|cross_entropy|"
+	    "pool|triton_red|triton_per|sum_kernel|mean_kernel" },
+	{ "elementwise",
+	    "elementwise|vectorized|unrolled|pointwise|triton_poi|fill|copy|"
+	    "cat_?array|index|gather|scatter|where|relu|gelu|silu|swiglu|"
+	    "sigmoid|tanh|dropout|embedding|transpose|permute|rotary|rope|"
+	    "act_and_mul|activation|bias|cast|convert|multi_tensor_apply|"
+	    "foreach|adam|tensorop|im2d?2?col" },
+};
+
+struct rule {
+	uint32_t	 bucket;
+	char		*text;		/* the regex */
+	char		*origin;	/* "default", or "FILE:LINE" */
+	regex_t		 re;
+};
+
+struct kt_rules {
+	struct rule	*r;
+	size_t		 n;
+	size_t		 cap;
+	char		**bucket;	/* bucket names by id */
+	size_t		 nb;
+};
+
+static void
+rule_free(struct rule *r)
+{
+	regfree(&r->re);
+	free(r->text);
+	free(r->origin);
+}
+
+void
+kt_rules_free(struct kt_rules *rs)
+{
+	size_t i;
+
+	if (rs == NULL)
+		return;
+	for (i = 0; i < rs->n; i++)
+		rule_free(&rs->r[i]);
+	for (i = 0; i < rs->nb; i++)
+		free(rs->bucket[i]);
+	free(rs->bucket);
+	free(rs->r);
+	free(rs);
+}
+
+/* The id of bucket name, added when new; KT_NO when out of memory. */
+static uint32_t
+bucket_id(struct kt_rules *rs, const char *name)
+{
+	char **nb;
+	size_t i;
+
+	for (i = 0; i < rs->nb; i++)
+		if (strcmp(rs->bucket[i], name) == 0)
+			return (uint32_t)i;
+	if ((nb = realloc(rs->bucket, (rs->nb + 1) * sizeof(*nb))) == NULL)
+		return KT_NO;
+	rs->bucket = nb;
+	if ((rs->bucket[rs->nb] = strdup(name)) == NULL)
+		return KT_NO;
+	return (uint32_t)rs->nb++;
+}
+
+/* Compile a rule into r.  0, or -1 with err set. */
+static int
+rule_make(struct kt_rules *rs, struct rule *r, const char *bucket,
+    const char *re, const char *origin, struct kt_error *err)
+{
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (*bucket == '\0') {
+		kt_error_set(err, NULL, 0, 0, "%s: empty bucket name", origin);
+		return -1;
+	}
+	if ((rc = regcomp(&r->re, re, REG_EXTENDED | REG_ICASE)) != 0) {
+		char msg[160];
+
+		regerror(rc, &r->re, msg, sizeof(msg));
+		kt_error_set(err, NULL, 0, 0, "%s: regex '%s': %s", origin,
+		    re, msg);
+		return -1;
+	}
+	if ((r->bucket = bucket_id(rs, bucket)) == KT_NO ||
+	    (r->text = strdup(re)) == NULL ||
+	    (r->origin = strdup(origin)) == NULL) {
+		rule_free(r);
+		kt_error_set(err, NULL, 0, 0, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Append a compiled rule. */
+static int
+rules_push(struct kt_rules *rs, const char *bucket, const char *re,
+    const char *origin, struct kt_error *err)
+{
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 16;
+		struct rule *nr;
+
+		if ((nr = realloc(rs->r, cap * sizeof(*nr))) == NULL) {
+			kt_error_set(err, NULL, 0, 0, "out of memory");
+			return -1;
+		}
+		rs->r = nr;
+		rs->cap = cap;
+	}
+	if (rule_make(rs, &rs->r[rs->n], bucket, re, origin, err) == -1)
+		return -1;
+	rs->n++;
+	return 0;
+}
+
+struct kt_rules *
+kt_rules_new(int with_defaults)
+{
+	struct kt_rules *rs;
+	struct kt_error err;
+	size_t i;
+
+	if ((rs = calloc(1, sizeof(*rs))) == NULL)
+		return NULL;
+	for (i = 0; i < NSTD; i++)
+		if (bucket_id(rs, std_buckets[i]) == KT_NO) {
+			kt_rules_free(rs);
+			return NULL;
+		}
+	if (with_defaults)
+		for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+			if (rules_push(rs, defaults[i].bucket, defaults[i].re,
+			    "default", &err) == -1) {
+				kt_rules_free(rs);
+				return NULL;
+			}
+	return rs;
+}
+
+int
+kt_rules_add(struct kt_rules *rs, const char *bucket, const char *re,
+    struct kt_error *err)
+{
+	return rules_push(rs, bucket, re, "added", err);
+}
+
+int
+kt_rules_load(struct kt_rules *rs, const char *path, int replace,
+    struct kt_error *err)
+{
+	struct rule *old = rs->r;
+	size_t nold = rs->n, i;
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	long lineno = 0;
+	int rc = 0;
+
+	if ((f = fopen(path, "r")) == NULL) {
+		kt_error_set(err, path, 0, 0, "%s", strerror(errno));
+		return -1;
+	}
+	rs->r = NULL;
+	rs->n = rs->cap = 0;
+	while ((len = getline(&line, &cap, f)) != -1) {
+		char origin[600], *tab, *re;
+
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' ||
+		    line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0 || line[0] == '#')
+			continue;
+		snprintf(origin, sizeof(origin), "%s:%ld", path, lineno);
+		if ((tab = strchr(line, '\t')) == NULL) {
+			kt_error_set(err, path, lineno, 1,
+			    "not bucket<TAB>regex");
+			rc = -1;
+			break;
+		}
+		*tab = '\0';
+		for (re = tab + 1; *re == '\t'; re++)
+			;
+		if (rules_push(rs, line, re, origin, err) == -1) {
+			if (err->line == 0) {
+				/* Put the position in the error. */
+				char msg[sizeof(err->msg)];
+				size_t ol = strlen(origin) + 2;
+
+				snprintf(msg, sizeof(msg), "%s",
+				    strlen(err->msg) > ol ? err->msg + ol :
+				    err->msg);
+				kt_error_set(err, path, lineno, 1, "%s", msg);
+			}
+			rc = -1;
+			break;
+		}
+	}
+	if (rc == 0 && ferror(f)) {
+		kt_error_set(err, path, 0, 0, "%s", strerror(errno));
+		rc = -1;
+	}
+	free(line);
+	fclose(f);
+	if (rc == -1) {
+		for (i = 0; i < rs->n; i++)
+			rule_free(&rs->r[i]);
+		free(rs->r);
+		rs->r = old;
+		rs->n = rs->cap = nold;
+		return -1;
+	}
+	/* The file's rules first; then the old ones, unless replaced. */
+	for (i = 0; i < nold; i++) {
+		if (replace) {
+			rule_free(&old[i]);
+			continue;
+		}
+		if (rs->n == rs->cap) {
+			size_t ncap = rs->cap ? rs->cap * 2 : 16;
+			struct rule *nr;
+
+			if ((nr = realloc(rs->r, ncap * sizeof(*nr))) ==
+			    NULL) {
+				kt_error_set(err, path, 0, 0, "out of memory");
+				for (; i < nold; i++)
+					rule_free(&old[i]);
+				free(old);
+				return -1;
+			}
+			rs->r = nr;
+			rs->cap = ncap;
+		}
+		rs->r[rs->n++] = old[i];
+	}
+	free(old);
+	return 0;
+}
+
+uint32_t
+kt_rules_match(const struct kt_rules *rs, int kind, const char *name)
+{
+	size_t i;
+
+	if (kind == KT_GPU_MEMCPY || kind == KT_GPU_MEMSET)
+		return B_TRANSFER;
+	for (i = 0; i < rs->n; i++)
+		if (regexec(&rs->r[i].re, name, 0, NULL, 0) == 0)
+			return rs->r[i].bucket;
+	return B_OTHER;
+}
+
+size_t
+kt_rules_nbuckets(const struct kt_rules *rs)
+{
+	return rs->nb;
+}
+
+const char *
+kt_rules_bucket_name(const struct kt_rules *rs, uint32_t b)
+{
+	return b < rs->nb ? rs->bucket[b] : "other";
+}
+
+enum kt_class
+kt_rules_class(const struct kt_rules *rs, uint32_t b)
+{
+	(void)rs;
+	if (b == B_COMM)
+		return KT_CLASS_COMM;
+	if (b == B_TRANSFER)
+		return KT_CLASS_TRANSFER;
+	return KT_CLASS_COMPUTE;
+}
+
+uint32_t
+kt_rules_explain(const struct kt_rules *rs, int kind, const char *name,
+    struct kt_buf *out)
+{
+	char line[1024];
+	size_t i;
+
+	if (kind == KT_GPU_MEMCPY || kind == KT_GPU_MEMSET) {
+		snprintf(line, sizeof(line), "%s: bucket transfer: every %s "
+		    "is a transfer\n", name, kt_kind_name(kind));
+		return kt_buf_adds(out, line) == -1 ? KT_NO : B_TRANSFER;
+	}
+	for (i = 0; i < rs->n; i++) {
+		const struct rule *r = &rs->r[i];
+		regmatch_t pm[1];
+
+		if (regexec(&r->re, name, 1, pm, 0) != 0) {
+			snprintf(line, sizeof(line), "rule %zu (%s) %s /%s/: "
+			    "no match\n", i + 1, r->origin,
+			    rs->bucket[r->bucket], r->text);
+			if (kt_buf_adds(out, line) == -1)
+				return KT_NO;
+			continue;
+		}
+		snprintf(line, sizeof(line), "rule %zu (%s) %s /%s/: "
+		    "matches '%.*s' at offset %lld\n", i + 1, r->origin,
+		    rs->bucket[r->bucket], r->text,
+		    (int)(pm[0].rm_eo - pm[0].rm_so), name + pm[0].rm_so,
+		    (long long)pm[0].rm_so);
+		if (kt_buf_adds(out, line) == -1)
+			return KT_NO;
+		snprintf(line, sizeof(line), "%s: bucket %s\n", name,
+		    rs->bucket[r->bucket]);
+		return kt_buf_adds(out, line) == -1 ? KT_NO : r->bucket;
+	}
+	snprintf(line, sizeof(line), "%s: bucket other: no rule matches\n",
+	    name);
+	return kt_buf_adds(out, line) == -1 ? KT_NO : B_OTHER;
+}
+
+uint32_t *
+kt_rules_classify(const struct kt_rules *rs, const struct kt_model *m)
+{
+	size_t nn = kt_intern_count(m->names), i;
+	uint32_t *cache, *out;
+
+	if ((out = malloc((m->nact ? m->nact : 1) * sizeof(*out))) == NULL)
+		return NULL;
+	if ((cache = malloc((nn ? nn : 1) * sizeof(*cache))) == NULL) {
+		free(out);
+		return NULL;
+	}
+	for (i = 0; i < nn; i++)
+		cache[i] = KT_NO;
+	for (i = 0; i < m->nact; i++) {
+		const struct kt_act *a = &m->act[i];
+
+		if (a->kind != KT_KERNEL) {
+			out[i] = B_TRANSFER;
+			continue;
+		}
+		/* record_param_comms args make a collective, whatever its
+		 * name. */
+		if (a->comm != KT_NO && (m->comms[a->comm].coll != KT_NO ||
+		    m->comms[a->comm].in_nelems >= 0)) {
+			out[i] = B_COMM;
+			continue;
+		}
+		if (cache[a->name] == KT_NO)
+			cache[a->name] = kt_rules_match(rs, a->kind,
+			    kt_model_str(m, a->name));
+		out[i] = cache[a->name];
+	}
+	free(cache);
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Intervals. */
+
+static int
+cmp_iv(const void *a, const void *b)
+{
+	const struct kt_iv *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+size_t
+kt_iv_union(struct kt_iv *v, size_t n)
+{
+	size_t i, k = 0;
+
+	xsort(v, n, sizeof(*v), cmp_iv);
+	for (i = 0; i < n; i++) {
+		if (v[i].end <= v[i].start)
+			continue;
+		if (k > 0 && v[i].start <= v[k - 1].end) {
+			if (v[i].end > v[k - 1].end)
+				v[k - 1].end = v[i].end;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	return k;
+}
+
+int64_t
+kt_iv_length(const struct kt_iv *v, size_t n)
+{
+	int64_t t = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		t += v[i].end - v[i].start;
+	return t;
+}
+
+int64_t
+kt_iv_overlap(const struct kt_iv *a, size_t na, const struct kt_iv *b,
+    size_t nb)
+{
+	size_t i = 0, j = 0;
+	int64_t t = 0;
+
+	while (i < na && j < nb) {
+		int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+		int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+
+		if (e > s)
+			t += e - s;
+		if (a[i].end < b[j].end)
+			i++;
+		else
+			j++;
+	}
+	return t;
+}
+
+int64_t
+kt_iv_clip_length(const struct kt_iv *v, size_t n, int64_t start,
+    int64_t end)
+{
+	size_t lo = 0, hi = n;
+	int64_t t = 0;
+
+	/* The first interval that ends after start. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].start < end; lo++) {
+		int64_t s = v[lo].start > start ? v[lo].start : start;
+		int64_t e = v[lo].end < end ? v[lo].end : end;
+
+		if (e > s)
+			t += e - s;
+	}
+	return t;
+}

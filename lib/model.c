@@ -1,0 +1,1152 @@
+/*
+ * model.c: the analysis model.  One pass over a reader keeps, for each
+ * GPU activity, CPU span, gpu_user_annotation and ProfilerStep, a small
+ * fixed-size record (never the event's text), with names interned once.
+ * After the pass the records are sorted, GPU activities are joined to
+ * their launching runtime calls by correlation, and assigned to steps.
+ * kt-bucket, kt-gaps and the views of kt-decompose, kt-overlap and kt
+ * views all work from this model.
+ */
+#define _GNU_SOURCE
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "kt.h"
+
+/* qsort(3), which may not be given a NULL array even when it is empty. */
+static void
+xsort(void *b, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(b, n, sz, cmp);
+}
+
+/* A growable array of fixed-size records. */
+struct vec {
+	void	*p;
+	size_t	 n;
+	size_t	 cap;
+};
+
+/* Room for one more record of size sz; returns it (zeroed) or NULL. */
+static void *
+vec_push(struct vec *v, size_t sz)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 256;
+		void *p;
+
+		if ((p = realloc(v->p, cap * sz)) == NULL)
+			return NULL;
+		v->p = p;
+		v->cap = cap;
+	}
+	memset((char *)v->p + v->n * sz, 0, sz);
+	return (char *)v->p + v->n++ * sz;
+}
+
+/*
+ * Room for n records up front.  For a large input this is address space
+ * more than memory (pages count only once written), and it spares the
+ * copies that growing by doubling would make.  0 or -1.
+ */
+static int
+vec_reserve(struct vec *v, size_t n, size_t sz)
+{
+	void *p;
+
+	if (n <= v->cap)
+		return 0;
+	if ((p = realloc(v->p, n * sz)) == NULL)
+		return -1;
+	v->p = p;
+	v->cap = n;
+	return 0;
+}
+
+/* Give back what a vec holds beyond its records. */
+static void *
+vec_trim(struct vec *v, size_t sz)
+{
+	void *p;
+
+	if (v->n == 0) {
+		free(v->p);
+		return NULL;
+	}
+	if (v->n < v->cap && (p = realloc(v->p, v->n * sz)) != NULL)
+		return p;
+	return v->p;
+}
+
+#define NCACHE	4096		/* slots of the recent-names cache */
+
+/* Loading state beyond the model itself. */
+struct load {
+	struct kt_model	*m;
+	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
+	struct kt_intern *thkeys;	/* "rank\001pid\ttid" -> temporary thread */
+	struct vec	 devs, acts, comms, threads, spans, anns;
+	struct kt_buf	 tmp;
+	struct kt_buf	 key;
+	int64_t		*dev_rank;	/* per temporary device: rank */
+	/* The last device and thread keys looked up, to skip the hashing. */
+	struct kt_buf	 dev_key, th_key;
+	uint32_t	 last_dev;
+	uint32_t	 last_thread;
+	/* Names seen lately, to skip the hashing of long kernel names. */
+	struct ncache {
+		const char	*p;	/* the interned copy */
+		size_t		 n;
+		uint32_t	 id;
+	}		 nc[NCACHE];
+};
+
+/*
+ * An integer in the value v of ev (a number, or a string holding one).
+ * 0 or -1.
+ */
+static int
+val_int(const struct kt_event *ev, const struct kt_val *v, int64_t *out)
+{
+	struct kt_event tmp;
+
+	tmp.raw = ev->raw;
+	tmp.f[0] = *v;
+	return kt_event_field_int(&tmp, 0, out);
+}
+
+/* Decode a JSON string's contents p[0..n) (no quotes) into b. */
+static int
+unescape(const char *p, size_t n, struct kt_buf *b)
+{
+	size_t i;
+
+	b->n = 0;
+	if (memchr(p, '\\', n) == NULL)
+		return kt_buf_add(b, p, n);
+	for (i = 0; i < n; i++) {
+		unsigned long c;
+		char ch;
+
+		if (p[i] != '\\' || i + 1 == n) {
+			if (kt_buf_addc(b, p[i]) == -1)
+				return -1;
+			continue;
+		}
+		ch = p[++i];
+		switch (ch) {
+		case 'b':
+			ch = '\b';
+			break;
+		case 'f':
+			ch = '\f';
+			break;
+		case 'n':
+			ch = '\n';
+			break;
+		case 'r':
+			ch = '\r';
+			break;
+		case 't':
+			ch = '\t';
+			break;
+		case 'u': {
+			char hex[5];
+			char *end;
+
+			if (i + 4 >= n)
+				break;
+			memcpy(hex, p + i + 1, 4);
+			hex[4] = '\0';
+			c = strtoul(hex, &end, 16);
+			if (*end != '\0')
+				break;
+			i += 4;
+			/* A surrogate pair becomes one code point. */
+			if (c >= 0xd800 && c < 0xdc00 && i + 6 < n &&
+			    p[i + 1] == '\\' && p[i + 2] == 'u') {
+				unsigned long lo;
+
+				memcpy(hex, p + i + 3, 4);
+				lo = strtoul(hex, &end, 16);
+				if (*end == '\0' && lo >= 0xdc00 && lo < 0xe000) {
+					c = 0x10000 + ((c - 0xd800) << 10) +
+					    (lo - 0xdc00);
+					i += 6;
+				}
+			}
+			if (c < 0x80)
+				ch = (char)c;
+			else {
+				char u[4];
+				size_t k;
+
+				if (c < 0x800) {
+					u[0] = (char)(0xc0 | (c >> 6));
+					k = 1;
+				} else if (c < 0x10000) {
+					u[0] = (char)(0xe0 | (c >> 12));
+					u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+					k = 2;
+				} else {
+					u[0] = (char)(0xf0 | (c >> 18));
+					u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+					u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+					k = 3;
+				}
+				u[k++] = (char)(0x80 | (c & 0x3f));
+				if (kt_buf_add(b, u, k) == -1)
+					return -1;
+				continue;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+		if (kt_buf_addc(b, ch) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* Intern the text in b with a NUL after it; the id, or -1. */
+static int64_t
+put_buf(struct kt_model *m, struct kt_buf *b)
+{
+	if (kt_buf_addc(b, '\0') == -1)
+		return -1;
+	return kt_intern_put(m->names, b->p, b->n);
+}
+
+/*
+ * Intern the unescaped contents of string value v of ev ("" when it is
+ * not a string); the id, or -1 when out of memory.
+ */
+static int64_t
+intern_val(struct load *l, const struct kt_event *ev, const struct kt_val *v)
+{
+	struct ncache *c = NULL;
+	const char *p;
+	size_t n;
+	int64_t id;
+
+	if (v->type == KT_STRING && v->len >= 2) {
+		p = ev->raw + v->off + 1;
+		n = v->len - 2;
+		/*
+		 * A name without escapes is its own text: look for it among
+		 * the names seen lately (comparing beats hashing).
+		 */
+		if (n >= 8 && memchr(p, '\\', n) == NULL) {
+			uint32_t h = (uint32_t)n * 2654435761u;
+
+			h ^= (uint32_t)(unsigned char)p[0] << 8 ^
+			    (uint32_t)(unsigned char)p[n / 2] << 16 ^
+			    (uint32_t)(unsigned char)p[n - 1] << 3 ^
+			    (uint32_t)(unsigned char)p[n - 2] << 20 ^
+			    (uint32_t)(unsigned char)p[n / 3];
+			c = &l->nc[(h ^ h >> 13) & (NCACHE - 1)];
+			if (c->p != NULL && c->n == n && memcmp(c->p, p, n) == 0)
+				return c->id;
+		}
+	}
+	l->tmp.n = 0;
+	if (v->type == KT_STRING && v->len >= 2 &&
+	    unescape(ev->raw + v->off + 1, v->len - 2, &l->tmp) == -1)
+		return -1;
+	if ((id = put_buf(l->m, &l->tmp)) == -1)
+		return -1;
+	if (c != NULL) {
+		c->p = kt_model_str(l->m, (uint32_t)id);
+		c->n = l->tmp.n - 1;
+		c->id = (uint32_t)id;
+	}
+	return id;
+}
+
+/* The event's rank from args.rank, or -1 (the trace's, decided later). */
+static int64_t
+event_rank(const struct kt_event *ev)
+{
+	int64_t r;
+
+	if (ev->f[KT_F_RANK].type != KT_NONE &&
+	    kt_event_field_int(ev, KT_F_RANK, &r) == 0)
+		return r;
+	return -1;
+}
+
+/* Build "rank\001" + raw text into l->key. */
+static int
+make_key(struct load *l, int64_t rank, const struct kt_event *ev, int thread)
+{
+	char num[32];
+	size_t n = kt_int_format(rank, num);
+
+	l->key.n = 0;
+	if (kt_buf_add(&l->key, num, n) == -1 ||
+	    kt_buf_addc(&l->key, '\001') == -1)
+		return -1;
+	if (thread)
+		return kt_event_thread_key(ev, &l->key);
+	return kt_buf_add(&l->key, ev->raw + ev->f[KT_F_PID].off,
+	    ev->f[KT_F_PID].len);
+}
+
+/* The temporary device of a GPU event; KT_NO on failure. */
+static uint32_t
+device_of(struct load *l, const struct kt_event *ev, int64_t rank)
+{
+	struct kt_device *d;
+	int64_t id, v;
+	size_t cnt;
+
+	if (make_key(l, rank, ev, 0) == -1)
+		return KT_NO;
+	if (l->last_dev != KT_NO && l->dev_key.n == l->key.n &&
+	    memcmp(l->dev_key.p, l->key.p, l->key.n) == 0)
+		return l->last_dev;
+	cnt = kt_intern_count(l->devkeys);
+	if ((id = kt_intern_put(l->devkeys, l->key.p, l->key.n)) == -1)
+		return KT_NO;
+	l->dev_key.n = 0;
+	if (kt_buf_add(&l->dev_key, l->key.p, l->key.n) == -1)
+		return KT_NO;
+	l->last_dev = (uint32_t)id;
+	if ((size_t)id < cnt)
+		return (uint32_t)id;
+	if ((d = vec_push(&l->devs, sizeof(*d))) == NULL)
+		return KT_NO;
+	d->rank = rank;
+	d->capacity = -1;
+	d->index = -1;
+	if (ev->f[KT_F_DEVICE].type != KT_NONE &&
+	    kt_event_field_int(ev, KT_F_DEVICE, &v) == 0)
+		d->index = v;
+	else if (kt_event_field_int(ev, KT_F_PID, &v) == 0)
+		d->index = v;
+	if ((v = kt_intern_put(l->m->names, ev->raw + ev->f[KT_F_PID].off,
+	    ev->f[KT_F_PID].len)) == -1)
+		return KT_NO;
+	d->pid = (uint32_t)v;
+	return (uint32_t)id;
+}
+
+/* The temporary thread of a CPU event; KT_NO on failure. */
+static uint32_t
+thread_of(struct load *l, const struct kt_event *ev, int64_t rank)
+{
+	struct kt_thread *t;
+	int64_t id;
+	size_t cnt;
+
+	if (make_key(l, rank, ev, 1) == -1)
+		return KT_NO;
+	if (l->last_thread != KT_NO && l->th_key.n == l->key.n &&
+	    memcmp(l->th_key.p, l->key.p, l->key.n) == 0)
+		return l->last_thread;
+	cnt = kt_intern_count(l->thkeys);
+	if ((id = kt_intern_put(l->thkeys, l->key.p, l->key.n)) == -1)
+		return KT_NO;
+	l->th_key.n = 0;
+	if (kt_buf_add(&l->th_key, l->key.p, l->key.n) == -1)
+		return KT_NO;
+	l->last_thread = (uint32_t)id;
+	if ((size_t)id < cnt)
+		return (uint32_t)id;
+	if ((t = vec_push(&l->threads, sizeof(*t))) == NULL)
+		return KT_NO;
+	t->rank = rank;
+	t->key = KT_NO;
+	return (uint32_t)id;
+}
+
+/* Keep the communication args of a GPU activity when it has them. */
+static int
+add_comm(struct load *l, const struct kt_event *ev, struct kt_act *a)
+{
+	const struct kt_val *args = &ev->f[KT_F_ARGS];
+	struct kt_comm *c;
+	struct kt_val v;
+	int64_t id;
+
+	if (args->type != KT_OBJECT ||
+	    (memmem(ev->raw + args->off, args->len, "msg nelems", 10) ==
+	    NULL && memmem(ev->raw + args->off, args->len, "Collective name",
+	    15) == NULL))
+		return 0;
+	if ((c = vec_push(&l->comms, sizeof(*c))) == NULL)
+		return -1;
+	c->in_nelems = c->out_nelems = c->group_size = c->seq = -1;
+	c->comms_id = -1;
+	c->coll = c->dtype = c->pg = KT_NO;
+	if (kt_event_find(ev, args, "In msg nelems", &v) == 0)
+		(void)val_int(ev, &v, &c->in_nelems);
+	if (kt_event_find(ev, args, "Out msg nelems", &v) == 0)
+		(void)val_int(ev, &v, &c->out_nelems);
+	if (kt_event_find(ev, args, "Group size", &v) == 0)
+		(void)val_int(ev, &v, &c->group_size);
+	if (kt_event_find(ev, args, "Seq", &v) == 0)
+		(void)val_int(ev, &v, &c->seq);
+	if (kt_event_find(ev, args, "Comms Id", &v) == 0)
+		(void)val_int(ev, &v, &c->comms_id);
+	if (kt_event_find(ev, args, "Collective name", &v) == 0) {
+		if ((id = intern_val(l, ev, &v)) == -1)
+			return -1;
+		c->coll = (uint32_t)id;
+	}
+	if (kt_event_find(ev, args, "dtype", &v) == 0) {
+		if ((id = intern_val(l, ev, &v)) == -1)
+			return -1;
+		c->dtype = (uint32_t)id;
+	}
+	if (kt_event_find(ev, args, "Process Group Name", &v) == 0) {
+		if ((id = intern_val(l, ev, &v)) == -1)
+			return -1;
+		c->pg = (uint32_t)id;
+	}
+	a->comm = (uint32_t)(l->comms.n - 1);
+	return 0;
+}
+
+/* An int field or -1. */
+static int64_t
+int_or(const struct kt_event *ev, enum kt_field f, int64_t dflt)
+{
+	int64_t v;
+
+	if (ev->f[f].type == KT_NONE || kt_event_field_int(ev, f, &v) == -1)
+		return dflt;
+	return v;
+}
+
+/* Take one event into the model.  0 or -1 (out of memory). */
+static int
+take(struct load *l, const struct kt_event *ev)
+{
+	int64_t rank, id;
+
+	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
+		return 0;
+	switch (ev->kind) {
+	case KT_KERNEL:
+	case KT_GPU_MEMCPY:
+	case KT_GPU_MEMSET: {
+		struct kt_act *a;
+
+		rank = event_rank(ev);
+		if ((a = vec_push(&l->acts, sizeof(*a))) == NULL)
+			return -1;
+		a->ts = ev->ts;
+		a->dur = (ev->flags & KT_EV_DUR) && ev->dur > 0 ? ev->dur : 0;
+		a->stream = int_or(ev, KT_F_STREAM, -1);
+		if (a->stream == -1)
+			a->stream = int_or(ev, KT_F_TID, -1);
+		a->corr = int_or(ev, KT_F_CORR, -1);
+		a->extid = int_or(ev, KT_F_EXTID, -1);
+		a->bytes = int_or(ev, KT_F_BYTES, -1);
+		a->index = ev->index;
+		a->kind = (uint8_t)ev->kind;
+		a->comm = a->launch = a->thread = a->step = KT_NO;
+		if ((id = intern_val(l, ev, &ev->f[KT_F_NAME])) == -1)
+			return -1;
+		a->name = (uint32_t)id;
+		if ((a->dev = device_of(l, ev, rank)) == KT_NO)
+			return -1;
+		if (ev->kind == KT_KERNEL && add_comm(l, ev, a) == -1)
+			return -1;
+		return 0;
+	}
+	case KT_GPU_USER_ANNOTATION: {
+		struct kt_gpu_ann *g;
+
+		rank = event_rank(ev);
+		if ((g = vec_push(&l->anns, sizeof(*g))) == NULL)
+			return -1;
+		g->ts = ev->ts;
+		g->dur = (ev->flags & KT_EV_DUR) && ev->dur > 0 ? ev->dur : 0;
+		g->index = ev->index;
+		if ((id = intern_val(l, ev, &ev->f[KT_F_NAME])) == -1)
+			return -1;
+		g->name = (uint32_t)id;
+		if ((g->dev = device_of(l, ev, rank)) == KT_NO)
+			return -1;
+		return 0;
+	}
+	case KT_CPU_OP:
+	case KT_USER_ANNOTATION:
+	case KT_STEP:
+	case KT_CUDA_RUNTIME:
+	case KT_CUDA_DRIVER:
+	case KT_PYTHON_FUNCTION: {
+		struct kt_span *s;
+
+		rank = event_rank(ev);
+		if ((s = vec_push(&l->spans, sizeof(*s))) == NULL)
+			return -1;
+		s->ts = ev->ts;
+		s->dur = (ev->flags & KT_EV_DUR) && ev->dur > 0 ? ev->dur : 0;
+		s->corr = s->extid = -1;
+		if (ev->kind == KT_CUDA_RUNTIME || ev->kind == KT_CUDA_DRIVER)
+			s->corr = int_or(ev, KT_F_CORR, -1);
+		if (ev->kind == KT_CPU_OP || ev->kind == KT_USER_ANNOTATION)
+			s->extid = int_or(ev, KT_F_EXTID, -1);
+		s->index = ev->index;
+		s->kind = (uint8_t)ev->kind;
+		s->parent = KT_NO;
+		if ((id = intern_val(l, ev, &ev->f[KT_F_NAME])) == -1)
+			return -1;
+		s->name = (uint32_t)id;
+		if ((s->thread = thread_of(l, ev, rank)) == KT_NO)
+			return -1;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+/* The trace's rank: distributedInfo.rank, else from the file name. */
+static int64_t
+trace_rank(struct kt_reader *rd)
+{
+	const struct kt_meta *mt;
+	struct kt_error e;
+	json_t *j, *r;
+	int64_t rank = -1;
+	const char *how;
+
+	if ((mt = kt_reader_meta_find(rd, "distributedInfo")) != NULL &&
+	    (j = kt_meta_json(mt, &e)) != NULL) {
+		if ((r = json_object_get(j, "rank")) != NULL &&
+		    json_is_integer(r))
+			rank = json_integer_value(r);
+		json_decref(j);
+		if (rank >= 0)
+			return rank;
+	}
+	if (kt_rank_from_name(kt_reader_name(rd), &rank, &how) == 0)
+		return rank;
+	return -1;
+}
+
+/* Capacities from deviceProperties[].totalGlobalMem by id. */
+static void
+capacities(struct kt_reader *rd, struct kt_model *m)
+{
+	const struct kt_meta *mt;
+	struct kt_error e;
+	json_t *j, *d, *id, *mem;
+	size_t i, k;
+
+	if ((mt = kt_reader_meta_find(rd, "deviceProperties")) == NULL ||
+	    (j = kt_meta_json(mt, &e)) == NULL)
+		return;
+	if (json_is_array(j))
+		json_array_foreach(j, i, d) {
+			id = json_object_get(d, "id");
+			mem = json_object_get(d, "totalGlobalMem");
+			if (!json_is_integer(id) || !json_is_integer(mem))
+				continue;
+			for (k = 0; k < m->ndevices; k++)
+				if (m->devices[k].index ==
+				    json_integer_value(id) &&
+				    (m->devices[k].rank == m->rank ||
+				    m->rank == -1))
+					m->devices[k].capacity =
+					    json_integer_value(mem);
+		}
+	json_decref(j);
+}
+
+static int
+cmp_i64(int64_t a, int64_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+/* Sorting contexts (qsort has no user pointer in C99). */
+static const struct kt_model *sort_m;
+
+static int
+cmp_dev(const void *a, const void *b)
+{
+	const struct kt_device *x = a, *y = b;
+	size_t nx, ny;
+	const char *px, *py;
+	int c;
+
+	if ((c = cmp_i64(x->rank, y->rank)) != 0 ||
+	    (c = cmp_i64(x->index, y->index)) != 0)
+		return c;
+	px = kt_intern_get(sort_m->names, x->pid, &nx);
+	py = kt_intern_get(sort_m->names, y->pid, &ny);
+	if ((c = memcmp(px, py, nx < ny ? nx : ny)) != 0)
+		return c;
+	return cmp_i64((int64_t)nx, (int64_t)ny);
+}
+
+static int
+cmp_thread(const void *a, const void *b)
+{
+	const struct kt_thread *x = a, *y = b;
+	size_t nx, ny;
+	const char *px, *py;
+	int c;
+
+	if ((c = cmp_i64(x->rank, y->rank)) != 0)
+		return c;
+	px = kt_intern_get(sort_m->names, x->key, &nx);
+	py = kt_intern_get(sort_m->names, y->key, &ny);
+	if ((c = memcmp(px, py, nx < ny ? nx : ny)) != 0)
+		return c;
+	return cmp_i64((int64_t)nx, (int64_t)ny);
+}
+
+static int
+cmp_ann(const void *a, const void *b)
+{
+	const struct kt_gpu_ann *x = a, *y = b;
+	int c;
+
+	if ((c = cmp_i64(x->dev, y->dev)) != 0 ||
+	    (c = cmp_i64(x->ts, y->ts)) != 0)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int
+cmp_step(const void *a, const void *b)
+{
+	const struct kt_step *x = a, *y = b;
+	int c;
+
+	if ((c = cmp_i64(x->rank, y->rank)) != 0 ||
+	    (c = cmp_i64(x->cpu_start, y->cpu_start)) != 0)
+		return c;
+	return cmp_i64(x->span, y->span);
+}
+
+static int
+cmp_act(const void *a, const void *b)
+{
+	const struct kt_act *x = a, *y = b;
+	int c;
+
+	if ((c = cmp_i64(x->dev, y->dev)) != 0 ||
+	    (c = cmp_i64(x->ts, y->ts)) != 0)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int
+cmp_span(const void *a, const void *b)
+{
+	const struct kt_span *x = a, *y = b;
+	int c;
+
+	if ((c = cmp_i64(x->thread, y->thread)) != 0 ||
+	    (c = cmp_i64(x->ts, y->ts)) != 0 ||
+	    (c = cmp_i64(y->dur, x->dur)) != 0)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * Sort the spans by (thread, ts, longest first): a stable counting sort
+ * by thread, then a sort of each thread's spans only where they are not
+ * in order already (a thread's events mostly come in time order).
+ * Returns 0 or -1.
+ */
+static int
+sort_spans(struct kt_model *m)
+{
+	struct kt_span *o;
+	size_t *start, i, t;
+
+	if (m->nspans < 2)
+		return 0;
+	if ((start = calloc(m->nthreads + 1, sizeof(*start))) == NULL)
+		return -1;
+	if ((o = malloc(m->nspans * sizeof(*o))) == NULL) {
+		free(start);
+		return -1;
+	}
+	for (i = 0; i < m->nspans; i++)
+		start[m->spans[i].thread + 1]++;
+	for (t = 0; t < m->nthreads; t++)
+		start[t + 1] += start[t];
+	for (i = 0; i < m->nspans; i++)
+		o[start[m->spans[i].thread]++] = m->spans[i];
+	free(m->spans);
+	m->spans = o;
+	/* start[t] is now the end of thread t's range. */
+	for (t = 0; t < m->nthreads; t++) {
+		size_t a = t == 0 ? 0 : start[t - 1], b = start[t];
+
+		for (i = a + 1; i < b; i++)
+			if (cmp_span(&o[i - 1], &o[i]) > 0)
+				break;
+		if (i < b)
+			xsort(o + a, b - a, sizeof(*o), cmp_span);
+	}
+	free(start);
+	return 0;
+}
+
+/* Sort devices and threads and renumber the records that point to them. */
+static int
+renumber(struct load *l)
+{
+	struct kt_model *m = l->m;
+	uint32_t *map;
+	size_t i, n = 0;
+
+	/* Threads get their key text in names first. */
+	for (i = 0; i < m->nthreads; i++) {
+		size_t kn;
+		const char *k = kt_intern_get(l->thkeys, (uint32_t)i, &kn);
+		const char *tab = memchr(k, '\001', kn);
+		int64_t id;
+
+		l->tmp.n = 0;
+		if (kt_buf_add(&l->tmp, tab + 1, kn - (size_t)(tab + 1 - k)) ==
+		    -1 || (id = put_buf(m, &l->tmp)) == -1)
+			return -1;
+		m->threads[i].key = (uint32_t)id;
+		m->threads[i].first = (uint32_t)i;	/* old number */
+	}
+	n = m->ndevices > m->nthreads ? m->ndevices : m->nthreads;
+	if ((map = calloc(n ? n : 1, sizeof(*map))) == NULL)
+		return -1;
+	sort_m = m;
+	/* Devices: remember the old number in first, sort, map. */
+	for (i = 0; i < m->ndevices; i++)
+		m->devices[i].first = (uint32_t)i;
+	xsort(m->devices, m->ndevices, sizeof(*m->devices), cmp_dev);
+	for (i = 0; i < m->ndevices; i++)
+		map[m->devices[i].first] = (uint32_t)i;
+	for (i = 0; i < m->nact; i++)
+		m->act[i].dev = map[m->act[i].dev];
+	for (i = 0; i < m->ngpu_ann; i++)
+		m->gpu_ann[i].dev = map[m->gpu_ann[i].dev];
+	xsort(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread);
+	for (i = 0; i < m->nthreads; i++)
+		map[m->threads[i].first] = (uint32_t)i;
+	for (i = 0; i < m->nspans; i++)
+		m->spans[i].thread = map[m->spans[i].thread];
+	free(map);
+	return 0;
+}
+
+/* Parents, per-thread ranges, steps. */
+static int
+spans_finish(struct kt_model *m)
+{
+	uint32_t *stack = NULL;
+	size_t i, sp = 0, cap = 0, nsteps = 0;
+
+	for (i = 0; i < m->nthreads; i++)
+		m->threads[i].first = m->threads[i].nspans = 0;
+	for (i = 0; i < m->nspans; i++) {
+		struct kt_span *s = &m->spans[i];
+		struct kt_thread *t = &m->threads[s->thread];
+
+		if (t->nspans == 0) {
+			t->first = (uint32_t)i;
+			sp = 0;
+		}
+		t->nspans++;
+		/* Pop what ends before s starts, or does not contain it. */
+		while (sp > 0) {
+			const struct kt_span *p = &m->spans[stack[sp - 1]];
+
+			if (p->ts <= s->ts && s->ts + s->dur <= p->ts + p->dur &&
+			    (s->ts < p->ts + p->dur || p->dur == 0))
+				break;
+			sp--;
+		}
+		s->parent = sp > 0 ? stack[sp - 1] : KT_NO;
+		if (sp == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			uint32_t *ns = realloc(stack, nc * sizeof(*ns));
+
+			if (ns == NULL) {
+				free(stack);
+				return -1;
+			}
+			stack = ns;
+			cap = nc;
+		}
+		stack[sp++] = (uint32_t)i;
+		if (s->kind == KT_STEP)
+			nsteps++;
+	}
+	free(stack);
+	if (nsteps == 0)
+		return 0;
+	if ((m->steps = calloc(nsteps, sizeof(*m->steps))) == NULL)
+		return -1;
+	for (i = 0; i < m->nspans; i++) {
+		const struct kt_span *s = &m->spans[i];
+		struct kt_step *st;
+		const char *name, *h;
+		char *end;
+
+		if (s->kind != KT_STEP)
+			continue;
+		st = &m->steps[m->nsteps++];
+		st->rank = m->threads[s->thread].rank;
+		st->cpu_start = s->ts;
+		st->cpu_end = s->ts + s->dur;
+		st->gpu_start = st->gpu_end = -1;
+		st->thread = s->thread;
+		st->span = (uint32_t)i;
+		st->number = -1;
+		name = kt_model_str(m, s->name);
+		if ((h = strchr(name, '#')) != NULL && h[1] >= '0' &&
+		    h[1] <= '9')
+			st->number = strtoll(h + 1, &end, 10);
+	}
+	xsort(m->steps, m->nsteps, sizeof(*m->steps), cmp_step);
+	return 0;
+}
+
+/* The step of rank r whose CPU span contains t, or KT_NO. */
+static uint32_t
+step_at(const struct kt_model *m, int64_t r, int64_t t)
+{
+	size_t lo = 0, hi = m->nsteps, k;
+
+	/* The last step with (rank, cpu_start) <= (r, t). */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct kt_step *s = &m->steps[mid];
+
+		if (s->rank < r || (s->rank == r && s->cpu_start <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Steps may nest or repeat on two threads: look back a little. */
+	for (k = lo; k > 0 && lo - k < 4; k--) {
+		const struct kt_step *s = &m->steps[k - 1];
+
+		if (s->rank != r)
+			break;
+		if (t < s->cpu_end)
+			return (uint32_t)(k - 1);
+	}
+	return KT_NO;
+}
+
+/* Join activities to runtime calls by correlation; assign steps. */
+static int
+join(struct kt_model *m)
+{
+	struct kt_pair *pairs;
+	size_t i, np = 0;
+
+	for (i = 0; i < m->nspans; i++)
+		if (m->spans[i].corr >= 0)
+			np++;
+	if ((pairs = malloc((np ? np : 1) * sizeof(*pairs))) == NULL)
+		return -1;
+	np = 0;
+	for (i = 0; i < m->nspans; i++)
+		if (m->spans[i].corr >= 0) {
+			pairs[np].key = (uint64_t)m->spans[i].corr;
+			pairs[np++].val = i;
+		}
+	if (kt_sort_pairs(pairs, np) == -1) {
+		free(pairs);
+		return -1;
+	}
+	for (i = 0; i < m->nact; i++) {
+		struct kt_act *a = &m->act[i];
+		int64_t rank = m->devices[a->dev].rank;
+		size_t lo = 0, hi = np;
+
+		if (a->corr >= 0) {
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (pairs[mid].key < (uint64_t)a->corr)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < np && pairs[lo].key == (uint64_t)a->corr;
+			    lo++) {
+				const struct kt_span *s =
+				    &m->spans[pairs[lo].val];
+
+				if (m->threads[s->thread].rank == rank) {
+					a->launch = (uint32_t)pairs[lo].val;
+					a->thread = s->thread;
+					break;
+				}
+			}
+		}
+		if (m->nsteps == 0)
+			continue;
+		if (a->launch != KT_NO)
+			a->step = step_at(m, rank, m->spans[a->launch].ts);
+		if (a->step == KT_NO)
+			a->step = step_at(m, rank, a->ts);
+		if (a->step != KT_NO) {
+			struct kt_step *st = &m->steps[a->step];
+
+			if (st->gpu_start == -1 || a->ts < st->gpu_start)
+				st->gpu_start = a->ts;
+			if (st->gpu_end == -1 || a->ts + a->dur > st->gpu_end)
+				st->gpu_end = a->ts + a->dur;
+			st->nact++;
+		}
+	}
+	free(pairs);
+	return 0;
+}
+
+/* Per-device ranges and stream counts. */
+static int
+devices_finish(struct kt_model *m)
+{
+	size_t i, j;
+
+	for (i = 0; i < m->ndevices; i++)
+		m->devices[i].first = m->devices[i].nact = 0;
+	for (i = 0; i < m->nact; i = j) {
+		struct kt_device *d = &m->devices[m->act[i].dev];
+		struct kt_pair *p;
+		size_t k, ns = 0;
+
+		for (j = i; j < m->nact && m->act[j].dev == m->act[i].dev; j++)
+			;
+		d->first = (uint32_t)i;
+		d->nact = (uint32_t)(j - i);
+		if ((p = malloc((j - i) * sizeof(*p))) == NULL)
+			return -1;
+		for (k = i; k < j; k++) {
+			p[k - i].key = (uint64_t)m->act[k].stream;
+			p[k - i].val = 0;
+		}
+		if (kt_sort_pairs(p, j - i) == -1) {
+			free(p);
+			return -1;
+		}
+		for (k = 0; k < j - i; k++)
+			if (k == 0 || p[k].key != p[k - 1].key)
+				ns++;
+		d->nstreams = (uint32_t)ns;
+		free(p);
+	}
+	return 0;
+}
+
+struct kt_model *
+kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
+    struct kt_error *err)
+{
+	struct load l;
+	struct kt_model *m;
+	struct kt_event ev;
+	size_t i;
+	int rc;
+
+	memset(&l, 0, sizeof(l));
+	l.last_dev = l.last_thread = KT_NO;
+	if ((m = calloc(1, sizeof(*m))) == NULL ||
+	    (m->names = kt_intern_new()) == NULL ||
+	    (l.devkeys = kt_intern_new()) == NULL ||
+	    (l.thkeys = kt_intern_new()) == NULL)
+		goto nomem;
+	l.m = m;
+	m->rank = -1;
+	/* A large plain file: reserve for the usual density of events. */
+	if (kt_reader_size(rd) > (32u << 20) &&
+	    (vec_reserve(&l.spans, kt_reader_size(rd) / 256,
+	    sizeof(struct kt_span)) == -1 || vec_reserve(&l.acts,
+	    kt_reader_size(rd) / 1024, sizeof(struct kt_act)) == -1))
+		goto nomem;
+	while ((rc = kt_reader_next(rd, &ev, err)) == 1) {
+		m->nevents++;
+		if (progress != NULL && (m->nevents & 0x3fff) == 0)
+			progress(rd);
+		if (take(&l, &ev) == -1)
+			goto nomem;
+	}
+	if (rc == -1)
+		goto fail;
+	m->rank = trace_rank(rd);
+	m->devices = vec_trim(&l.devs, sizeof(*m->devices));
+	m->ndevices = l.devs.n;
+	m->act = vec_trim(&l.acts, sizeof(*m->act));
+	m->nact = l.acts.n;
+	m->comms = vec_trim(&l.comms, sizeof(*m->comms));
+	m->ncomms = l.comms.n;
+	m->threads = vec_trim(&l.threads, sizeof(*m->threads));
+	m->nthreads = l.threads.n;
+	m->spans = vec_trim(&l.spans, sizeof(*m->spans));
+	m->nspans = l.spans.n;
+	m->gpu_ann = vec_trim(&l.anns, sizeof(*m->gpu_ann));
+	m->ngpu_ann = l.anns.n;
+	memset(&l.devs, 0, sizeof(l.devs));
+	memset(&l.acts, 0, sizeof(l.acts));
+	memset(&l.comms, 0, sizeof(l.comms));
+	memset(&l.threads, 0, sizeof(l.threads));
+	memset(&l.spans, 0, sizeof(l.spans));
+	memset(&l.anns, 0, sizeof(l.anns));
+	/* Events without args.rank belong to the trace's rank. */
+	for (i = 0; i < m->ndevices; i++)
+		if (m->devices[i].rank == -1)
+			m->devices[i].rank = m->rank;
+	for (i = 0; i < m->nthreads; i++)
+		if (m->threads[i].rank == -1)
+			m->threads[i].rank = m->rank;
+	if (renumber(&l) == -1)
+		goto nomem;
+	sort_m = m;
+	xsort(m->act, m->nact, sizeof(*m->act), cmp_act);
+	if (sort_spans(m) == -1)
+		goto nomem;
+	xsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
+	if (spans_finish(m) == -1 || join(m) == -1 ||
+	    devices_finish(m) == -1)
+		goto nomem;
+	capacities(rd, m);
+	kt_intern_free(l.devkeys);
+	kt_intern_free(l.thkeys);
+	kt_buf_free(&l.tmp);
+	kt_buf_free(&l.key);
+	kt_buf_free(&l.dev_key);
+	kt_buf_free(&l.th_key);
+	return m;
+nomem:
+	kt_error_set(err, kt_reader_name(rd), 0, 0, "out of memory");
+fail:
+	free(l.devs.p);
+	free(l.acts.p);
+	free(l.comms.p);
+	free(l.threads.p);
+	free(l.spans.p);
+	free(l.anns.p);
+	kt_intern_free(l.devkeys);
+	kt_intern_free(l.thkeys);
+	kt_buf_free(&l.tmp);
+	kt_buf_free(&l.key);
+	kt_buf_free(&l.dev_key);
+	kt_buf_free(&l.th_key);
+	kt_model_free(m);
+	return NULL;
+}
+
+void
+kt_model_free(struct kt_model *m)
+{
+	if (m == NULL)
+		return;
+	kt_intern_free(m->names);
+	free(m->devices);
+	free(m->act);
+	free(m->comms);
+	free(m->threads);
+	free(m->spans);
+	free(m->gpu_ann);
+	free(m->steps);
+	free(m);
+}
+
+const char *
+kt_model_str(const struct kt_model *m, uint32_t id)
+{
+	const char *p;
+	size_t n;
+
+	if (id == KT_NO || (p = kt_intern_get(m->names, id, &n)) == NULL)
+		return "";
+	return p;
+}
+
+uint32_t
+kt_model_span_at(const struct kt_model *m, uint32_t th, int64_t t,
+    unsigned skip)
+{
+	const struct kt_thread *tr;
+	size_t lo, hi;
+	uint32_t s;
+
+	if (th == KT_NO || th >= m->nthreads)
+		return KT_NO;
+	tr = &m->threads[th];
+	lo = tr->first;
+	hi = (size_t)tr->first + tr->nspans;
+	/* The last span with ts <= t. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->spans[mid].ts <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == tr->first)
+		return KT_NO;
+	for (s = (uint32_t)(lo - 1); s != KT_NO; s = m->spans[s].parent) {
+		const struct kt_span *sp = &m->spans[s];
+
+		if (t < sp->ts + sp->dur && !(skip & (1u << sp->kind)))
+			return s;
+	}
+	return KT_NO;
+}
+
+int
+kt_dtype_size(const char *d)
+{
+	static const struct {
+		const char	*name;
+		int		 size;
+	} t[] = {
+		{ "Float", 4 }, { "float", 4 }, { "float32", 4 },
+		{ "BFloat16", 2 }, { "bfloat16", 2 }, { "Half", 2 },
+		{ "float16", 2 }, { "Double", 8 }, { "float64", 8 },
+		{ "Long", 8 }, { "int64", 8 }, { "Int", 4 }, { "int32", 4 },
+		{ "Short", 2 }, { "int16", 2 }, { "Char", 1 }, { "int8", 1 },
+		{ "Byte", 1 }, { "uint8", 1 }, { "Bool", 1 }, { "bool", 1 },
+		{ "Float8_e4m3fn", 1 }, { "Float8_e5m2", 1 },
+		{ "Float8_e4m3fnuz", 1 }, { "Float8_e5m2fnuz", 1 },
+		{ "ComplexFloat", 8 }, { "ComplexDouble", 16 },
+		{ "ComplexHalf", 4 }, { "UInt16", 2 }, { "UInt32", 4 },
+		{ "UInt64", 8 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (strcmp(t[i].name, d) == 0)
+			return t[i].size;
+	return -1;
+}
+
+int64_t
+kt_act_bytes(const struct kt_model *m, const struct kt_act *a)
+{
+	const struct kt_comm *c;
+	int sz;
+
+	if (a->bytes >= 0)
+		return a->bytes;
+	if (a->comm == KT_NO)
+		return -1;
+	c = &m->comms[a->comm];
+	if (c->in_nelems < 0 || c->dtype == KT_NO ||
+	    (sz = kt_dtype_size(kt_model_str(m, c->dtype))) < 0 ||
+	    c->in_nelems > INT64_MAX / sz)
+		return -1;
+	return c->in_nelems * sz;
+}

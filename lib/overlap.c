@@ -1,0 +1,489 @@
+/*
+ * overlap.c: communication against compute, per collective (kt-overlap
+ * and kt views), over the analysis model and the bucket classes.
+ *
+ * A communication kernel is a GPU activity whose bucket has the
+ * communication class.  Its hidden time is the length of its interval
+ * [ts, ts+dur) intersected with the union of the compute activities of
+ * the same device (any stream); exposed = dur - hidden.  The bandwidths
+ * are those of nccl-tests: size = the larger of In and Out msg nelems
+ * times the dtype's size (else args.bytes), algbw = size / dur, busbw =
+ * algbw times 2(n-1)/n for all-reduce, (n-1)/n for all-gather,
+ * reduce-scatter and all-to-all, 1 otherwise, n the group size.  Bytes
+ * per ns are GB/s (10^9 bytes per second).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt.h"
+
+struct crow {
+	uint32_t	 act;
+	int64_t		 hidden;
+	int64_t		 bytes;
+	int64_t		 skew;		/* -1: no join */
+	int64_t		 last_rank;
+	int64_t		 nranks;
+};
+
+struct cdev {
+	uint32_t	 dev;
+	int64_t		 nkern;
+	int64_t		 sum, union_len, union_hidden;
+	int64_t		 busy, wall, compute;
+};
+
+struct kt_overlap {
+	const struct kt_model	*m;
+	struct crow		*r;
+	size_t			 nr;
+	struct cdev		*d;
+	size_t			 nd;
+};
+
+enum coll { C_OTHER, C_ALLREDUCE, C_ALLGATHER, C_REDUCESCATTER,
+	C_ALLTOALL };
+
+/* The kind of a collective from its name (lower-cased, '_' and '-' dropped). */
+static enum coll
+coll_kind(const char *s)
+{
+	char b[128];
+	size_t i, n = 0;
+
+	for (i = 0; s[i] != '\0' && n + 1 < sizeof(b); i++)
+		if (s[i] != '_' && s[i] != '-' && s[i] != ' ')
+			b[n++] = (char)tolower((unsigned char)s[i]);
+	b[n] = '\0';
+	if (strstr(b, "allreduce") != NULL)
+		return C_ALLREDUCE;
+	if (strstr(b, "allgather") != NULL)
+		return C_ALLGATHER;
+	if (strstr(b, "reducescatter") != NULL)
+		return C_REDUCESCATTER;
+	if (strstr(b, "alltoall") != NULL)
+		return C_ALLTOALL;
+	return C_OTHER;
+}
+
+/*
+ * The collective's name: Collective name; else from an NCCL or RCCL
+ * kernel name, the word after "Kernel_" ("ncclDevKernel_AllReduce_Sum_
+ * f32_RING_LL(...)": "AllReduce") into buf (64 bytes); else the kernel
+ * name.
+ */
+static const char *
+coll_name(const struct kt_model *m, const struct kt_act *a, char *buf)
+{
+	const char *n, *p;
+	size_t k;
+
+	if (a->comm != KT_NO && m->comms[a->comm].coll != KT_NO)
+		return kt_model_str(m, m->comms[a->comm].coll);
+	n = kt_model_str(m, a->name);
+	if (strncmp(n, "nccl", 4) != 0 && strncmp(n, "rccl", 4) != 0)
+		return n;
+	if ((p = strstr(n, "Kernel_")) == NULL)
+		return n;
+	p += 7;
+	for (k = 0; k < 63 && p[k] != '\0' && p[k] != '_' && p[k] != '(' &&
+	    p[k] != '<'; k++)
+		buf[k] = p[k];
+	buf[k] = '\0';
+	return k > 0 ? buf : n;
+}
+
+/* The size of a collective in bytes, or -1. */
+static int64_t
+coll_bytes(const struct kt_model *m, const struct kt_act *a)
+{
+	const struct kt_comm *c;
+	int64_t ne;
+	int sz;
+
+	if (a->comm == KT_NO)
+		return a->bytes >= 0 ? a->bytes : -1;
+	c = &m->comms[a->comm];
+	ne = c->in_nelems > c->out_nelems ? c->in_nelems : c->out_nelems;
+	if (ne >= 0 && ne < ((int64_t)1 << 50) && c->dtype != KT_NO &&
+	    (sz = kt_dtype_size(kt_model_str(m, c->dtype))) > 0)
+		return ne * sz;
+	return kt_act_bytes(m, a);
+}
+
+/* Order: exposed, longest first; then start, then rank. */
+static const struct kt_overlap *sort_ov;
+
+static int
+cmp_row(const void *a, const void *b)
+{
+	const struct crow *x = a, *y = b;
+	const struct kt_act *p = &sort_ov->m->act[x->act];
+	const struct kt_act *q = &sort_ov->m->act[y->act];
+	int64_t ex = p->dur - x->hidden, ey = q->dur - y->hidden;
+
+	if (ex != ey)
+		return ex > ey ? -1 : 1;
+	if (p->ts != q->ts)
+		return p->ts < q->ts ? -1 : 1;
+	return (x->act > y->act) - (x->act < y->act);
+}
+
+/* Join key of a row: (process group, seq) or comms id; 0 when none. */
+struct jkey {
+	int64_t	 a, b;
+	uint32_t row;
+	uint32_t coll;
+};
+
+static int
+cmp_jkey(const void *x, const void *y)
+{
+	const struct jkey *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	if (p->coll != q->coll)
+		return p->coll < q->coll ? -1 : 1;
+	return (p->row > q->row) - (p->row < q->row);
+}
+
+/* Join the same collective across ranks: skew and the last rank. */
+static int
+join_ranks(struct kt_overlap *ov)
+{
+	const struct kt_model *m = ov->m;
+	struct jkey *k;
+	size_t i, j, n = 0;
+
+	if ((k = calloc(ov->nr + 1, sizeof(*k))) == NULL)
+		return -1;
+	for (i = 0; i < ov->nr; i++) {
+		const struct kt_act *a = &m->act[ov->r[i].act];
+		const struct kt_comm *c;
+
+		ov->r[i].skew = -1;
+		ov->r[i].last_rank = -1;
+		ov->r[i].nranks = 1;
+		if (a->comm == KT_NO)
+			continue;
+		c = &m->comms[a->comm];
+		if (c->seq >= 0) {
+			k[n].a = 1 + (int64_t)(c->pg == KT_NO ? 0 : c->pg);
+			k[n].b = c->seq;
+		} else if (c->comms_id >= 0) {
+			k[n].a = 0;
+			k[n].b = c->comms_id;
+		} else
+			continue;
+		k[n].coll = c->coll;
+		k[n++].row = (uint32_t)i;
+	}
+	qsort(k, n, sizeof(*k), cmp_jkey);
+	for (i = 0; i < n; i = j) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN, last = -1, nr;
+		size_t q, r;
+
+		for (j = i; j < n && k[j].a == k[i].a && k[j].b == k[i].b &&
+		    k[j].coll == k[i].coll; j++)
+			;
+		/* Distinct ranks only; one rank alone is no join. */
+		for (q = i, nr = 0; q < j; q++) {
+			const struct kt_act *a = &m->act[ov->r[k[q].row].act];
+			int64_t rk = m->devices[a->dev].rank, ts = a->ts;
+
+			for (r = i; r < q; r++)
+				if (m->devices[m->act[ov->r[k[r].row].act].dev]
+				    .rank == rk)
+					break;
+			if (r == q)
+				nr++;
+			if (ts < lo)
+				lo = ts;
+			if (ts > hi) {
+				hi = ts;
+				last = rk;
+			}
+		}
+		if (nr < 2)
+			continue;
+		for (q = i; q < j; q++) {
+			ov->r[k[q].row].skew = hi - lo;
+			ov->r[k[q].row].last_rank = last;
+			ov->r[k[q].row].nranks = nr;
+		}
+	}
+	free(k);
+	return 0;
+}
+
+struct kt_overlap *
+kt_overlap_new(const struct kt_model *m, const struct kt_rules *rs,
+    struct kt_error *err)
+{
+	struct kt_overlap *ov;
+	uint32_t *bucket = NULL;
+	struct kt_iv *comp = NULL, *comm = NULL, *all = NULL;
+	size_t i, k;
+
+	if ((ov = calloc(1, sizeof(*ov))) == NULL)
+		goto nomem;
+	ov->m = m;
+	if ((bucket = kt_rules_classify(rs, m)) == NULL ||
+	    (ov->r = calloc(m->nact + 1, sizeof(*ov->r))) == NULL ||
+	    (ov->d = calloc(m->ndevices + 1, sizeof(*ov->d))) == NULL)
+		goto nomem;
+	for (i = 0; i < m->ndevices; i++) {
+		const struct kt_device *d = &m->devices[i];
+		size_t nc = 0, nm = 0, na = 0;
+		struct cdev *cd = &ov->d[ov->nd++];
+
+		cd->dev = (uint32_t)i;
+		free(comp);
+		free(comm);
+		free(all);
+		comp = malloc((d->nact + 1) * sizeof(*comp));
+		comm = malloc((d->nact + 1) * sizeof(*comm));
+		all = malloc((d->nact + 1) * sizeof(*all));
+		if (comp == NULL || comm == NULL || all == NULL)
+			goto nomem;
+		for (k = d->first; k < (size_t)d->first + d->nact; k++) {
+			const struct kt_act *a = &m->act[k];
+			struct kt_iv iv;
+
+			iv.start = a->ts;
+			iv.end = a->ts + a->dur;
+			all[na++] = iv;
+			switch (kt_rules_class(rs, bucket[k])) {
+			case KT_CLASS_COMPUTE:
+				comp[nc++] = iv;
+				break;
+			case KT_CLASS_COMM:
+				comm[nm++] = iv;
+				break;
+			default:
+				break;
+			}
+		}
+		nc = kt_iv_union(comp, nc);
+		for (k = d->first; k < (size_t)d->first + d->nact; k++) {
+			const struct kt_act *a = &m->act[k];
+			struct crow *r;
+
+			if (kt_rules_class(rs, bucket[k]) != KT_CLASS_COMM ||
+			    a->kind != KT_KERNEL)
+				continue;
+			r = &ov->r[ov->nr++];
+			r->act = (uint32_t)k;
+			r->hidden = kt_iv_clip_length(comp, nc, a->ts,
+			    a->ts + a->dur);
+			r->bytes = coll_bytes(m, a);
+			cd->nkern++;
+			cd->sum += a->dur;
+		}
+		nm = kt_iv_union(comm, nm);
+		na = kt_iv_union(all, na);
+		cd->union_len = kt_iv_length(comm, nm);
+		cd->union_hidden = kt_iv_overlap(comm, nm, comp, nc);
+		cd->busy = kt_iv_length(all, na);
+		cd->compute = kt_iv_length(comp, nc);
+		cd->wall = na ? all[na - 1].end - all[0].start : 0;
+	}
+	if (join_ranks(ov) == -1)
+		goto nomem;
+	sort_ov = ov;
+	qsort(ov->r, ov->nr, sizeof(*ov->r), cmp_row);
+	sort_ov = NULL;
+	free(bucket);
+	free(comp);
+	free(comm);
+	free(all);
+	return ov;
+nomem:
+	free(bucket);
+	free(comp);
+	free(comm);
+	free(all);
+	kt_overlap_free(ov);
+	kt_error_set(err, "", 0, 0, "out of memory");
+	return NULL;
+}
+
+void
+kt_overlap_free(struct kt_overlap *ov)
+{
+	if (ov == NULL)
+		return;
+	free(ov->r);
+	free(ov->d);
+	free(ov);
+}
+
+/* 100 x num / den with one decimal, safe from overflow on bad input. */
+static int
+pct_cell(struct kt_table *t, int64_t num, int64_t den)
+{
+	if (num > INT64_MAX / 100 || num < -(INT64_MAX / 100)) {
+		num /= 100;
+		den /= 100;
+	}
+	return kt_table_ratio(t, 100 * num, den, 1);
+}
+
+static void
+dev_cells(struct kt_table *t, const struct kt_model *m, uint32_t dev,
+    int *rc)
+{
+	const struct kt_device *d = &m->devices[dev];
+
+	if (d->rank >= 0)
+		*rc |= kt_table_int(t, d->rank);
+	else
+		*rc |= kt_table_cell(t, "-");
+	if (d->index >= 0)
+		*rc |= kt_table_int(t, d->index);
+	else
+		*rc |= kt_table_cellf(t, "pid:%s", kt_model_str(m, d->pid));
+}
+
+static void
+int_or_dash(struct kt_table *t, int64_t v, int *rc)
+{
+	*rc |= v >= 0 ? kt_table_int(t, v) : kt_table_cell(t, "-");
+}
+
+struct kt_table *
+kt_overlap_table(const struct kt_overlap *ov, size_t top)
+{
+	static const char *const cols[] = {
+		"rank:n", "device", "stream:n", "start_ns:n", "dur_ns:n",
+		"exposed_ns:n", "hidden_ns:n", "exposed_pct:n", "verdict",
+		"collective", "seq:n", "comms_id:n", "group_size:n", "dtype",
+		"bytes:n", "algbw_gbps:n", "busbw_gbps:n", "ranks:n",
+		"skew_ns:n", "last_rank:n", "name"
+	};
+	const struct kt_model *m = ov->m;
+	struct kt_table *t;
+	size_t i;
+	int rc = 0;
+
+	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+		return NULL;
+	for (i = 0; i < ov->nr && (top == 0 || i < top) && rc == 0; i++) {
+		const struct crow *r = &ov->r[i];
+		const struct kt_act *a = &m->act[r->act];
+		const struct kt_comm *c = a->comm != KT_NO ?
+		    &m->comms[a->comm] : NULL;
+		char cbuf[64];
+		const char *cn = coll_name(m, a, cbuf);
+		int64_t ex = a->dur - r->hidden, n = c ? c->group_size : -1;
+
+		dev_cells(t, m, a->dev, &rc);
+		rc |= kt_table_int(t, a->stream);
+		rc |= kt_table_int(t, a->ts);
+		rc |= kt_table_int(t, a->dur);
+		rc |= kt_table_int(t, ex);
+		rc |= kt_table_int(t, r->hidden);
+		rc |= pct_cell(t, ex, a->dur);
+		rc |= kt_table_cell(t, ex == 0 ? "hidden" : r->hidden == 0 ?
+		    "exposed" : "partly exposed");
+		rc |= kt_table_cell(t, cn);
+		int_or_dash(t, c ? c->seq : -1, &rc);
+		int_or_dash(t, c ? c->comms_id : -1, &rc);
+		int_or_dash(t, n, &rc);
+		rc |= kt_table_cell(t, c && c->dtype != KT_NO ?
+		    kt_model_str(m, c->dtype) : "-");
+		int_or_dash(t, r->bytes, &rc);
+		/* Sizes beyond reason (bad input) get no bandwidth. */
+		if (r->bytes >= 0 && r->bytes < ((int64_t)1 << 53) &&
+		    a->dur > 0 && a->dur < ((int64_t)1 << 50) && n < 1000000) {
+			enum coll k = coll_kind(cn);
+
+			rc |= kt_table_ratio(t, r->bytes, a->dur, 2);
+			if (k == C_OTHER)
+				rc |= kt_table_ratio(t, r->bytes, a->dur, 2);
+			else if (n >= 1)
+				rc |= kt_table_ratio(t, r->bytes *
+				    (k == C_ALLREDUCE ? 2 : 1) * (n - 1),
+				    a->dur * n, 2);
+			else
+				rc |= kt_table_cell(t, "-");
+		} else {
+			rc |= kt_table_cell(t, "-");
+			rc |= kt_table_cell(t, "-");
+		}
+		rc |= kt_table_int(t, r->nranks);
+		int_or_dash(t, r->skew, &rc);
+		int_or_dash(t, r->last_rank, &rc);
+		rc |= kt_table_cell(t, kt_model_str(m, a->name));
+	}
+	if (rc != 0) {
+		kt_table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+struct kt_table *
+kt_overlap_summary(const struct kt_overlap *ov, int64_t threshold_pct)
+{
+	static const char *const cols[] = {
+		"rank:n", "device", "comm_kernels:n", "comm_kernel_ns:n",
+		"comm_ns:n", "comm_exposed_ns:n", "comm_hidden_ns:n",
+		"hidden_pct:n", "busy_ns:n", "span_ns:n", "compute_ns:n",
+		"comm_pct_of_busy:n",
+		"exposed_pct_of_span:n", "verdict"
+	};
+	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
+	struct kt_table *t;
+	size_t i, k;
+	int rc = 0;
+
+	if ((t = kt_table_new(cols, ncols)) == NULL)
+		return NULL;
+	if (ov->nd == 0) {
+		rc |= kt_table_cell(t, "-");
+		rc |= kt_table_cell(t, "no GPU activity");
+		for (k = 2; k < ncols; k++)
+			rc |= kt_table_cell(t, "-");
+	}
+	for (i = 0; i < ov->nd && rc == 0; i++) {
+		const struct cdev *d = &ov->d[i];
+		int64_t ex = d->union_len - d->union_hidden;
+		char v[128];
+
+		dev_cells(t, ov->m, d->dev, &rc);
+		rc |= kt_table_int(t, d->nkern);
+		rc |= kt_table_int(t, d->sum);
+		rc |= kt_table_int(t, d->union_len);
+		rc |= kt_table_int(t, ex);
+		rc |= kt_table_int(t, d->union_hidden);
+		rc |= pct_cell(t, d->union_hidden, d->union_len);
+		rc |= kt_table_int(t, d->busy);
+		rc |= kt_table_int(t, d->wall);
+		rc |= kt_table_int(t, d->compute);
+		rc |= pct_cell(t, d->union_len, d->busy);
+		rc |= pct_cell(t, ex, d->wall);
+		if (d->nkern == 0)
+			snprintf(v, sizeof(v), "no communication");
+		else if (ex == 0)
+			snprintf(v, sizeof(v), "fully hidden: not a finding");
+		else if (100 * ex < threshold_pct * d->wall)
+			snprintf(v, sizeof(v), "exposed below %lld%% of the "
+			    "span: not a finding", (long long)threshold_pct);
+		else
+			snprintf(v, sizeof(v), "exposed: a finding");
+		rc |= kt_table_cell(t, v);
+	}
+	if (rc != 0) {
+		kt_table_free(t);
+		return NULL;
+	}
+	return t;
+}

@@ -1,0 +1,131 @@
+# tests/t/views.sh: kt views.  It writes the five numbered views with
+# their .tsv twins and memory.svg; each twin is what the single filter
+# prints (kt-decompose, kt-gaps, kt-bucket, kt-overlap, kt-memory, with
+# the defaults kt-views(1) names), so the views are the filters'
+# figures, which their own tests judge.  It passes --capacity-gb on,
+# reads a file at most twice (strace counts the opens), reads standard
+# input, takes several traces, works as "kt views", and refuses bad use.
+. "$(dirname "$0")/../lib.sh"
+
+LC_ALL=C
+export LC_ALL
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$TMP" || exit 1
+gen=$KT_BUILD/ktgen
+
+"$gen" --steps 4 --layers 2 -w 2 -o g.json
+run kt-views -o v g.json 2>err
+files="1_runtime_decomposition 2_lost_time 3_kernel_table 4_overlap_exposure 5_memory"
+miss=
+for f in $files; do
+	[ -s "v/$f.txt" ] && [ -s "v/$f.tsv" ] || miss="$miss $f"
+done
+[ -s v/memory.svg ] || miss="$miss memory.svg"
+if [ -z "$miss" ] && [ ! -s err ]; then ok views-files; else bad "views-files:$miss $(cat err)"; fi
+
+# The twins are the filters' own output.
+run kt-decompose --tsv g.json >d.tsv
+run kt-overlap --tsv g.json >o.tsv
+run kt-memory --tsv g.json >m.tsv
+if cmp -s d.tsv v/1_runtime_decomposition.tsv && cmp -s o.tsv v/4_overlap_exposure.tsv &&
+    cmp -s m.tsv v/5_memory.tsv; then
+	ok views-same-as-filters
+else
+	bad views-same-as-filters
+fi
+if command -v kt-bucket >/dev/null 2>&1 && command -v kt-gaps >/dev/null 2>&1; then
+	run kt-bucket --tsv --by bucket g.json >b.tsv 2>/dev/null
+	run kt-gaps --tsv --summary --top 50 g.json >gp.tsv 2>/dev/null
+	if cmp -s b.tsv v/3_kernel_table.tsv && cmp -s gp.tsv v/2_lost_time.tsv; then
+		ok views-same-as-bucket-gaps
+	else
+		bad views-same-as-bucket-gaps
+	fi
+else
+	skip "views-same-as-bucket-gaps: no kt-bucket or kt-gaps"
+fi
+# The text views hold the same numbers, aligned.
+busy=$(awk -F '\t' '$3 == "steady" { print $6 }' d.tsv)
+if grep -q "^Runtime decomposition" v/1_runtime_decomposition.txt &&
+    grep -q " $busy " v/1_runtime_decomposition.txt && grep -q "^per step:" v/1_runtime_decomposition.txt &&
+    grep -q "not a finding\|a finding" v/4_overlap_exposure.txt; then
+	ok views-text
+else
+	bad views-text
+fi
+
+# --capacity-gb reaches the memory view; the SVG is valid XML.
+run kt-views --capacity-gb 80 -o c g.json
+if [ "$(awk -F '\t' 'NR == 2 { print $12 "/" $13 }' c/5_memory.tsv)" = "80000000000/--capacity-gb" ] &&
+    python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' c/memory.svg 2>/dev/null &&
+    grep -q 'capacity 74.51 GiB' c/memory.svg; then
+	ok views-capacity
+else
+	bad "views-capacity: $(sed -n 2p c/5_memory.tsv)"
+fi
+
+# The input is opened twice at most: the model, then the memory pass.
+if command -v strace >/dev/null 2>&1; then
+	strace -f -e trace=open,openat -o st.log "$KT_BIN/kt-views" -o s g.json >/dev/null 2>&1
+	n=$(grep -c '"g.json"' st.log)
+	if [ "$n" -ge 1 ] && [ "$n" -le 2 ]; then ok "views-reads-twice"; else bad "views-reads-twice: opened $n times"; fi
+else
+	skip "views-reads-twice: no strace"
+fi
+
+# Standard input (spooled once), and "kt views" through the front command.
+run kt-views -o i <g.json
+run kt views -o k g.json 2>/dev/null
+same=1
+for f in $files; do
+	cmp -s "v/$f.tsv" "i/$f.tsv" || same=0
+	cmp -s "v/$f.tsv" "k/$f.tsv" || same=0
+done
+if [ $same = 1 ]; then ok views-stdin-front; else bad views-stdin-front; fi
+
+# Several traces: the rows of each, one header.
+"$gen" --steps 3 --layers 1 -r 1 -w 2 -o g1.json
+run kt-views -o two g.json g1.json
+run kt-memory g1.json >m1.tsv
+if [ "$(wc -l <two/5_memory.tsv)" -eq $(($(wc -l <m.tsv) + $(wc -l <m1.tsv) - 1)) ] &&
+    [ -s two/memory-1.svg ] && [ -s two/memory-2.svg ] && grep -q "g1.json: per phase" two/1_runtime_decomposition.txt; then
+	ok views-several
+else
+	bad views-several
+fi
+
+# Errors: no -o, -o naming a file, a missing input.
+e=0
+run kt-views g.json >/dev/null 2>e1 && e=1
+: >afile
+run kt-views -o afile g.json >/dev/null 2>e2 && e=1
+run kt-views -o z nosuch.json >/dev/null 2>e3 && e=1
+grep -q '^kt-views: ' e1 && grep -q '^kt-views: afile: not a folder' e2 && grep -q '^kt-views: ' e3 || e=1
+if [ $e = 0 ]; then ok views-errors; else bad "views-errors: $(cat e1 e2 e3)"; fi
+
+# examples/Makefile: its per-rank twins are those of kt views.
+if command -v make >/dev/null 2>&1 && [ -f "$top/examples/Makefile" ]; then
+	mk=$top/examples/Makefile
+	if make -s -f "$mk" -j2 KT="$KT_BIN/kt" TRACES=g.json OUT=mk >mk.log 2>&1; then
+		same=1
+		for f in $files; do cmp -s "v/$f.tsv" "mk/g/$f.tsv" || same=0; done
+		cmp -s v/5_memory.tsv mk/merged/views/5_memory.tsv || same=0
+		if [ $same = 1 ]; then ok views-makefile; else bad views-makefile; fi
+	else
+		bad "views-makefile: $(tail -3 mk.log)"
+	fi
+fi
+
+# A failure of the memory pass (it runs in a child process): one message,
+# exit 2, and no temporary file left.
+mkdir -p cf/5_memory.txt
+before=$(ls "${TMPDIR:-/tmp}" | grep -c '^kt-views\.')
+run kt-views -o cf g.json >/dev/null 2>cf.err
+rc=$?
+after=$(ls "${TMPDIR:-/tmp}" | grep -c '^kt-views\.')
+if [ $rc = 2 ] && [ "$(wc -l <cf.err)" -eq 1 ] && grep -q '^kt-views: .*5_memory.txt' cf.err &&
+    [ "$after" = "$before" ] && [ -s cf/4_overlap_exposure.tsv ]; then
+	ok views-child-error
+else
+	bad "views-child-error: exit $rc: $(cat cf.err)"
+fi
