@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kt.h"
 
@@ -60,11 +59,9 @@ main(int argc, char *argv[])
 	struct kt_rules *rules;
 	struct kt_error err;
 	struct kt_table *t;
-	struct kt_out *out;
-	const char *by = "bucket", *explain = NULL, *member = NULL;
-	const char *output = NULL, *rulefile = NULL;
-	int ch, form = 0, merge = 0, replace = 0, rc;
-	unsigned rflags = 0;
+	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
+	const char *by = "bucket", *explain = NULL, *rulefile = NULL;
+	int ch, merge = 0, replace = 0;
 
 	memset(&err, 0, sizeof(err));
 	memset(&bo, 0, sizeof(bo));
@@ -78,20 +75,8 @@ main(int argc, char *argv[])
 		case 'e':
 			explain = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'j':
-			form = KT_TABLE_JSON;
-			break;
-		case 'm':
-			member = optarg;
-			break;
 		case 'M':
 			merge = 1;
-			break;
-		case 'o':
-			output = optarg;
 			break;
 		case 'r':
 			rulefile = optarg;
@@ -99,21 +84,8 @@ main(int argc, char *argv[])
 		case 'R':
 			replace = 1;
 			break;
-		case 'S':
-			rflags |= KT_READ_STRICT;
-			break;
-		case 't':
-			form = KT_TABLE_TSV;
-			break;
-		case 'T':
-			form = KT_TABLE_TEXT;
-			break;
-		case 'V':
-			printf("kt-bucket %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -142,7 +114,8 @@ main(int argc, char *argv[])
 		    "tables with --merge");
 		return 2;
 	}
-	if (explain == NULL && kt_cli_check_output(output, argv, argc) == -1)
+	if (explain == NULL && kt_cli_check_output(co.output, argv, argc) ==
+	    -1)
 		return 2;
 	if ((rules = kt_rules_new(1)) == NULL)
 		kt_cli_nomem();
@@ -172,31 +145,17 @@ main(int argc, char *argv[])
 			kt_cli_die(&err);
 	} else {
 		struct kt_source *src;
-		struct kt_reader *rd, *rd2;
+		struct kt_reader *rd;
 		struct kt_model *m;
+		const char *name = argc ? argv[0] : "<stdin>";
 
-		if ((src = kt_source_open(argc ? argv[0] : "-", member,
-		    rflags, &err)) == NULL)
-			kt_cli_die(&err);
-		if ((rc = kt_source_next(src, &rd, &err)) != 1) {
-			if (rc == 0)
-				kt_error_set(&err, argc ? argv[0] : "<stdin>",
-				    0, 0, "no trace");
-			kt_cli_die(&err);
-		}
-		if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
-			kt_cli_die(&err);
-		kt_cli_progress_done();
+		rd = kt_cli_open_one(argc ? argv[0] : "-", name, co.member,
+		    co.rflags, &src);
+		m = kt_cli_model(rd);
 		kt_cli_report_repairs(kt_reader_name(rd),
 		    kt_reader_repairs(rd));
-		if (kt_source_archived(src)) {
-			if ((rc = kt_source_next(src, &rd2, &err)) == 1) {
-				kt_cli_warn("%s: several traces: pick one with "
-				    "--member, bucket each and sum the tables "
-				    "with --merge", argc ? argv[0] : "<stdin>");
-				kt_cli_die(NULL);
-			}
-		}
+		kt_cli_one_trace(src, name, "several traces: pick one with "
+		    "--member, bucket each and sum the tables with --merge", 0);
 		if (m->nact == 0)
 			kt_cli_warn("%s: no GPU activity (kernel, gpu_memcpy, "
 			    "gpu_memset) in the trace", kt_reader_name(rd));
@@ -206,18 +165,7 @@ main(int argc, char *argv[])
 		kt_reader_free(rd);
 		kt_source_close(src);
 	}
-	if ((out = kt_out_open(output, -1, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
-	if (kt_table_write(t, kt_table_form_pick(form, output == NULL ||
-	    strcmp(output, "-") == 0 ? STDOUT_FILENO : -1), 1, out) == -1) {
-		kt_error_set(&err, output ? output : "<stdout>", 0, 0,
-		    "write error");
-		kt_cli_die(&err);
-	}
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
-	kt_cli_set_output(NULL);
+	kt_cli_write_table(t, co.output, co.form);
 	kt_table_free(t);
 	kt_rules_free(rules);
 	return 0;

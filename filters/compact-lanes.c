@@ -15,19 +15,18 @@
  * back and writes the source's event array exactly.
  *
  * A lane is known only once every activity of the device is known, so
- * the events are held: a plain JSON input file is mapped and its events
- * stay where they are in it, other inputs are copied.  With a report, the
- * input's SHA-256 is computed in a second thread while the events are
- * read.  --restore holds the compact view the same way.
+ * the events are held (lib/hold.c): a plain JSON input file is mapped
+ * and its events stay where they are in it, other inputs are copied.
+ * With a report, the input's SHA-256 is computed in a second thread
+ * while the events are read.  --restore holds the compact view the same
+ * way.
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <pthread.h>
 
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,11 +145,8 @@ struct opts {
 	int		 group;
 	int		 restore;
 	long long	 max_lanes;
-	int		 level;
-	unsigned	 rflags;
-	const char	*member;
-	const char	*output;
 	const char	*report;
+	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
 static struct opts o;
@@ -171,7 +167,6 @@ static size_t ndevs;
 static int already;		/* the input is a compact view already */
 static char sha[65];
 static const char *inname = "<stdin>";
-static char *spool;
 
 static void
 usage(FILE *f)
@@ -192,14 +187,6 @@ usage(FILE *f)
 }
 
 #define nomem()	kt_cli_nomem()
-
-/* Remove standard input's copy, however the program ends. */
-static void
-unspool(void)
-{
-	if (spool != NULL)
-		unlink(spool);
-}
 
 /* Is the raw JSON string s[0..n) (with quotes) starting with prefix? */
 static int
@@ -417,44 +404,10 @@ stream_row(const struct thr *t)
 }
 
 /*
- * The input file mapped, when it is a plain file: an event whose bytes
- * are the file's at the reader's offset is held there, not copied.
+ * The input's events, held as the file's own bytes when it is a plain
+ * file, else copied.
  */
-static const char *map;
-static size_t mapsize;
-
-static void
-map_input(const char *path)
-{
-	struct stat st;
-	void *m;
-	int fd, flags = MAP_PRIVATE;
-	char head[64];
-	ssize_t n;
-	size_t i;
-
-	if ((fd = open(path, O_RDONLY)) == -1)
-		return;
-	/* Plain JSON only: not compressed, archived or TSV. */
-	n = read(fd, head, sizeof(head));
-	for (i = 0; n > 0 && i < (size_t)n && (head[i] == ' ' ||
-	    head[i] == '\t' || head[i] == '\n' || head[i] == '\r'); i++)
-		;
-	if (n <= 0 || i == (size_t)n || (head[i] != '{' && head[i] != '[' &&
-	    (unsigned char)head[i] != 0xef)) {
-		close(fd);
-		return;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= SIZE_MAX) {
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
-		if (m != MAP_FAILED) {
-			map = m;
-			mapsize = (size_t)st.st_size;
-		}
-	}
-	close(fd);
-}
+static struct kt_hold *holder;
 
 /* Keep ev. */
 static void
@@ -478,31 +431,10 @@ hold(const struct kt_event *ev)
 	memset(r, 0, sizeof(*r));
 	{
 		struct held *h = &helds[nrecs - 1];
-		uint64_t end = kt_reader_offset(rd);
+		struct kt_error err;
 
-		/*
-		 * The reader's bytes are the file's, at its offset, unless it
-		 * repaired them (map_input() maps plain JSON only).  One event
-		 * in 1024 is compared, to catch a reader that counts otherwise.
-		 */
-		h->raw = NULL;
-		if (map != NULL && !(ev->flags & (KT_EV_REPAIRED |
-		    KT_EV_PATCHED)) && end >= ev->len && end <= mapsize) {
-			const char *at = map + end - ev->len;
-
-			if ((nrecs & 1023) == 1 && memcmp(at, ev->raw, ev->len) !=
-			    0) {
-				kt_cli_warn("%s: internal error: the event at "
-				    "byte %llu is not the file's", inname,
-				    (unsigned long long)(end - ev->len));
-				kt_cli_die(NULL);
-			}
-			h->raw = at;
-		}
-		if (h->raw == NULL)
-			h->raw = kt_arena_copy(arena, ev->raw, ev->len);
-		if (h->raw == NULL)
-			nomem();
+		if ((h->raw = kt_hold_event(holder, rd, ev, &err)) == NULL)
+			kt_cli_die(&err);
 		h->len = (uint32_t)ev->len;
 		h->pid = span_of(ev, KT_F_PID);
 		h->tid = span_of(ev, KT_F_TID);
@@ -1738,15 +1670,7 @@ static void *
 hash_run(void *arg)
 {
 	(void)arg;
-	if (map != NULL) {
-		struct kt_sha256 c;
-
-		kt_sha256_init(&c);
-		kt_sha256_update(&c, map, mapsize);
-		kt_sha256_hex(&c, sha);
-		hashrc = 0;
-	} else
-		hashrc = kt_sha256_file(hashpath, sha, &hasherr);
+	hashrc = kt_hold_sha256(holder, hashpath, sha, &hasherr);
 	return NULL;
 }
 
@@ -1813,7 +1737,6 @@ compact(struct kt_source *src, const char *inpath)
 	struct kt_meta *metas;
 	struct kt_buf top = { NULL, 0, 0 }, pb = { NULL, 0, 0 };
 	struct kt_patch p;
-	struct kt_reader *again;
 	uint64_t nretired = 0, *srcindex, next = 0;
 	size_t i, nm, at, nout = 0;
 	int rc = 0, identity = 1, si_at_end = 0;
@@ -1823,12 +1746,8 @@ compact(struct kt_source *src, const char *inpath)
 
 	read_all();
 	hash_wait();
-	if ((rc = kt_source_next(src, &again, &err)) != 0) {
-		if (rc == 1)
-			kt_cli_warn("%s: holds several traces; pick one with "
-			    "--member or merge them with kt rank-tag", inname);
-		kt_cli_die(rc == 1 ? NULL : &err);
-	}
+	kt_cli_one_trace(src, inname, "holds several traces; pick one with "
+	    "--member or merge them with kt rank-tag", 1);
 	if (kt_reader_meta_find(rd, TOP_KEY) != NULL)
 		already = 1;
 	for (i = 0; i < npidis; i++)
@@ -1843,15 +1762,15 @@ compact(struct kt_source *src, const char *inpath)
 		scope_pids();
 		make_added();
 	}
-	if (report == NULL && o.output != NULL && strcmp(o.output, "-") != 0) {
-		snprintf(rpath, sizeof(rpath), "%s.compact.json", o.output);
+	if (report == NULL && o.co.output != NULL && strcmp(o.co.output, "-") != 0) {
+		snprintf(rpath, sizeof(rpath), "%s.compact.json", o.co.output);
 		report = rpath;
 	}
 	if (report != NULL) {
-		char *const outs[] = { (char *)(o.output ? o.output : "-"),
+		char *const outs[] = { (char *)(o.co.output ? o.co.output : "-"),
 		    (char *)inpath };
 
-		if ((o.output != NULL && strcmp(report, o.output) == 0) ||
+		if ((o.co.output != NULL && strcmp(report, o.co.output) == 0) ||
 		    kt_cli_check_output(report, outs, 2) == -1) {
 			kt_cli_warn("%s: the report cannot be the output "
 			    "or the input", report);
@@ -1887,9 +1806,7 @@ compact(struct kt_source *src, const char *inpath)
 		if ((si = kt_reader_srcindex(rd, &nsi, &si_at_end)) != NULL)
 			si_at_end = !si_at_end;
 	}
-	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
+	out = kt_cli_out_open(o.co.output, o.co.level);
 	if ((w = kt_writer_new(out, 0)) == NULL)
 		nomem();
 	metas = out_metas(&nm, &top, nretired, report);
@@ -1926,7 +1843,7 @@ compact(struct kt_source *src, const char *inpath)
 		rc = kt_writer_end_index(w, metas, nm, identity || !si_at_end ?
 		    NULL : srcindex, nout);
 	if (rc == 0 && report != NULL) {
-		rep = report_json(nretired, nout, o.output ? o.output :
+		rep = report_json(nretired, nout, o.co.output ? o.co.output :
 		    "<stdout>");
 		ro = open_report(report, rep);
 		json_decref(rep);
@@ -2234,9 +2151,7 @@ restore(struct kt_source *src, const char *path)
 	/* The source's rows: the compact view's, the retired ones'. */
 	if ((rows = malloc((nrecs + nret + 1) * sizeof(*rows))) == NULL)
 		nomem();
-	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
+	out = kt_cli_out_open(o.co.output, o.co.level);
 	if ((w = kt_writer_new(out, 0)) == NULL)
 		nomem();
 	m = kt_reader_metas(rd, &nm);
@@ -2329,12 +2244,7 @@ restore(struct kt_source *src, const char *path)
 	if (rc == 0)
 		rc = kt_writer_end_index(w, metas, nm, identity || !after ?
 		    NULL : rows, nrows);
-	kt_cli_set_output(NULL);
-	if (rc == -1 || kt_out_commit(out, &err) == -1) {
-		if (rc == -1)
-			kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
+	kt_cli_out_commit(out, rc == -1, &err);
 	kt_writer_free(w);
 	free(metas);
 	free(rows);
@@ -2346,9 +2256,7 @@ restore(struct kt_source *src, const char *path)
 
 identity_copy:
 	json_decref(topj);
-	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
+	out = kt_cli_out_open(o.co.output, o.co.level);
 	if ((w = kt_writer_new(out, 0)) == NULL)
 		nomem();
 	m = kt_reader_metas(rd, &nm);
@@ -2375,12 +2283,7 @@ identity_copy:
 			rc = kt_writer_end_index(w, m, nm, si != NULL &&
 			    !applied ? rows : NULL, nrecs);
 	}
-	kt_cli_set_output(NULL);
-	if (rc == -1 || kt_out_commit(out, &err) == -1) {
-		if (rc == -1)
-			kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
+	kt_cli_out_commit(out, rc == -1, &err);
 	kt_writer_free(w);
 	free(rows);
 	return 0;
@@ -2402,7 +2305,6 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct kt_error err;
 	struct kt_source *src;
 	const char *path;
 	char *readpath;
@@ -2410,7 +2312,7 @@ main(int argc, char *argv[])
 
 	kt_cli_init("kt-compact-lanes");
 	memset(&o, 0, sizeof(o));
-	o.level = -1;
+	o.co.level = -1;
 	o.max_lanes = 10;
 	while ((ch = getopt_long(argc, argv, "ghl:m:n:o:r:RSV", longopts,
 	    NULL)) != -1) {
@@ -2418,21 +2320,9 @@ main(int argc, char *argv[])
 		case 'g':
 			o.group = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'l':
-			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
-			break;
-		case 'm':
-			o.member = optarg;
-			break;
 		case 'n':
 			o.max_lanes = kt_cli_int("--max-gpu-lanes", optarg, 1,
 			    100000);
-			break;
-		case 'o':
-			o.output = optarg;
 			break;
 		case 'r':
 			o.report = optarg;
@@ -2440,15 +2330,8 @@ main(int argc, char *argv[])
 		case 'R':
 			o.restore = 1;
 			break;
-		case 'S':
-			o.rflags |= KT_READ_STRICT;
-			break;
-		case 'V':
-			printf("kt-compact-lanes %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&o.co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -2464,43 +2347,29 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	path = argc == 1 ? argv[0] : "-";
-	if (kt_cli_check_output(o.output, argv, argc) == -1)
+	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
 		return 2;
 	if (o.report != NULL && !o.restore &&
 	    kt_cli_check_output(o.report, argv, argc) == -1)
 		return 2;
-	if (o.level >= 0 && o.output != NULL && strcmp(o.output, "-") != 0 &&
-	    (strlen(o.output) < 3 ||
-	    strcmp(o.output + strlen(o.output) - 3, ".gz") != 0)) {
-		kt_cli_warn("--level applies to a .gz output only");
+	if (kt_cli_check_level(o.co.level, o.co.output) == -1)
 		return 2;
-	}
-	want_report = !o.restore && (o.report != NULL || (o.output != NULL &&
-	    strcmp(o.output, "-") != 0));
+	want_report = !o.restore && (o.report != NULL || (o.co.output != NULL &&
+	    strcmp(o.co.output, "-") != 0));
 	readpath = (char *)path;
 	if (strcmp(path, "-") != 0)
 		inname = path;
 	else if (want_report) {
 		/* Standard input is hashed too: keep a copy of it. */
-		if ((spool = kt_spool_stdin(&err)) == NULL)
-			kt_cli_die(&err);
-		atexit(unspool);
-		kt_cli_add_temp(spool);
-		readpath = spool;
+		readpath = kt_cli_spool_stdin();
 	}
-	if (!o.restore)
-		map_input(readpath);
+	if ((holder = kt_hold_new(o.restore ? NULL : readpath, inname)) ==
+	    NULL)
+		nomem();
 	/* The SHA-256 is for the report: no report, no hashing. */
 	if (want_report)
 		hash_start(readpath);
-	if ((src = kt_source_open(readpath, o.member, o.rflags, &err)) ==
-	    NULL)
-		kt_cli_die(&err);
-	if ((rc = kt_source_next(src, &rd, &err)) <= 0) {
-		if (rc == 0)
-			kt_error_set(&err, inname, 0, 0, "no trace");
-		kt_cli_die(&err);
-	}
+	rd = kt_cli_open_one(readpath, inname, o.co.member, o.co.rflags, &src);
 	if ((arena = kt_arena_new()) == NULL ||
 	    (threads = kt_intern_new()) == NULL ||
 	    (pids = kt_intern_new()) == NULL)
@@ -2508,8 +2377,6 @@ main(int argc, char *argv[])
 	rc = o.restore ? restore(src, path) : compact(src, readpath);
 	kt_reader_free(rd);
 	kt_source_close(src);
-	unspool();
-	free(spool);
-	spool = NULL;
+	kt_hold_free(holder);
 	return rc;
 }

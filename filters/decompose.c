@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kt.h"
 
@@ -59,27 +58,14 @@ main(int argc, char *argv[])
 	struct kt_decompose *dc;
 	struct kt_table *t;
 	struct kt_error err;
-	struct kt_out *out;
-	const char *member = NULL, *output = NULL, *rules = NULL;
-	unsigned rflags = 0;
-	int ch, rc, form = 0, series = 0, ranks = 0;
+	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
+	const char *rules = NULL;
+	int ch, series = 0, ranks = 0;
 
 	kt_cli_init("kt-decompose");
 	while ((ch = getopt_long(argc, argv, "hjm:o:Rr:sSTtV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'j':
-			form = KT_TABLE_JSON;
-			break;
-		case 'm':
-			member = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
 		case 'R':
 			ranks = 1;
 			break;
@@ -89,21 +75,8 @@ main(int argc, char *argv[])
 		case 's':
 			series = 1;
 			break;
-		case 'S':
-			rflags |= KT_READ_STRICT;
-			break;
-		case 'T':
-			form = KT_TABLE_TEXT;
-			break;
-		case 't':
-			form = KT_TABLE_TSV;
-			break;
-		case 'V':
-			printf("kt-decompose %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -117,41 +90,22 @@ main(int argc, char *argv[])
 		kt_cli_warn("choose one of --series and --ranks");
 		return 2;
 	}
-	if (kt_cli_check_output(output, argv, argc) == -1)
+	if (kt_cli_check_output(co.output, argv, argc) == -1)
 		return 2;
 	if ((rs = kt_rules_new(1)) == NULL)
 		kt_cli_nomem();
 	if (rules != NULL && kt_rules_load(rs, rules, 0, &err) == -1)
 		kt_cli_die(&err);
-	if ((src = kt_source_open(argc ? argv[0] : "-", member, rflags,
-	    &err)) == NULL)
-		kt_cli_die(&err);
-	if ((rc = kt_source_next(src, &rd, &err)) != 1) {
-		if (rc == 0)
-			kt_error_set(&err, argc ? argv[0] : "<stdin>", 0, 0,
-			    "no trace");
-		kt_cli_die(&err);
-	}
-	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_progress_done();
+	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
+	    co.member, co.rflags, &src);
+	m = kt_cli_model(rd);
 	if ((dc = kt_decompose_new(m, rs, &err)) == NULL)
 		kt_cli_die(&err);
 	t = series ? kt_decompose_series(dc) : ranks ?
 	    kt_decompose_ranks(dc) : kt_decompose_table(dc);
 	if (t == NULL)
 		kt_cli_nomem();
-	if ((out = kt_out_open(output, -1, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
-	if (kt_table_write(t, kt_table_form_pick(form, output == NULL ||
-	    strcmp(output, "-") == 0 ? STDOUT_FILENO : -1), 1, out) == -1) {
-		kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
-	kt_cli_set_output(NULL);
+	kt_cli_write_table(t, co.output, co.form);
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
 	kt_table_free(t);
 	kt_decompose_free(dc);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kt.h"
 
@@ -38,24 +37,6 @@ usage(FILE *f)
 	    "  -z, --tiny DUR        a tiny kernel is shorter (default 5us)\n"
 	    "  -h, --help            this help;  -V, --version  the version\n"
 	    "DUR is a number with a unit (ns, us, ms, s), or whole ns.\n");
-}
-
-/* A duration option: with a unit, or whole ns. */
-static int64_t
-duration(const char *opt, const char *s)
-{
-	int64_t v;
-
-	char *end;
-
-	if (kt_duration_parse(s, &v) == 0 && v >= 0)
-		return v;
-	v = strtoll(s, &end, 10);
-	if (*s >= '0' && *s <= '9' && *end == '\0' && v >= 0 && v < INT64_MAX)
-		return v;
-	kt_cli_warn("%s: '%s' is not a duration with a unit (ns, us, ms, s) "
-	    "or whole ns", opt, s);
-	exit(2);
 }
 
 /* A percentage with up to three decimals, in thousandths. */
@@ -131,18 +112,15 @@ main(int argc, char *argv[])
 	};
 	struct kt_gaps_opts go;
 	struct kt_gaps_total tot;
-	struct kt_error err;
 	struct kt_table *t, *st = NULL;
-	struct kt_out *out;
 	struct kt_source *src;
-	struct kt_reader *rd, *rd2;
+	struct kt_reader *rd;
 	struct kt_model *m;
-	const char *member = NULL, *output = NULL, *fail_text = NULL;
+	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
+	const char *fail_text = NULL;
 	int64_t fail = -1;
-	int ch, form = 0, rc;
-	unsigned rflags = 0;
+	int ch, rc;
 
-	memset(&err, 0, sizeof(err));
 	memset(&go, 0, sizeof(go));
 	go.min_gap = 10000;
 	go.tiny = 5000;
@@ -156,48 +134,23 @@ main(int argc, char *argv[])
 			fail_text = optarg;
 			break;
 		case 'g':
-			go.min_gap = duration("--min-gap", optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'j':
-			form = KT_TABLE_JSON;
+			go.min_gap = kt_cli_duration("--min-gap", optarg);
 			break;
 		case 'k':
 			go.top = kt_cli_int("--top", optarg, 1, INT64_MAX);
-			break;
-		case 'm':
-			member = optarg;
 			break;
 		case 'n':
 			go.run_min = kt_cli_int("--run-min", optarg, 1,
 			    INT32_MAX);
 			break;
-		case 'o':
-			output = optarg;
-			break;
 		case 's':
 			go.summary = 1;
 			break;
-		case 'S':
-			rflags |= KT_READ_STRICT;
-			break;
-		case 't':
-			form = KT_TABLE_TSV;
-			break;
-		case 'T':
-			form = KT_TABLE_TEXT;
-			break;
-		case 'V':
-			printf("kt-gaps %s\n", KT_VERSION);
-			return 0;
 		case 'z':
-			go.tiny = duration("--tiny", optarg);
+			go.tiny = kt_cli_duration("--tiny", optarg);
 			break;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -206,45 +159,21 @@ main(int argc, char *argv[])
 		kt_cli_warn("one trace at a time");
 		return 2;
 	}
-	if (kt_cli_check_output(output, argv, argc) == -1)
+	if (kt_cli_check_output(co.output, argv, argc) == -1)
 		return 2;
-	if ((src = kt_source_open(argc ? argv[0] : "-", member, rflags,
-	    &err)) == NULL)
-		kt_cli_die(&err);
-	if ((rc = kt_source_next(src, &rd, &err)) != 1) {
-		if (rc == 0)
-			kt_error_set(&err, argc ? argv[0] : "<stdin>", 0, 0,
-			    "no trace");
-		kt_cli_die(&err);
-	}
-	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_progress_done();
+	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
+	    co.member, co.rflags, &src);
+	m = kt_cli_model(rd);
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
-	if (kt_source_archived(src) &&
-	    kt_source_next(src, &rd2, &err) == 1) {
-		kt_cli_warn("%s: several traces: pick one with --member",
-		    argc ? argv[0] : "<stdin>");
-		kt_cli_die(NULL);
-	}
+	kt_cli_one_trace(src, argc ? argv[0] : "<stdin>", "several traces: "
+	    "pick one with --member", 0);
 	if (m->nact == 0)
 		kt_cli_warn("%s: no GPU activity (kernel, gpu_memcpy, "
 		    "gpu_memset) in the trace", kt_reader_name(rd));
 	if ((t = kt_gaps_table(m, &go, go.summary ? NULL : &st, &tot)) ==
 	    NULL)
 		kt_cli_nomem();
-	if ((out = kt_out_open(output, -1, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
-	if (kt_table_write(t, kt_table_form_pick(form, output == NULL ||
-	    strcmp(output, "-") == 0 ? STDOUT_FILENO : -1), 1, out) == -1) {
-		kt_error_set(&err, output ? output : "<stdout>", 0, 0,
-		    "write error");
-		kt_cli_die(&err);
-	}
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
-	kt_cli_set_output(NULL);
+	kt_cli_write_table(t, co.output, co.form);
 	if (st != NULL)
 		summary(st);
 	rc = 0;

@@ -15,7 +15,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <regex.h>
@@ -96,10 +95,7 @@ struct opts {
 	int		 has_device;
 	int		 suggest;
 	const char	*report;
-	const char	*output;
-	const char	*member;
-	int		 level;
-	unsigned	 rflags;
+	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
 static struct opts o;
@@ -118,7 +114,6 @@ static struct kt_intern *threads, *opnames;
 static struct cpuev *launches, *ops;
 static size_t nlaunches, nops, caplaunches, capops;
 static int64_t tstart = INT64_MAX;	/* the earliest ts */
-static char *spool;		/* standard input's copy */
 static int collecting = 1;	/* pass() collects for decide() */
 static uint64_t last_end;	/* the input offset after the last event */
 static uint64_t nread;		/* events read */
@@ -152,14 +147,6 @@ usage(FILE *f)
 	    "  -S, --strict               refuse damaged input\n"
 	    "      --pid PID              only anchors on process PID\n"
 	    "  -h, --help, -V, --version\n");
-}
-
-/* Remove the temporary files, however the program ends. */
-static void
-unspool(void)
-{
-	if (spool != NULL)
-		unlink(spool);
 }
 
 static char *
@@ -526,36 +513,16 @@ collect(const struct kt_event *ev)
 static struct kt_reader *
 open_trace(const char *path, unsigned flags, struct kt_source **srcp)
 {
-	struct kt_error err;
-	struct kt_reader *r;
-
-	if ((*srcp = kt_source_open(path, o.member, flags, &err)) == NULL)
-		kt_cli_die(&err);
-	switch (kt_source_next(*srcp, &r, &err)) {
-	case -1:
-		kt_cli_die(&err);
-		/* NOTREACHED */
-	case 0:
-		kt_cli_warn("%s: no trace", path);
-		kt_cli_die(NULL);
-	}
-	return r;
+	return kt_cli_open_one(path, path, o.co.member, flags, srcp);
 }
 
 /* After the last event: refuse an archive of several traces. */
 static void
 close_trace(struct kt_source *src, struct kt_reader *r, const char *name)
 {
-	struct kt_error err;
-	struct kt_reader *r2;
-
 	kt_reader_free(r);
-	if (kt_source_archived(src) && kt_source_next(src, &r2, &err) == 1) {
-		kt_reader_free(r2);
-		kt_cli_warn("%s: several traces; choose one with --member",
-		    name);
-		kt_cli_die(NULL);
-	}
+	kt_cli_one_trace(src, name, "several traces; choose one with "
+	    "--member", 0);
 	kt_source_close(src);
 }
 
@@ -953,9 +920,8 @@ suggest(struct kt_out *out)
 			kt_table_cell(t, "-");
 		kt_table_cell(t, kname(a->name, 4096));
 	}
-	if (kt_table_write(t, kt_table_form_pick(0, 1), 1, out) == -1 ||
-	    kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
+	kt_cli_out_commit(out, kt_table_write(t, kt_table_form_pick(0, 1), 1,
+	    out) == -1, &err);
 	kt_table_free(t);
 	free(sr);
 	free(v);
@@ -1361,10 +1327,14 @@ write_report(const char *path, const char *input, const char *hashpath)
 	json_decref(j);
 	if (s == NULL)
 		kt_cli_nomem();
-	if ((out = kt_out_open(path, 0, &err)) == NULL)
-		kt_cli_die(&err);
+	out = kt_cli_out_open(path, 0);
 	if (kt_out_write(out, s, strlen(s)) == -1 || kt_out_write(out, "\n",
-	    1) == -1 || kt_out_commit(out, &err) == -1) {
+	    1) == -1) {
+		kt_error_set(&err, path, 0, 0, "cannot write the report");
+		kt_cli_die(&err);
+	}
+	kt_cli_set_output(NULL);
+	if (kt_out_commit(out, &err) == -1) {
 		kt_error_set(&err, path, 0, 0, "cannot write the report");
 		kt_cli_die(&err);
 	}
@@ -1413,39 +1383,6 @@ splice_ok(struct kt_source *src, struct kt_reader *r, const char *path,
 	return ok;
 }
 
-/* Copy bytes [from, to) of the file at path (to 0: its end) to out. */
-static int
-copy_range(const char *path, uint64_t from, uint64_t to, struct kt_out *out)
-{
-	static char buf[1 << 20];
-	ssize_t n;
-	size_t want;
-	int fd, rc = 0;
-
-	if ((fd = open(path, O_RDONLY)) == -1)
-		return -1;
-	while (to == 0 || from < to) {
-		want = sizeof(buf);
-		if (to != 0 && to - from < want)
-			want = (size_t)(to - from);
-		if ((n = pread(fd, buf, want, (off_t)from)) == -1) {
-			if (errno == EINTR)
-				continue;
-			rc = -1;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (kt_out_write(out, buf, (size_t)n) == -1) {
-			rc = -1;
-			break;
-		}
-		from += (uint64_t)n;
-	}
-	close(fd);
-	return rc;
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -1483,7 +1420,7 @@ main(int argc, char *argv[])
 	int ch, rc = 0, splice;
 
 	memset(&o, 0, sizeof(o));
-	o.level = -1;
+	o.co.level = -1;
 	o.phase = "all";
 	kt_cli_init("kt-layer-track");
 	while ((ch = getopt_long(argc, argv, "a:d:E:e:f:hI:k:l:m:n:o:P:p:r:SsV",
@@ -1506,9 +1443,6 @@ main(int argc, char *argv[])
 			o.first = kt_cli_int("--first-layer", optarg, 0,
 			    1000000);
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		case 'I':
 			o.pid = optarg;
 			break;
@@ -1516,18 +1450,9 @@ main(int argc, char *argv[])
 			o.offset = kt_cli_int("--anchor-offset", optarg, 0,
 			    INT32_MAX);
 			break;
-		case 'l':
-			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
-			break;
-		case 'm':
-			o.member = optarg;
-			break;
 		case 'n':
 			o.nlayers = kt_cli_int("--num-layers", optarg, 1,
 			    1000000);
-			break;
-		case 'o':
-			o.output = optarg;
 			break;
 		case 'P':
 			o.passes = kt_cli_int("--passes", optarg, 1, 1000000);
@@ -1538,18 +1463,11 @@ main(int argc, char *argv[])
 		case 'r':
 			o.report = optarg;
 			break;
-		case 'S':
-			o.rflags |= KT_READ_STRICT;
-			break;
 		case 's':
 			o.suggest = 1;
 			break;
-		case 'V':
-			printf("kt-layer-track %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&o.co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -1570,19 +1488,19 @@ main(int argc, char *argv[])
 		compile(&end_rx, o.end_re, "--end-anchor-regex");
 	path = argc == 1 ? argv[0] : "-";
 	name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	if (kt_cli_check_output(o.output, argv, argc) == -1)
+	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
 		return 2;
 	if (o.report != NULL)
 		report = o.report;
-	else if (o.output != NULL && strcmp(o.output, "-") != 0 && !o.suggest) {
-		kt_buf_adds(&rp, o.output);
+	else if (o.co.output != NULL && strcmp(o.co.output, "-") != 0 && !o.suggest) {
+		kt_buf_adds(&rp, o.co.output);
 		kt_buf_adds(&rp, ".layers.json");
 		kt_buf_addc(&rp, '\0');
 		report = rp.p;
 	}
 	if (report != NULL && kt_cli_check_output(report, argv, argc) == -1)
 		return 2;
-	if (o.output != NULL && report != NULL && strcmp(report, o.output) ==
+	if (o.co.output != NULL && report != NULL && strcmp(report, o.co.output) ==
 	    0) {
 		kt_cli_warn("--report and --output name the same file");
 		return 2;
@@ -1602,44 +1520,34 @@ main(int argc, char *argv[])
 	    (opnames = kt_intern_new()) == NULL)
 		kt_cli_nomem();
 	/* Standard input is read twice: keep a copy. */
-	if (strcmp(path, "-") == 0) {
-		if ((spool = kt_spool_stdin(&err)) == NULL)
-			kt_cli_die(&err);
-		kt_cli_add_temp(spool);
-		path = spool;
-	}
-	atexit(unspool);
+	if (strcmp(path, "-") == 0)
+		path = kt_cli_spool_stdin();
 	/* First, what the decision needs; nothing is written before it. */
-	r = open_trace(path, o.rflags, &src);
+	r = open_trace(path, o.co.rflags, &src);
 	pass(r, NULL);
 	if (o.suggest) {
 		close_trace(src, r, name);
-		if ((out = kt_out_open(o.output, -1, &err)) == NULL)
-			kt_cli_die(&err);
-		kt_cli_set_output(out);
-		return suggest(out);
+		return suggest(kt_cli_out_open(o.co.output, -1));
 	}
 	decide();
 	place();
 	kt_cli_report_repairs(name, kt_reader_repairs(r));
 	splice = splice_ok(src, r, path, &at);
 	close_trace(src, r, name);
-	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
+	out = kt_cli_out_open(o.co.output, o.co.level);
 	if (splice) {
 		/* The input's bytes, the guides after its last event. */
 		rawout = out;
-		if (copy_range(path, 0, at, out) == -1 ||
+		if (kt_file_copy(path, 0, at, out) == -1 ||
 		    write_guides(NULL, 0) == -1 ||
-		    copy_range(path, at, 0, out) == -1)
+		    kt_file_copy(path, at, 0, out) == -1)
 			rc = -1;
 	} else {
 		/* Again, through the writer. */
 		if ((w = kt_writer_new(out, 0)) == NULL)
 			kt_cli_nomem();
 		collecting = 0;
-		r = open_trace(path, o.rflags, &src);
+		r = open_trace(path, o.co.rflags, &src);
 		next = pass(r, w);
 		if (next == UINT64_MAX)
 			rc = -1;
@@ -1651,15 +1559,10 @@ main(int argc, char *argv[])
 		close_trace(src, r, name);
 		kt_writer_free(w);
 	}
-	kt_cli_set_output(NULL);
-	if (rc == -1) {
-		kt_error_set(&err, o.output ? o.output : "<stdout>", 0, 0,
+	if (rc == -1)
+		kt_error_set(&err, o.co.output ? o.co.output : "<stdout>", 0, 0,
 		    "cannot write the trace");
-		kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
+	kt_cli_out_commit(out, rc == -1, &err);
 	if (report != NULL)
 		write_report(report, name, path);
 	if (present)

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kt.h"
 
@@ -22,12 +21,7 @@ struct opts {
 	int		 drop;
 	int		 series;
 	size_t		 points;
-	int		 form;
 	int		 tsv_trace;
-	int		 level;
-	unsigned	 rflags;
-	const char	*member;
-	const char	*output;
 	const char	*svg;
 };
 
@@ -54,59 +48,6 @@ usage(FILE *f)
 	    "  -h, --help, -V, --version\n");
 }
 
-/*
- * Parse GB as a decimal number ("80", "79.5") into bytes (10^9 per GB)
- * without floating point: digits after the ninth decimal are dropped.
- */
-static int64_t
-parse_gb(const char *s)
-{
-	int64_t whole = 0, frac = 0, scale = 100000000;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		goto bad;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		whole = whole * 10 + (*p - '0');
-		if (whole > 1000000000)
-			goto bad;
-	}
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			goto bad;
-		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	}
-	if (*p != '\0' || whole * 1000000000 + frac <= 0)
-		goto bad;
-	return whole * 1000000000 + frac;
-bad:
-	kt_cli_warn("--capacity-gb: '%s': not a positive number of GB", s);
-	exit(2);
-}
-
-/* Write the table t to o->output (or stdout). */
-static void
-write_table(const struct kt_table *t, const struct opts *o)
-{
-	struct kt_error err;
-	struct kt_out *out;
-	int tostdout = o->output == NULL || strcmp(o->output, "-") == 0;
-
-	if ((out = kt_out_open(o->output, -1, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
-	if (kt_table_write(t, kt_table_form_pick(o->form, tostdout ?
-	    STDOUT_FILENO : -1), 1, out) == -1) {
-		kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
-	kt_cli_set_output(NULL);
-}
-
 /* Write the SVG of m to path. */
 static void
 write_svg(const struct kt_memory *m, const char *path, const char *title,
@@ -118,15 +59,16 @@ write_svg(const struct kt_memory *m, const char *path, const char *title,
 
 	if (kt_memory_svg(m, points == 0 ? 2000 : points, title, &b) == -1)
 		kt_cli_nomem();
-	if ((out = kt_out_open(path, -1, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
-	if (kt_out_write(out, b.p, b.n) == -1 ||
-	    kt_out_commit(out, &err) == -1) {
+	out = kt_cli_out_open(path, -1);
+	if (kt_out_write(out, b.p, b.n) == -1) {
 		kt_error_set(&err, path, 0, 0, "cannot write");
 		kt_cli_die(&err);
 	}
 	kt_cli_set_output(NULL);
+	if (kt_out_commit(out, &err) == -1) {
+		kt_error_set(&err, path, 0, 0, "cannot write");
+		kt_cli_die(&err);
+	}
 	kt_buf_free(&b);
 }
 
@@ -152,6 +94,7 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct opts o;
+	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	struct kt_source *src;
 	struct kt_reader *rd;
 	struct kt_memory *mem;
@@ -167,13 +110,12 @@ main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	o.capacity = -1;
 	o.points = 500;
-	o.level = -1;
 	kt_cli_init("kt-memory");
 	while ((ch = getopt_long(argc, argv, "c:Cdg:hjl:m:n:o:sSTtV",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			o.capacity = parse_gb(optarg);
+			o.capacity = kt_cli_gb("--capacity-gb", optarg);
 			break;
 		case 'C':
 			o.counters = 1;
@@ -184,44 +126,19 @@ main(int argc, char *argv[])
 		case 'g':
 			o.svg = optarg;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'j':
-			o.form = KT_TABLE_JSON;
-			break;
-		case 'l':
-			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
-			break;
-		case 'm':
-			o.member = optarg;
-			break;
 		case 'n':
 			o.points = (size_t)kt_cli_int("--points", optarg, 0,
 			    100000000);
 			break;
-		case 'o':
-			o.output = optarg;
-			break;
 		case 's':
 			o.series = 1;
 			break;
-		case 'S':
-			o.rflags |= KT_READ_STRICT;
-			break;
-		case 'T':
-			o.form = KT_TABLE_TEXT;
-			break;
 		case 't':
-			o.form = KT_TABLE_TSV;
+			co.form = KT_TABLE_TSV;
 			o.tsv_trace = 1;
 			break;
-		case 'V':
-			printf("kt-memory %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -235,29 +152,20 @@ main(int argc, char *argv[])
 		kt_cli_warn("--drop-instants is for --counters");
 		return 2;
 	}
-	if (o.counters && (o.series || o.form == KT_TABLE_JSON ||
-	    o.form == KT_TABLE_TEXT)) {
+	if (o.counters && (o.series || co.form == KT_TABLE_JSON ||
+	    co.form == KT_TABLE_TEXT)) {
 		kt_cli_warn("--counters writes a trace, not a table");
 		return 2;
 	}
-	if (kt_cli_check_output(o.output, argv, argc) == -1 ||
+	if (kt_cli_check_output(co.output, argv, argc) == -1 ||
 	    (o.svg != NULL && kt_cli_check_output(o.svg, argv, argc) == -1))
 		return 2;
-	if ((src = kt_source_open(argc ? argv[0] : "-", o.member, o.rflags,
-	    &err)) == NULL)
-		kt_cli_die(&err);
-	if ((rc = kt_source_next(src, &rd, &err)) != 1) {
-		if (rc == 0)
-			kt_error_set(&err, argc ? argv[0] : "<stdin>", 0, 0,
-			    "no trace");
-		kt_cli_die(&err);
-	}
+	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
+	    co.member, co.rflags, &src);
 	if ((mem = kt_memory_new()) == NULL)
 		kt_cli_nomem();
 	if (o.counters) {
-		if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
-			kt_cli_die(&err);
-		kt_cli_set_output(out);
+		out = kt_cli_out_open(co.output, co.level);
 		if ((w = kt_writer_new(out, o.tsv_trace ? KT_WRITE_TSV :
 		    0)) == NULL)
 			kt_cli_nomem();
@@ -348,9 +256,7 @@ main(int argc, char *argv[])
 		    !applied) ? nrows : 0) == -1)
 			goto werr;
 		kt_writer_free(w);
-		if (kt_out_commit(out, &err) == -1)
-			kt_cli_die(&err);
-		kt_cli_set_output(NULL);
+		kt_cli_out_commit(out, 0, &err);
 		kt_buf_free(&b);
 	} else {
 		struct kt_table *t = o.series ? kt_memory_series(mem,
@@ -358,7 +264,7 @@ main(int argc, char *argv[])
 
 		if (t == NULL)
 			kt_cli_nomem();
-		write_table(t, &o);
+		kt_cli_write_table(t, co.output, co.form);
 		kt_table_free(t);
 	}
 	if (o.svg != NULL)
@@ -370,6 +276,6 @@ main(int argc, char *argv[])
 	kt_source_close(src);
 	return 0;
 werr:
-	kt_out_commit(out, &err);
-	kt_cli_die(&err);
+	kt_cli_out_commit(out, 1, &err);
+	return 2;
 }

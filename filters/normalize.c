@@ -40,10 +40,7 @@ struct opts {
 	int		 keep_order;
 	int		 rebase;
 	int		 tsv;
-	int		 level;
-	unsigned	 rflags;
-	const char	*member;
-	const char	*output;
+	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
 struct state {
@@ -478,7 +475,7 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 	if (minkey == INT64_MAX)
 		minkey = 0;
 	s = plan(st, o, minkey, &nout);
-	if ((o->rflags & KT_READ_STRICT) && st->nclosers +
+	if ((o->co.rflags & KT_READ_STRICT) && st->nclosers +
 	    kt_reader_repairs(st->r)->n[KT_R_UNMATCHED_E] > 0)
 		unmatched(st);
 	if (o->rebase)
@@ -846,10 +843,10 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opts o = { 0, 0, 0, 0, -1, 0, NULL, NULL };
+	struct opts o = { 0, 0, 0, 0, KT_CLI_OPTS_INIT };
 	struct state st;
 	struct kt_source *src;
-	struct kt_reader *r, *again;
+	struct kt_reader *r;
 	struct kt_out *out;
 	struct kt_writer *w;
 	struct kt_error err;
@@ -865,36 +862,17 @@ main(int argc, char *argv[])
 		case 'c':
 			o.check = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
 		case 'k':
 			o.keep_order = 1;
-			break;
-		case 'l':
-			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
-			break;
-		case 'm':
-			o.member = optarg;
-			break;
-		case 'o':
-			o.output = optarg;
 			break;
 		case 'r':
 			o.rebase = 1;
 			break;
-		case 'S':
-			o.rflags |= KT_READ_STRICT;
-			break;
 		case 't':
 			o.tsv = 1;
 			break;
-		case 'V':
-			printf("kt-normalize %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&o.co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -910,29 +888,17 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	path = argc == 1 ? argv[0] : "-";
-	if (kt_cli_check_output(o.output, argv, argc) == -1)
+	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
 		return 2;
-	if (o.level >= 0 && o.output != NULL && strcmp(o.output, "-") != 0 &&
-	    (strlen(o.output) < 3 ||
-	    strcmp(o.output + strlen(o.output) - 3, ".gz") != 0)) {
-		kt_cli_warn("--level applies to a .gz output only");
+	if (kt_cli_check_level(o.co.level, o.co.output) == -1)
 		return 2;
-	}
-	if ((src = kt_source_open(path, o.member, o.rflags, &err)) == NULL)
-		die_error(&err);
-	if ((rc = kt_source_next(src, &r, &err)) <= 0) {
-		if (rc == 0)
-			kt_error_set(&err, path, 0, 0, "no trace");
-		die_error(&err);
-	}
+	r = kt_cli_open_one(path, path, o.co.member, o.co.rflags, &src);
 	memset(&st, 0, sizeof(st));
 	st.r = r;
 	if ((st.arena = kt_arena_new()) == NULL ||
 	    (st.threads = kt_intern_new()) == NULL)
 		nomem();
-	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
-		die_error(&err);
-	kt_cli_set_output(out);
+	out = kt_cli_out_open(o.co.output, o.co.level);
 	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : 0)) == NULL)
 		nomem();
 	/*
@@ -950,32 +916,20 @@ main(int argc, char *argv[])
 		kt_cli_die(&err);
 	if (!stream) {
 		read_held(&st, !o.check);
-		if ((rc = kt_source_next(src, &again, &err)) != 0) {
-			if (rc == 1)
-				kt_cli_warn("%s: holds several traces; pick one "
-				    "with --member or merge them with kt "
-				    "rank-tag", path);
-			kt_cli_die(rc == 1 ? NULL : &err);
-		}
+		kt_cli_one_trace(src, path, "holds several traces; pick one "
+		    "with --member or merge them with kt rank-tag", 1);
 	}
 	if (o.check)
 		rc = run_check(&st, out);
 	else if (stream)
-		rc = run_stream(&st, w, (o.rflags & KT_READ_STRICT) != 0);
+		rc = run_stream(&st, w, (o.co.rflags & KT_READ_STRICT) != 0);
 	else
 		rc = write_held(&st, &o, w);
 	kt_cli_progress_done();
 	repairs = *kt_reader_repairs(r);
 	snprintf(name, sizeof(name), "%s", kt_reader_name(r));
-	if (rc == -1) {
-		/* A write failed; commit reports why and removes the file. */
-		kt_cli_set_output(NULL);
-		kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
-	kt_cli_set_output(NULL);
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
+	/* When a write failed, commit reports why and removes the file. */
+	kt_cli_out_commit(out, rc == -1, &err);
 	kt_cli_report_repairs(name, &repairs);
 	kt_writer_free(w);
 	kt_reader_free(r);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kt.h"
 
@@ -62,10 +61,9 @@ main(int argc, char *argv[])
 	struct kt_overlap *ov;
 	struct kt_table *t;
 	struct kt_error err;
-	struct kt_out *out;
-	const char *member = NULL, *output = NULL, *rules = NULL;
-	unsigned rflags = 0;
-	int ch, rc, form = 0, summary = 0;
+	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
+	const char *rules = NULL;
+	int ch, summary = 0;
 	size_t top = 0;
 	int64_t threshold = 1;
 
@@ -73,18 +71,6 @@ main(int argc, char *argv[])
 	while ((ch = getopt_long(argc, argv, "hjm:n:o:r:sSTtVx:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'j':
-			form = KT_TABLE_JSON;
-			break;
-		case 'm':
-			member = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
 		case 'n':
 			top = (size_t)kt_cli_int("--top", optarg, 0, INT32_MAX);
 			break;
@@ -94,24 +80,11 @@ main(int argc, char *argv[])
 		case 's':
 			summary = 1;
 			break;
-		case 'S':
-			rflags |= KT_READ_STRICT;
-			break;
-		case 'T':
-			form = KT_TABLE_TEXT;
-			break;
-		case 't':
-			form = KT_TABLE_TSV;
-			break;
-		case 'V':
-			printf("kt-overlap %s\n", KT_VERSION);
-			return 0;
 		case 'x':
 			threshold = kt_cli_int("--threshold", optarg, 0, 100);
 			break;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -121,41 +94,22 @@ main(int argc, char *argv[])
 		    "rank-tag first)");
 		return 2;
 	}
-	if (kt_cli_check_output(output, argv, argc) == -1)
+	if (kt_cli_check_output(co.output, argv, argc) == -1)
 		return 2;
 	if ((rs = kt_rules_new(1)) == NULL)
 		kt_cli_nomem();
 	if (rules != NULL && kt_rules_load(rs, rules, 0, &err) == -1)
 		kt_cli_die(&err);
-	if ((src = kt_source_open(argc ? argv[0] : "-", member, rflags,
-	    &err)) == NULL)
-		kt_cli_die(&err);
-	if ((rc = kt_source_next(src, &rd, &err)) != 1) {
-		if (rc == 0)
-			kt_error_set(&err, argc ? argv[0] : "<stdin>", 0, 0,
-			    "no trace");
-		kt_cli_die(&err);
-	}
-	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_progress_done();
+	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
+	    co.member, co.rflags, &src);
+	m = kt_cli_model(rd);
 	if ((ov = kt_overlap_new(m, rs, &err)) == NULL)
 		kt_cli_die(&err);
 	t = summary ? kt_overlap_summary(ov, threshold) :
 	    kt_overlap_table(ov, top);
 	if (t == NULL)
 		kt_cli_nomem();
-	if ((out = kt_out_open(output, -1, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
-	if (kt_table_write(t, kt_table_form_pick(form, output == NULL ||
-	    strcmp(output, "-") == 0 ? STDOUT_FILENO : -1), 1, out) == -1) {
-		kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
-	kt_cli_set_output(NULL);
+	kt_cli_write_table(t, co.output, co.form);
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
 	kt_table_free(t);
 	kt_overlap_free(ov);

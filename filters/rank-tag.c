@@ -90,10 +90,7 @@ struct opts {
 	int64_t		 align_step;
 	int		 verbose;
 	int		 tsv;
-	int		 level;
-	unsigned	 rflags;
-	const char	*member;
-	const char	*output;
+	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
 /*
@@ -116,19 +113,11 @@ static struct input *inputs;
 static size_t ninputs;
 static struct kt_arena *arena;
 static pthread_mutex_t arenalock = PTHREAD_MUTEX_INITIALIZER;
-static char *spool;		/* standard input's copy */
+static const char *spool;	/* standard input's copy */
 static struct job *jobs;
 static size_t njobs;
 static size_t nextjob;		/* the next job a survey thread takes */
 static pthread_mutex_t joblock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Remove standard input's copy, however the program ends. */
-static void
-unspool(void)
-{
-	if (spool != NULL)
-		unlink(spool);
-}
 
 static void
 usage(FILE *f)
@@ -307,7 +296,7 @@ survey_source(struct job *j, const struct opts *o, int progress)
 	int rc, ord = 0;
 
 	/* A survey skims: the merge pass validates every byte. */
-	if ((src = kt_source_open(j->path, o->member, o->rflags |
+	if ((src = kt_source_open(j->path, o->co.member, o->co.rflags |
 	    KT_READ_SKIM, &j->err)) == NULL) {
 		j->failed = 1;
 		return;
@@ -407,11 +396,7 @@ survey_all(char **argv, int argc, const struct opts *o)
 					exit(2);
 				}
 				/* Read twice: keep a copy in a temporary file. */
-				if ((spool = kt_spool_stdin(&jobs[i].err)) ==
-				    NULL)
-					kt_cli_die(&jobs[i].err);
-				atexit(unspool);
-				kt_cli_add_temp(spool);
+				spool = kt_cli_spool_stdin();
 				jobs[i].path = spool;
 			}
 			survey_source(&jobs[i], o, 1);
@@ -1082,7 +1067,7 @@ main(int argc, char *argv[])
 	char *const stdin_only[] = { (char *)"-" };
 
 	memset(&o, 0, sizeof(o));
-	o.level = -1;
+	o.co.level = -1;
 	kt_cli_init("kt-rank-tag");
 	while ((ch = getopt_long(argc, argv, "a:Dhl:m:o:r:StvV", longopts,
 	    NULL)) != -1) {
@@ -1105,24 +1090,9 @@ main(int argc, char *argv[])
 		case 'D':
 			o.allow_dup = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'l':
-			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
-			break;
-		case 'm':
-			o.member = optarg;
-			break;
-		case 'o':
-			o.output = optarg;
-			break;
 		case 'r':
 			o.rank = kt_cli_int("--rank", optarg, 0, INT32_MAX);
 			o.has_rank = 1;
-			break;
-		case 'S':
-			o.rflags |= KT_READ_STRICT;
 			break;
 		case 't':
 			o.tsv = 1;
@@ -1130,12 +1100,8 @@ main(int argc, char *argv[])
 		case 'v':
 			o.verbose = 1;
 			break;
-		case 'V':
-			printf("kt-rank-tag %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&o.co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -1145,7 +1111,7 @@ main(int argc, char *argv[])
 		argv = (char **)stdin_only;
 		argc = 1;
 	}
-	if (kt_cli_check_output(o.output, argv, nfiles) == -1)
+	if (kt_cli_check_output(o.co.output, argv, nfiles) == -1)
 		return 2;
 	if ((arena = kt_arena_new()) == NULL)
 		kt_cli_nomem();
@@ -1209,9 +1175,7 @@ main(int argc, char *argv[])
 		kt_cli_warn("not every input is sorted: merging rank after "
 		    "rank (kt normalize sorts)");
 	/* Second pass: merge. */
-	if ((out = kt_out_open(o.output, o.level, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
+	out = kt_cli_out_open(o.co.output, o.co.level);
 	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV | KT_WRITE_RANK :
 	    0)) == NULL)
 		kt_cli_nomem();
@@ -1228,7 +1192,7 @@ main(int argc, char *argv[])
 	if (merging && allsorted) {
 		/* By time: the input with the least key goes next. */
 		for (i = 0; i < ninputs; i++) {
-			reopen(&inputs[i], o.rflags | KT_READ_SMALL, o.member);
+			reopen(&inputs[i], o.co.rflags | KT_READ_SMALL, o.co.member);
 			advance(&inputs[i]);
 		}
 		while (rc == 0) {
@@ -1250,7 +1214,7 @@ main(int argc, char *argv[])
 		for (i = 0; i < ninputs && rc == 0; i++) {
 			struct input *in = &inputs[i];
 
-			reopen(in, o.rflags, o.member);
+			reopen(in, o.co.rflags, o.co.member);
 			for (advance(in); in->live && rc == 0; advance(in))
 				rc = put(w, in, &in->ev, merging, o.tsv, &eb);
 			kt_cli_report_repairs(in->name, kt_reader_repairs(in->r));
@@ -1262,16 +1226,7 @@ main(int argc, char *argv[])
 	}
 	if (rc == 0)
 		rc = kt_writer_end(w, metas, nm);
-	kt_cli_set_output(NULL);
-	if (rc == -1) {
-		kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
-	unspool();
-	free(spool);
-	spool = NULL;
+	kt_cli_out_commit(out, rc == -1, &err);
 	for (i = 0; i < ninputs; i++) {
 		kt_reader_free(inputs[i].r);
 		kt_source_close(inputs[i].src);

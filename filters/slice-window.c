@@ -114,10 +114,7 @@ struct opts {
 	int		 clip;
 	int		 cpu_only;
 	int		 tsv;
-	int		 level;
-	unsigned	 rflags;
-	const char	*member;
-	const char	*output;
+	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
 static struct opts o;
@@ -350,10 +347,8 @@ emit_ev(struct window *w, const struct kt_event *in, int64_t newts)
 		kt_patch_free(&p);
 		kt_buf_free(&rec);
 	}
-	if (kt_writer_event(w->w, out) == -1) {
-		kt_out_commit(w->out, &err);
-		kt_cli_die(&err);
-	}
+	if (kt_writer_event(w->w, out) == -1)
+		kt_cli_out_commit(w->out, 1, &err);
 	if (w->nrows == w->caprows) {
 		size_t c = w->caprows ? w->caprows * 2 : 1024;
 		uint64_t *t;
@@ -399,25 +394,23 @@ win_open(struct window *w)
 	struct kt_error err;
 	const struct kt_meta *m;
 	size_t nm, i;
-	const char *path = o.output;
+	const char *path = o.co.output;
 
 	if (o.split) {
 		snprintf(w->path, sizeof(w->path), "%s-steps-%lld-%lld.%s",
-		    o.output, (long long)w->step_a, (long long)w->step_b,
+		    o.co.output, (long long)w->step_a, (long long)w->step_b,
 		    o.tsv ? "tsv" : "json");
 		path = w->path;
 	}
-	if ((w->out = kt_out_open(path, o.level, &err)) == NULL)
+	if ((w->out = kt_out_open(path, o.co.level, &err)) == NULL)
 		kt_cli_die(&err);
 	if (!o.split)
 		kt_cli_set_output(w->out);
 	if ((w->w = kt_writer_new(w->out, o.tsv ? KT_WRITE_TSV : 0)) == NULL)
 		kt_cli_nomem();
 	m = kt_reader_metas(rd, &nm);
-	if (kt_writer_begin(w->w, m, nm, NULL, 0) == -1) {
-		kt_out_commit(w->out, &err);
-		kt_cli_die(&err);
-	}
+	if (kt_writer_begin(w->w, m, nm, NULL, 0) == -1)
+		kt_cli_out_commit(w->out, 1, &err);
 	for (i = 0; i < nmeta_ev; i++)
 		emit(w, &metas_ev[i], INT64_MIN);
 }
@@ -1195,7 +1188,7 @@ main(int argc, char *argv[])
 	int ch, rc, nkinds = 0, has_steps = 0;
 	uint64_t dropped = 0;
 
-	o.level = -1;
+	o.co.level = -1;
 	o.nth = 1;
 	kt_cli_init("kt-slice-window");
 	while ((ch = getopt_long(argc, argv, "Aa:cCf:hl:m:n:o:p:r:s:ST:tV",
@@ -1228,20 +1221,8 @@ main(int argc, char *argv[])
 			o.from = parse_time("--from", optarg);
 			o.has_from = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'l':
-			o.level = (int)kt_cli_int("--level", optarg, 0, 9);
-			break;
-		case 'm':
-			o.member = optarg;
-			break;
 		case 'n':
 			o.nth = kt_cli_int("--nth", optarg, 1, INT32_MAX);
-			break;
-		case 'o':
-			o.output = optarg;
 			break;
 		case 'p':
 			o.split = (int)kt_cli_int("--split-steps", optarg, 1,
@@ -1259,9 +1240,6 @@ main(int argc, char *argv[])
 			has_steps = 1;
 			nkinds++;
 			break;
-		case 'S':
-			o.rflags |= KT_READ_STRICT;
-			break;
 		case 'T':
 			o.to = parse_time("--to", optarg);
 			o.has_to = 1;
@@ -1269,12 +1247,8 @@ main(int argc, char *argv[])
 		case 't':
 			o.tsv = 1;
 			break;
-		case 'V':
-			printf("kt-slice-window %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&o.co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
@@ -1298,7 +1272,7 @@ main(int argc, char *argv[])
 		kt_cli_warn("--to is before --from");
 		return 2;
 	}
-	if (o.split && (o.output == NULL || strcmp(o.output, "-") == 0)) {
+	if (o.split && (o.co.output == NULL || strcmp(o.co.output, "-") == 0)) {
 		kt_cli_warn("--split-steps writes files: give -o PREFIX");
 		return 2;
 	}
@@ -1310,17 +1284,10 @@ main(int argc, char *argv[])
 		kt_cli_warn("one input at a time");
 		return 2;
 	}
-	if (!o.split && kt_cli_check_output(o.output, argv, argc) == -1)
+	if (!o.split && kt_cli_check_output(o.co.output, argv, argc) == -1)
 		return 2;
-	if ((src = kt_source_open(argc ? argv[0] : "-", o.member, o.rflags,
-	    &err)) == NULL)
-		kt_cli_die(&err);
-	if ((rc = kt_source_next(src, &rd, &err)) != 1) {
-		if (rc == 0)
-			kt_error_set(&err, argc ? argv[0] : "<stdin>", 0, 0,
-			    "no trace");
-		kt_cli_die(&err);
-	}
+	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
+	    o.co.member, o.co.rflags, &src);
 	if ((flowkeys = kt_intern_new()) == NULL ||
 	    (tracks = kt_intern_new()) == NULL)
 		kt_cli_nomem();
@@ -1354,12 +1321,8 @@ main(int argc, char *argv[])
 					w->rows[k] = si[w->rows[k]];
 		for (k = 0; k < w->nrows && w->rows[k] == k; k++)
 			;
-		if (kt_writer_end_index(w->w, m, nm, k == w->nrows ? NULL :
-		    w->rows, w->nrows) == -1 ||
-		    kt_out_commit(w->out, &err) == -1)
-			kt_cli_die(&err);
-		if (!o.split)
-			kt_cli_set_output(NULL);
+		kt_cli_out_commit(w->out, kt_writer_end_index(w->w, m, nm,
+		    k == w->nrows ? NULL : w->rows, w->nrows) == -1, &err);
 		if (o.split)
 			printf("%s\n", w->path);
 	}

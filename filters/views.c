@@ -58,9 +58,8 @@ struct opts {
 	int64_t		 capacity;
 	size_t		 top;
 	const char	*dir;
-	const char	*member;
 	const char	*rules;
-	unsigned	 rflags;
+	struct kt_cli_opts co;	/* -m, -S */
 };
 
 static char *spool;
@@ -118,35 +117,6 @@ usage(FILE *f)
 	    "  -h, --help, -V, --version\n");
 }
 
-/* The same parse as kt-memory's --capacity-gb. */
-static int64_t
-parse_gb(const char *s)
-{
-	int64_t whole = 0, frac = 0, scale = 100000000;
-	const char *p = s;
-
-	if (*p < '0' || *p > '9')
-		goto bad;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		whole = whole * 10 + (*p - '0');
-		if (whole > 1000000000)
-			goto bad;
-	}
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			goto bad;
-		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	}
-	if (*p != '\0' || whole * 1000000000 + frac <= 0)
-		goto bad;
-	return whole * 1000000000 + frac;
-bad:
-	kt_cli_warn("--capacity-gb: '%s': not a positive number of GB", s);
-	exit(2);
-}
-
 static struct input *ins;
 static size_t nins;
 
@@ -183,9 +153,7 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	struct kt_bucket_opts bo;
 	struct kt_gaps_opts go;
 
-	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_progress_done();
+	m = kt_cli_model(rd);
 	if ((dc = kt_decompose_new(m, rs, &err)) == NULL ||
 	    (ov = kt_overlap_new(m, rs, &err)) == NULL)
 		kt_cli_die(&err);
@@ -279,48 +247,31 @@ memory_view(struct input *in, struct kt_reader *rd, const struct opts *o)
 static struct kt_out *
 open_in(const char *dir, const char *name, const char *ext)
 {
-	struct kt_error err;
-	struct kt_out *out;
 	char path[4096];
 
 	snprintf(path, sizeof(path), "%s/%s%s", dir, name, ext);
-	if ((out = kt_out_open(path, -1, &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_set_output(out);
-	return out;
+	return kt_cli_out_open(path, -1);
 }
 
 static void
 put(struct kt_out *out, const char *s)
 {
-	if (kt_out_write(out, s, strlen(s)) == -1) {
-		struct kt_error err;
-
-		kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
+	if (kt_out_write(out, s, strlen(s)) == -1)
+		kt_cli_out_commit(out, 1, NULL);
 }
 
 static void
 commit(struct kt_out *out)
 {
-	struct kt_error err;
-
-	if (kt_out_commit(out, &err) == -1)
-		kt_cli_die(&err);
-	kt_cli_set_output(NULL);
+	kt_cli_out_commit(out, 0, NULL);
 }
 
 static void
 table(struct kt_out *out, const struct kt_table *t, enum kt_table_form f,
     int header)
 {
-	struct kt_error err;
-
-	if (kt_table_write(t, f, header, out) == -1) {
-		kt_out_commit(out, &err);
-		kt_cli_die(&err);
-	}
+	if (kt_table_write(t, f, header, out) == -1)
+		kt_cli_out_commit(out, 1, NULL);
 }
 
 /* Does the table across ranks have a step with more than one rank? */
@@ -389,12 +340,8 @@ write_svg(const struct opts *o)
 		else
 			snprintf(name, sizeof(name), "memory-%zu", i + 1);
 		out = open_in(o->dir, name, ".svg");
-		if (kt_out_write(out, b.p, b.n) == -1) {
-			struct kt_error err;
-
-			kt_out_commit(out, &err);
-			kt_cli_die(&err);
-		}
+		if (kt_out_write(out, b.p, b.n) == -1)
+			kt_cli_out_commit(out, 1, NULL);
 		commit(out);
 	}
 	kt_buf_free(&b);
@@ -413,7 +360,7 @@ model_pass(char **paths, int n, const struct kt_rules *rs,
 	for (i = 0; i < n; i++) {
 		size_t first = nins;
 
-		if ((src = kt_source_open(paths[i], o->member, o->rflags,
+		if ((src = kt_source_open(paths[i], o->co.member, o->co.rflags,
 		    &err)) == NULL)
 			kt_cli_die(&err);
 		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
@@ -450,7 +397,7 @@ memory_pass(char **paths, int n, const struct opts *o)
 	int i, rc;
 
 	for (i = 0; i < n; i++) {
-		if ((src = kt_source_open(paths[i], o->member, o->rflags |
+		if ((src = kt_source_open(paths[i], o->co.member, o->co.rflags |
 		    KT_READ_SKIM, &err)) == NULL)
 			kt_cli_die(&err);
 		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
@@ -499,13 +446,7 @@ main(int argc, char *argv[])
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			o.capacity = parse_gb(optarg);
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'm':
-			o.member = optarg;
+			o.capacity = kt_cli_gb("--capacity-gb", optarg);
 			break;
 		case 'n':
 			o.top = (size_t)kt_cli_int("--top", optarg, 0,
@@ -517,15 +458,8 @@ main(int argc, char *argv[])
 		case 'r':
 			o.rules = optarg;
 			break;
-		case 'S':
-			o.rflags |= KT_READ_STRICT;
-			break;
-		case 'V':
-			printf("kt-views %s\n", KT_VERSION);
-			return 0;
 		default:
-			usage(stderr);
-			return 2;
+			kt_cli_opt(&o.co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;

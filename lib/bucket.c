@@ -12,15 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kt.h"
-
-/* qsort(3), which may not be given a NULL array even when it is empty. */
-static void
-xsort(void *b, size_t n, size_t sz, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(b, n, sz, cmp);
-}
+#include "ktint.h"
 
 static const char *const by_names[KT_NBY] = {
 	"bucket", "name", "stream", "step", "rank", "device"
@@ -386,7 +378,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 		gg->max = (int64_t)durs[n - 1].key;
 		gg->uni = union_order(m, order + a0, n);
 	}
-	xsort(g, ng, sizeof(*g), cmp_group);
+	kt_qsort(g, ng, sizeof(*g), cmp_group);
 	for (i = 0; i < ng; i++)
 		if (put_group(t, &g[i], "group", busy_all) == -1)
 			goto fail;
@@ -706,7 +698,7 @@ fail_f:
 		}
 	}
 	/* Sum rows with equal keys. */
-	xsort(rows, nrows, sizeof(*rows), cmp_mrow_key);
+	kt_qsort(rows, nrows, sizeof(*rows), cmp_mrow_key);
 	{
 		size_t w = 0;
 
@@ -740,7 +732,7 @@ fail_f:
 			busy_all += rows[i].uni;
 	mkeys = icount - 1;
 	mnumeric = numeric + 1;
-	xsort(rows, nrows, sizeof(*rows), cmp_mrow_out);
+	kt_qsort(rows, nrows, sizeof(*rows), cmp_mrow_out);
 	{
 		const char **cn;
 

@@ -224,3 +224,220 @@ kt_cli_progress_done(void)
 		progress_shown = 0;
 	}
 }
+
+/* ------------------------------------------------------------------ */
+/* The main() mechanics the filters share: one trace in, one output out. */
+
+struct kt_reader *
+kt_cli_open_one(const char *path, const char *name, const char *member,
+    unsigned flags, struct kt_source **srcp)
+{
+	struct kt_error err;
+	struct kt_reader *rd;
+	int rc;
+
+	if (path == NULL)
+		path = "-";
+	if (name == NULL)
+		name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	if ((*srcp = kt_source_open(path, member, flags, &err)) == NULL)
+		kt_cli_die(&err);
+	if ((rc = kt_source_next(*srcp, &rd, &err)) != 1) {
+		if (rc == 0)
+			kt_error_set(&err, name, 0, 0, "no trace");
+		kt_cli_die(&err);
+	}
+	return rd;
+}
+
+void
+kt_cli_one_trace(struct kt_source *src, const char *name, const char *msg,
+    int strict)
+{
+	struct kt_error err;
+	struct kt_reader *rd;
+	int rc;
+
+	if (!strict && !kt_source_archived(src))
+		return;
+	if ((rc = kt_source_next(src, &rd, &err)) == 1) {
+		kt_reader_free(rd);
+		kt_cli_warn("%s: %s", name, msg);
+		kt_cli_die(NULL);
+	}
+	if (rc == -1 && strict)
+		kt_cli_die(&err);
+}
+
+struct kt_model *
+kt_cli_model(struct kt_reader *rd)
+{
+	struct kt_error err;
+	struct kt_model *m;
+
+	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_progress_done();
+	return m;
+}
+
+struct kt_out *
+kt_cli_out_open(const char *path, int level)
+{
+	struct kt_error err;
+	struct kt_out *out;
+
+	if ((out = kt_out_open(path, level, &err)) == NULL)
+		kt_cli_die(&err);
+	kt_cli_set_output(out);
+	return out;
+}
+
+void
+kt_cli_out_commit(struct kt_out *out, int failed, struct kt_error *err)
+{
+	struct kt_error e;
+
+	if (err == NULL) {
+		memset(&e, 0, sizeof(e));
+		err = &e;
+	}
+	kt_cli_set_output(NULL);
+	if (kt_out_commit(out, err) == -1 || failed)
+		kt_cli_die(err);
+}
+
+void
+kt_cli_write_table(const struct kt_table *t, const char *path, int form)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	int tostdout = path == NULL || strcmp(path, "-") == 0, failed;
+
+	out = kt_cli_out_open(path, -1);
+	failed = kt_table_write(t, kt_table_form_pick(form, tostdout ?
+	    STDOUT_FILENO : -1), 1, out) == -1;
+	kt_error_set(&err, path ? path : "<stdout>", 0, 0, "write error");
+	kt_cli_out_commit(out, failed, &err);
+}
+
+int
+kt_cli_check_level(int level, const char *output)
+{
+	size_t n;
+
+	if (level < 0 || output == NULL || strcmp(output, "-") == 0)
+		return 0;
+	n = strlen(output);
+	if (n < 3 || strcmp(output + n - 3, ".gz") != 0) {
+		kt_cli_warn("--level applies to a .gz output only");
+		return -1;
+	}
+	return 0;
+}
+
+int64_t
+kt_cli_duration(const char *opt, const char *s)
+{
+	int64_t v;
+	char *end;
+
+	if (kt_duration_parse(s, &v) == 0 && v >= 0)
+		return v;
+	v = strtoll(s, &end, 10);
+	if (*s >= '0' && *s <= '9' && *end == '\0' && v >= 0 && v < INT64_MAX)
+		return v;
+	kt_cli_warn("%s: '%s' is not a duration with a unit (ns, us, ms, s) "
+	    "or whole ns", opt, s);
+	exit(2);
+}
+
+int64_t
+kt_cli_gb(const char *opt, const char *s)
+{
+	int64_t whole = 0, frac = 0, scale = 100000000;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		goto bad;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		whole = whole * 10 + (*p - '0');
+		if (whole > 1000000000)
+			goto bad;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			goto bad;
+		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	if (*p != '\0' || whole * 1000000000 + frac <= 0)
+		goto bad;
+	return whole * 1000000000 + frac;
+bad:
+	kt_cli_warn("%s: '%s': not a positive number of GB", opt, s);
+	exit(2);
+}
+
+static char *cli_spool;
+
+/* Remove standard input's copy, however the program ends. */
+static void
+cli_unspool(void)
+{
+	if (cli_spool != NULL)
+		unlink(cli_spool);
+}
+
+char *
+kt_cli_spool_stdin(void)
+{
+	struct kt_error err;
+
+	if (cli_spool != NULL)
+		return cli_spool;
+	if ((cli_spool = kt_spool_stdin(&err)) == NULL)
+		kt_cli_die(&err);
+	atexit(cli_unspool);
+	kt_cli_add_temp(cli_spool);
+	return cli_spool;
+}
+
+void
+kt_cli_opt(struct kt_cli_opts *co, int ch, const char *arg,
+    void (*usage)(FILE *))
+{
+	switch (ch) {
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case 'j':
+		co->form = KT_TABLE_JSON;
+		break;
+	case 'l':
+		co->level = (int)kt_cli_int("--level", arg, 0, 9);
+		break;
+	case 'm':
+		co->member = arg;
+		break;
+	case 'o':
+		co->output = arg;
+		break;
+	case 'S':
+		co->rflags |= KT_READ_STRICT;
+		break;
+	case 't':
+		co->form = KT_TABLE_TSV;
+		break;
+	case 'T':
+		co->form = KT_TABLE_TEXT;
+		break;
+	case 'V':
+		printf("%s %s\n", progname, KT_VERSION);
+		exit(0);
+	default:
+		usage(stderr);
+		exit(2);
+	}
+}

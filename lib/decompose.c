@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kt.h"
+#include "ktint.h"
 
 /* A window of one device. */
 struct kt_dwin {
@@ -370,17 +370,6 @@ dev_cell(struct kt_table *t, const struct kt_model *m, uint32_t dev,
 		*rc |= kt_table_cellf(t, "pid:%s", kt_model_str(m, d->pid));
 }
 
-/* 100 x num / den with one decimal, safe from overflow on bad input. */
-static int
-pct_cell(struct kt_table *t, int64_t num, int64_t den)
-{
-	if (num > INT64_MAX / 100 || num < -(INT64_MAX / 100)) {
-		num /= 100;
-		den /= 100;
-	}
-	return kt_table_ratio(t, 100 * num, den, 1);
-}
-
 /* The sums of the common columns. */
 struct sums {
 	int64_t	 wall, busy, compute, comm, hidden, transfer;
@@ -410,8 +399,8 @@ sums_cells(struct kt_table *t, const struct sums *s, int *rc)
 	*rc |= kt_table_int(t, s->comm - s->hidden);
 	*rc |= kt_table_int(t, s->hidden);
 	*rc |= kt_table_int(t, s->transfer);
-	*rc |= pct_cell(t, s->busy, s->wall);
-	*rc |= pct_cell(t, s->comm - s->hidden, s->wall);
+	*rc |= kt_table_pct(t, s->busy, s->wall);
+	*rc |= kt_table_pct(t, s->comm - s->hidden, s->wall);
 }
 
 #define COMMON_COLS \

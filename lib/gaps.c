@@ -15,15 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kt.h"
-
-/* qsort(3), which may not be given a NULL array even when it is empty. */
-static void
-xsort(void *b, size_t n, size_t sz, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(b, n, sz, cmp);
-}
+#include "ktint.h"
 
 enum { R_GAP, R_RUN, R_STEP, R_TOTAL };
 
@@ -517,7 +509,7 @@ kt_gaps_table(const struct kt_model *m, const struct kt_gaps_opts *o,
 			else
 				tot->runs++;
 		}
-	xsort(rv.r, rv.n, sizeof(*rv.r), cmp_row);
+	kt_qsort(rv.r, rv.n, sizeof(*rv.r), cmp_row);
 	n = o->top > 0 && (size_t)o->top < rv.n ? (size_t)o->top : rv.n;
 	if ((t = kt_table_new(gap_cols, NGAPCOLS)) == NULL)
 		goto fail;

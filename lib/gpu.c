@@ -13,15 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kt.h"
-
-/* qsort(3), which may not be given a NULL array even when it is empty. */
-static void
-xsort(void *b, size_t n, size_t sz, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(b, n, sz, cmp);
-}
+#include "ktint.h"
 
 /* The buckets every rule set has, in this order (ids 0..7). */
 static const char *const std_buckets[] = {
@@ -437,7 +429,7 @@ kt_iv_union(struct kt_iv *v, size_t n)
 {
 	size_t i, k = 0;
 
-	xsort(v, n, sizeof(*v), cmp_iv);
+	kt_qsort(v, n, sizeof(*v), cmp_iv);
 	for (i = 0; i < n; i++) {
 		if (v[i].end <= v[i].start)
 			continue;

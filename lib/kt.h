@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define KT_VERSION "0.1.0"
 
@@ -552,6 +553,76 @@ int	 kt_cli_report_repairs(const char *, const struct kt_repairs *);
 void	 kt_cli_progress(const struct kt_reader *);
 void	 kt_cli_progress_done(void);
 
+/*
+ * One trace in, one output out: the mechanics every filter's main()
+ * repeats, each of which prints the family's message and exits 2 on
+ * failure (removing the registered output).
+ *
+ * kt_cli_open_one() opens path (NULL or "-": stdin) and returns its first
+ * trace (a new reader; *srcp gets the new source); "NAME: no trace" when
+ * it has none, name NULL meaning path, or <stdin> for "-".
+ */
+struct kt_reader *kt_cli_open_one(const char *, const char *, const char *,
+		    unsigned, struct kt_source **);
+/*
+ * After the first trace's last event: when another trace follows, print
+ * "NAME: MSG" and exit 2.  strict: look at any source, and a failure to
+ * read on is an error too; else only an archive is looked at, and a
+ * failure is ignored.
+ */
+void	 kt_cli_one_trace(struct kt_source *, const char *, const char *,
+	    int);
+/* The analysis model of rd with progress (kt_model_load); new. */
+struct kt_model;
+struct kt_model	*kt_cli_model(struct kt_reader *);
+/* kt_out_open(path, level), registered with kt_cli_set_output(). */
+struct kt_out	*kt_cli_out_open(const char *, int);
+/*
+ * Unregister and commit out.  When the commit fails, or failed says a
+ * write went wrong before, exit 2 with the reason: the commit's, else
+ * *err as the caller set it (err may be NULL).
+ */
+void	 kt_cli_out_commit(struct kt_out *, int, struct kt_error *);
+/*
+ * Write a table to path (NULL or "-": stdout) atomically, in form
+ * (0: text on a terminal, else TSV), with its header line.
+ */
+void	 kt_cli_write_table(const struct kt_table *, const char *, int);
+/* Refuse --level (>= 0) unless output is a ".gz" file.  0 or -1. */
+int	 kt_cli_check_level(int, const char *);
+/*
+ * The options most filters share, in the same letters: -h (usage to
+ * stdout, exit 0), -j, -t, -T (the table form: JSON lines, TSV, text),
+ * -l N (the gzip level, 0 to 9), -m GLOB (the archive member), -o FILE,
+ * -S (strict reading) and -V (print the version, exit 0).  Call
+ * kt_cli_opt() with getopt's result ch and optarg in the default case
+ * of the option switch: it takes these, and for any other ch (an unknown
+ * option) writes usage to stderr and exits 2.  A filter whose letter
+ * means something else handles it in a case of its own.
+ */
+struct kt_cli_opts {
+	const char	*member;
+	const char	*output;
+	unsigned	 rflags;
+	int		 form;		/* enum kt_table_form, or 0 */
+	int		 level;		/* -1: none given */
+};
+
+#define KT_CLI_OPTS_INIT	{ NULL, NULL, 0, 0, -1 }
+
+void	 kt_cli_opt(struct kt_cli_opts *, int, const char *,
+	    void (*)(FILE *));
+/*
+ * Copy standard input into a temporary file (kt_spool_stdin) removed when
+ * the program ends, however it ends.  Returns its path (borrowed; the
+ * same one when called again).
+ */
+char	*kt_cli_spool_stdin(void);
+/* A duration option with a unit (ns, us, ms, s), or whole ns, >= 0. */
+int64_t	 kt_cli_duration(const char *, const char *);
+/* A positive decimal number of GB ("79.5") in bytes (10^9 per GB). */
+int64_t	 kt_cli_gb(const char *, const char *);
+
 /* ------------------------------------------------------------------ */
 /* SHA-256 (lib/sha256.c), for reports that name their input by digest. */
 
@@ -570,6 +641,38 @@ void	 kt_sha256_final(struct kt_sha256 *, unsigned char[32]);
 void	 kt_sha256_hex(struct kt_sha256 *, char[65]);
 /* The digest of the file at path as hex.  0, or -1 with err filled. */
 int	 kt_sha256_file(const char *, char[65], struct kt_error *);
+
+/* ------------------------------------------------------------------ */
+/*
+ * An input's bytes (lib/hold.c), for filters that hold a whole trace in
+ * memory or write the input again.  A holder maps the input when it is
+ * a plain JSON file, so that an event read from it without a repair is
+ * held as the file's own bytes; every other event is copied.
+ */
+struct kt_hold;
+
+/*
+ * A new holder; path (NULL or "-": none, events are copied) is the file
+ * to map, name its name in messages.  NULL when out of memory.
+ */
+struct kt_hold	*kt_hold_new(const char *, const char *);
+/*
+ * The bytes of ev, just read by rd (ev->len of them), borrowed until
+ * kt_hold_free().  NULL with err set when out of memory, or when the
+ * mapped file's bytes are not the event's (checked every 1024 events).
+ */
+const char	*kt_hold_event(struct kt_hold *, const struct kt_reader *,
+		    const struct kt_event *, struct kt_error *);
+/*
+ * The input's SHA-256 as hex: of the mapped bytes when h (may be NULL)
+ * holds a map, else of the file at path.  0, or -1 with err set.  Safe
+ * in another thread while events are held.
+ */
+int		 kt_hold_sha256(const struct kt_hold *, const char *, char[65],
+		    struct kt_error *);
+void		 kt_hold_free(struct kt_hold *);
+/* Copy bytes [from, to) of the file at path (to 0: to its end) to out. */
+int		 kt_file_copy(const char *, uint64_t, uint64_t, struct kt_out *);
 
 /* ------------------------------------------------------------------ */
 /*

@@ -14,15 +14,7 @@
 
 #include <jansson.h>
 
-#include "kt.h"
-
-/* qsort(3), which may not be given a NULL array even when it is empty. */
-static void
-xsort(void *b, size_t n, size_t sz, int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(b, n, sz, cmp);
-}
+#include "ktint.h"
 
 /* A growable array of fixed-size records. */
 struct vec {
@@ -693,7 +685,7 @@ sort_spans(struct kt_model *m)
 			if (cmp_span(&o[i - 1], &o[i]) > 0)
 				break;
 		if (i < b)
-			xsort(o + a, b - a, sizeof(*o), cmp_span);
+			kt_qsort(o + a, b - a, sizeof(*o), cmp_span);
 	}
 	free(start);
 	return 0;
@@ -728,14 +720,14 @@ renumber(struct load *l)
 	/* Devices: remember the old number in first, sort, map. */
 	for (i = 0; i < m->ndevices; i++)
 		m->devices[i].first = (uint32_t)i;
-	xsort(m->devices, m->ndevices, sizeof(*m->devices), cmp_dev);
+	kt_qsort(m->devices, m->ndevices, sizeof(*m->devices), cmp_dev);
 	for (i = 0; i < m->ndevices; i++)
 		map[m->devices[i].first] = (uint32_t)i;
 	for (i = 0; i < m->nact; i++)
 		m->act[i].dev = map[m->act[i].dev];
 	for (i = 0; i < m->ngpu_ann; i++)
 		m->gpu_ann[i].dev = map[m->gpu_ann[i].dev];
-	xsort(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread);
+	kt_qsort(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread);
 	for (i = 0; i < m->nthreads; i++)
 		map[m->threads[i].first] = (uint32_t)i;
 	for (i = 0; i < m->nspans; i++)
@@ -813,7 +805,7 @@ spans_finish(struct kt_model *m)
 		    h[1] <= '9')
 			st->number = strtoll(h + 1, &end, 10);
 	}
-	xsort(m->steps, m->nsteps, sizeof(*m->steps), cmp_step);
+	kt_qsort(m->steps, m->nsteps, sizeof(*m->steps), cmp_step);
 	return 0;
 }
 
@@ -1012,10 +1004,10 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 	if (renumber(&l) == -1)
 		goto nomem;
 	sort_m = m;
-	xsort(m->act, m->nact, sizeof(*m->act), cmp_act);
+	kt_qsort(m->act, m->nact, sizeof(*m->act), cmp_act);
 	if (sort_spans(m) == -1)
 		goto nomem;
-	xsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
+	kt_qsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
 	if (spans_finish(m) == -1 || join(m) == -1 ||
 	    devices_finish(m) == -1)
 		goto nomem;

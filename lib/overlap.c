@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kt.h"
+#include "ktint.h"
 
 struct crow {
 	uint32_t	 act;
@@ -325,17 +325,6 @@ kt_overlap_free(struct kt_overlap *ov)
 	free(ov);
 }
 
-/* 100 x num / den with one decimal, safe from overflow on bad input. */
-static int
-pct_cell(struct kt_table *t, int64_t num, int64_t den)
-{
-	if (num > INT64_MAX / 100 || num < -(INT64_MAX / 100)) {
-		num /= 100;
-		den /= 100;
-	}
-	return kt_table_ratio(t, 100 * num, den, 1);
-}
-
 static void
 dev_cells(struct kt_table *t, const struct kt_model *m, uint32_t dev,
     int *rc)
@@ -390,7 +379,7 @@ kt_overlap_table(const struct kt_overlap *ov, size_t top)
 		rc |= kt_table_int(t, a->dur);
 		rc |= kt_table_int(t, ex);
 		rc |= kt_table_int(t, r->hidden);
-		rc |= pct_cell(t, ex, a->dur);
+		rc |= kt_table_pct(t, ex, a->dur);
 		rc |= kt_table_cell(t, ex == 0 ? "hidden" : r->hidden == 0 ?
 		    "exposed" : "partly exposed");
 		rc |= kt_table_cell(t, cn);
@@ -464,12 +453,12 @@ kt_overlap_summary(const struct kt_overlap *ov, int64_t threshold_pct)
 		rc |= kt_table_int(t, d->union_len);
 		rc |= kt_table_int(t, ex);
 		rc |= kt_table_int(t, d->union_hidden);
-		rc |= pct_cell(t, d->union_hidden, d->union_len);
+		rc |= kt_table_pct(t, d->union_hidden, d->union_len);
 		rc |= kt_table_int(t, d->busy);
 		rc |= kt_table_int(t, d->wall);
 		rc |= kt_table_int(t, d->compute);
-		rc |= pct_cell(t, d->union_len, d->busy);
-		rc |= pct_cell(t, ex, d->wall);
+		rc |= kt_table_pct(t, d->union_len, d->busy);
+		rc |= kt_table_pct(t, ex, d->wall);
 		if (d->nkern == 0)
 			snprintf(v, sizeof(v), "no communication");
 		else if (ex == 0)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kt.h"
+#include "ktint.h"
 
 int
 kt_sort_pairs(struct kt_pair *a, size_t n)
@@ -49,4 +49,12 @@ kt_sort_pairs(struct kt_pair *a, size_t n)
 		memcpy(a, src, n * sizeof(*a));
 	free(tmp);
 	return 0;
+}
+
+void
+kt_qsort(void *b, size_t n, size_t sz, int (*cmp)(const void *,
+    const void *))
+{
+	if (n > 1)
+		qsort(b, n, sz, cmp);
 }

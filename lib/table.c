@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kt.h"
+#include "ktint.h"
 
 __extension__ typedef unsigned __int128 u128;
 
@@ -358,4 +358,14 @@ done:
 	free(w);
 	kt_buf_free(&b);
 	return rc;
+}
+
+int
+kt_table_pct(struct kt_table *t, int64_t num, int64_t den)
+{
+	if (num > INT64_MAX / 100 || num < -(INT64_MAX / 100)) {
+		num /= 100;
+		den /= 100;
+	}
+	return kt_table_ratio(t, 100 * num, den, 1);
 }

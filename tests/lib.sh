@@ -45,3 +45,26 @@ plain() {
 have_shared() {
 	[ -d "$KT_SHARED" ]
 }
+
+# need_shared NAME: skip the rest of the script (as NAME) when the shared
+# traces are absent; else S names their folder.
+need_shared() {
+	if ! have_shared; then
+		skip "$1: no $KT_SHARED"
+		exit 0
+	fi
+	S=$KT_SHARED
+}
+
+# The head of a Python judge: the trace named by sys.argv[1] (plain or
+# gzip) loaded as d with exact decimals, and ns(x) for a time in ns.
+py_trace_head() {
+	cat <<'EOF'
+import sys, json, gzip
+from decimal import Decimal
+def ns(x): return int(Decimal(x) * 1000) if not isinstance(x, int) else x * 1000
+f = sys.argv[1]
+with (gzip.open if f.endswith('.gz') else open)(f, 'rt') as fh:
+    d = json.load(fh, parse_float=Decimal)
+EOF
+}

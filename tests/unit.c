@@ -735,6 +735,92 @@ test_sha256(void)
 	CHECK(kt_sha256_file("/nonexistent/kt-sha", hex, NULL) == -1);
 }
 
+/*
+ * Holding events (lib/hold.c): a plain file's events are held as the
+ * mapped file's bytes, others copied; both stay valid after the reader
+ * is gone.  The input's digest and a byte range copied to an output.
+ */
+static void
+test_hold(void)
+{
+	static const char trace[] =
+	    "{\"traceEvents\": [\n"
+	    "{\"ph\": \"X\", \"name\": \"a\", \"pid\": 1, \"tid\": 1, "
+	    "\"ts\": 1, \"dur\": 2},\n"
+	    "{\"ph\": \"X\", \"name\": \"b\", \"pid\": 1, \"tid\": 1, "
+	    "\"ts\": 3, \"dur\": 4}\n"
+	    "]}\n";
+	char path[] = "/tmp/kt-unit-hold.XXXXXX";
+	char copy[] = "/tmp/kt-unit-hold-copy.XXXXXX";
+	char hex[65], want[65], got[sizeof(trace)];
+	const char *held[2][2];
+	struct kt_error err;
+	struct kt_event ev;
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_hold *h[2];
+	struct kt_out *out;
+	size_t k, n = 0;
+	FILE *f;
+	int fd, i;
+
+	if ((fd = mkstemp(path)) == -1 || write(fd, trace, sizeof(trace) -
+	    1) != (ssize_t)(sizeof(trace) - 1)) {
+		CHECK(!"mkstemp");
+		return;
+	}
+	close(fd);
+	CHECK((h[0] = kt_hold_new(path, path)) != NULL);
+	CHECK((h[1] = kt_hold_new(NULL, "<stdin>")) != NULL);
+	CHECK((src = kt_source_open(path, NULL, 0, &err)) != NULL);
+	CHECK(kt_source_next(src, &rd, &err) == 1);
+	while (kt_reader_next(rd, &ev, &err) == 1 && n < 2) {
+		for (k = 0; k < 2; k++) {
+			held[k][n] = kt_hold_event(h[k], rd, &ev, &err);
+			CHECK(held[k][n] != NULL && held[k][n] != ev.raw &&
+			    memcmp(held[k][n], ev.raw, ev.len) == 0);
+		}
+		n++;
+	}
+	CHECK(n == 2);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	/* Mapped: the second event follows the first in the file. */
+	CHECK(memcmp(held[0][0], "{\"ph\": \"X\", \"name\": \"a\"", 23) ==
+	    0 && held[0][1] > held[0][0] &&
+	    memcmp(held[0][1] - 3, "},\n", 3) == 0);
+	CHECK(memcmp(held[1][1], "{\"ph\": \"X\", \"name\": \"b\"", 23) ==
+	    0);
+	CHECK(kt_sha256_file(path, want, NULL) == 0);
+	for (i = 0; i < 2; i++) {
+		memset(hex, 0, sizeof(hex));
+		CHECK(kt_hold_sha256(h[i], path, hex, &err) == 0 &&
+		    strcmp(hex, want) == 0);
+	}
+	kt_hold_free(h[0]);
+	kt_hold_free(h[1]);
+	/* Bytes [16, 40) and then from 40 to the end: the file again. */
+	if ((fd = mkstemp(copy)) != -1) {
+		close(fd);
+		CHECK((out = kt_out_open(copy, -1, &err)) != NULL);
+		CHECK(kt_file_copy(path, 0, 16, out) == 0 &&
+		    kt_file_copy(path, 16, 40, out) == 0 &&
+		    kt_file_copy(path, 40, 0, out) == 0 &&
+		    kt_out_commit(out, &err) == 0);
+		memset(got, 0, sizeof(got));
+		if ((f = fopen(copy, "rb")) != NULL) {
+			CHECK(fread(got, 1, sizeof(got), f) ==
+			    sizeof(trace) - 1);
+			fclose(f);
+		}
+		CHECK(memcmp(got, trace, sizeof(trace) - 1) == 0);
+		unlink(copy);
+	} else
+		CHECK(!"mkstemp");
+	CHECK(kt_file_copy("/nonexistent/kt-copy", 0, 0, NULL) == -1);
+	unlink(path);
+}
+
 /* The analysis model on a small trace, the bucket rules, intervals. */
 static void
 test_model(void)
@@ -863,6 +949,7 @@ main(void)
 	test_skim();
 	test_table();
 	test_sha256();
+	test_hold();
 	test_model();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;

@@ -101,11 +101,7 @@ else
 	bad decompose-no-gpu
 fi
 
-if ! have_shared; then
-	skip "decompose-real: no $KT_SHARED"
-	exit 0
-fi
-S=$KT_SHARED
+need_shared decompose-real
 # The eight DLRM ranks merged: one row per rank, wall = busy + idle.
 d=$S/param/dlrm_kineto
 if [ -d "$d" ]; then
@@ -136,13 +132,7 @@ fi
 # against kt-overlap --summary's span, busy and compute, which use the
 # same intervals (HTA also drops the trace's last iteration; this does
 # not, so both sides keep every event).
-cat >hta.py <<'EOF'
-import sys, json, gzip
-from decimal import Decimal
-def ns(x): return int(Decimal(x) * 1000) if not isinstance(x, int) else x * 1000
-f = sys.argv[1]
-with (gzip.open if f.endswith('.gz') else open)(f, 'rt') as fh:
-    d = json.load(fh, parse_float=Decimal)
+{ py_trace_head; cat <<'EOF'; } >hta.py
 k = {}
 for e in (d['traceEvents'] if isinstance(d, dict) else d):
     if e.get('ph') != 'X' or e.get('cat') not in ('kernel', 'gpu_memcpy', 'gpu_memset'):

@@ -162,3 +162,17 @@ fi
 "$KT_BIN/kt" nosuch >/dev/null 2>&1
 [ $? -eq 2 ] && ok "io: kt with an unknown filter exits 2" ||
     bad "io: kt unknown filter"
+
+# Filters that spool stdin to read it twice still call it <stdin>.
+printf '{"traceEvents": [{"ph": "X", "ts": 1,, }]}' >bad-input.json
+for f in "kt-layer-track -a x -n 1" "kt-compact-lanes" "kt-views -o views-out" \
+    "kt-normalize" "kt-bucket" "kt-rank-tag --rank 0"; do
+	# shellcheck disable=SC2086
+	run $f - <bad-input.json >/dev/null 2>err
+	rc=$?
+	if [ "$rc" -eq 2 ] && grep -q "^${f%% *}: <stdin>:1:38: " err; then
+		ok "io: ${f%% *} names stdin <stdin>"
+	else
+		bad "io: ${f%% *} on bad stdin: status $rc, $(head -1 err)"
+	fi
+done

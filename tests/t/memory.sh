@@ -201,11 +201,7 @@ done
 [ $e = 0 ] && ok memory-errors
 if run kt-memory --counters -o /dev/full g.json 2>/dev/null; then bad "memory-dev-full"; else ok memory-dev-full; fi
 
-if ! have_shared; then
-	skip "memory-real: no $KT_SHARED"
-	exit 0
-fi
-S=$KT_SHARED
+need_shared memory-real
 # Kineto ResNet50 (2021): Bytes only.  Allocated is the running sum of
 # Bytes in input order per device; jq computes it the same way.
 r50=$S/kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz

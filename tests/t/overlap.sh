@@ -82,11 +82,7 @@ else
 fi
 if [ "$(run kt-overlap --top 1 g.json | wc -l)" -eq 2 ]; then ok overlap-top; else bad overlap-top; fi
 
-if ! have_shared; then
-	skip "overlap-real: no $KT_SHARED"
-	exit 0
-fi
-S=$KT_SHARED
+need_shared overlap-real
 # The DLRM ranks merged: one row per NCCL kernel (jq counts them), each
 # with exposed + hidden = duration; no Seq in these traces, so no join.
 d=$S/param/dlrm_kineto
@@ -114,13 +110,7 @@ if [ -f "$f" ]; then
 fi
 # HTA's get_comm_comp_overlap: intersection of the merged communication
 # and computation kernels over the merged communication time.
-cat >hta.py <<'EOF'
-import sys, json, gzip
-from decimal import Decimal
-def ns(x): return int(Decimal(x) * 1000) if not isinstance(x, int) else x * 1000
-f = sys.argv[1]
-with (gzip.open if f.endswith('.gz') else open)(f, 'rt') as fh:
-    d = json.load(fh, parse_float=Decimal)
+{ py_trace_head; cat <<'EOF'; } >hta.py
 cm, cp = [], []
 for e in (d['traceEvents'] if isinstance(d, dict) else d):
     if e.get('ph') != 'X' or e.get('cat') not in ('kernel', 'gpu_memcpy', 'gpu_memset'):
