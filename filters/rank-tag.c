@@ -312,14 +312,8 @@ survey_source(struct job *j, const struct opts *o, int progress)
 		memset(in, 0, sizeof(*in));
 		in->path = keep(j->path, strlen(j->path));
 		in->ordinal = ord++;
+		/* A spool of stdin is named "<stdin>" by the library. */
 		rc = survey(in, r, o, progress, &j->err);
-		if (rc == 0 && spool != NULL && j->path == spool) {
-			char nmb[1100];
-
-			snprintf(nmb, sizeof(nmb), "<stdin>%s",
-			    in->name + strlen(spool));
-			snprintf(in->name, sizeof(in->name), "%s", nmb);
-		}
 		kt_reader_free(r);
 		if (rc == -1)
 			break;
