@@ -1259,29 +1259,23 @@ static void
 add_meta(const char *pid, size_t pn, int64_t tid, const char *what,
     const char *name, int64_t sort, const struct pidi *pi)
 {
+	static struct kt_buf args;
 	struct kt_buf *b = &added;
-	char num[32];
 
-	kt_buf_adds(b, "{\"name\": \"");
-	kt_buf_adds(b, what);
-	kt_buf_adds(b, "\", \"ph\": \"M\", \"pid\": ");
-	kt_buf_add(b, pid, pn);
-	kt_buf_adds(b, ", \"tid\": ");
-	kt_buf_add(b, num, kt_int_format(tid, num));
-	kt_buf_adds(b, ", \"args\": {\"" ADDED_KEY "\": 1");
-	if (name != NULL) {
-		kt_buf_adds(b, ", \"name\": \"");
-		kt_json_escape(b, name, strlen(name));
-		kt_buf_addc(b, '"');
-	} else {
-		kt_buf_adds(b, ", \"sort_index\": ");
-		kt_buf_add(b, num, kt_int_format(sort, num));
-	}
-	if (pi->rank != NULL) {
-		kt_buf_adds(b, ", \"rank\": ");
-		kt_buf_add(b, pi->rank, pi->ranklen);
-	}
-	if (kt_buf_adds(b, "}}\n") == -1)
+	args.n = 0;
+	if (kt_obj_begin(&args) == -1 ||
+	    kt_obj_int(&args, ADDED_KEY, 1) == -1 ||
+	    (name != NULL ? kt_obj_str(&args, "name", name) :
+	    kt_obj_int(&args, "sort_index", sort)) == -1 ||
+	    (pi->rank != NULL &&
+	    kt_obj_raw(&args, "rank", pi->rank, pi->ranklen) == -1) ||
+	    kt_obj_end(&args) == -1 ||
+	    kt_obj_begin(b) == -1 || kt_obj_str(b, "name", what) == -1 ||
+	    kt_obj_str(b, "ph", "M") == -1 ||
+	    kt_obj_raw(b, "pid", pid, pn) == -1 ||
+	    kt_obj_int(b, "tid", tid) == -1 ||
+	    kt_obj_raw(b, "args", args.p, args.n) == -1 ||
+	    kt_obj_end(b) == -1 || kt_buf_addc(b, '\n') == -1)
 		nomem();
 	nadded++;
 }

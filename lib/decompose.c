@@ -353,23 +353,6 @@ kt_decompose_free(struct kt_decompose *dc)
 	free(dc);
 }
 
-/* The rank and device cells: the device index, else its pid. */
-static void
-dev_cell(struct kt_table *t, const struct kt_model *m, uint32_t dev,
-    int *rc)
-{
-	const struct kt_device *d = &m->devices[dev];
-
-	if (d->rank >= 0)
-		*rc |= kt_table_int(t, d->rank);
-	else
-		*rc |= kt_table_cell(t, "-");
-	if (d->index >= 0)
-		*rc |= kt_table_int(t, d->index);
-	else
-		*rc |= kt_table_cellf(t, "pid:%s", kt_model_str(m, d->pid));
-}
-
 /* The sums of the common columns. */
 struct sums {
 	int64_t	 wall, busy, compute, comm, hidden, transfer;
@@ -455,7 +438,7 @@ kt_decompose_table(const struct kt_decompose *dc)
 			}
 			if (n == 0)
 				continue;
-			dev_cell(t, dc->m, dc->w[i].dev, &rc);
+			rc |= kt_model_device_cells(t, dc->m, dc->w[i].dev);
 			rc |= kt_table_cell(t, p == PH_STEP ? "steady" :
 			    phname[p]);
 			rc |= kt_table_int(t, p == PH_STEP || p == PH_PARTIAL ?
@@ -498,7 +481,7 @@ kt_decompose_series(const struct kt_decompose *dc)
 
 		memset(&s, 0, sizeof(s));
 		sums_add(&s, w);
-		dev_cell(t, dc->m, w->dev, &rc);
+		rc |= kt_model_device_cells(t, dc->m, w->dev);
 		rc |= kt_table_cell(t, phname[w->phase]);
 		if (w->step >= 0 && (w->phase == PH_STEP ||
 		    w->phase == PH_PARTIAL))

@@ -850,6 +850,9 @@ struct kt_model	*kt_model_load(struct kt_reader *,
 void		 kt_model_free(struct kt_model *);
 /* The interned string id (borrowed, NUL-terminated), "" for KT_NO. */
 const char	*kt_model_str(const struct kt_model *, uint32_t);
+/* Append device dev's rank and device cells ("-", "pid:P" when unknown). */
+int		 kt_model_device_cells(struct kt_table *, const struct kt_model *,
+		    uint32_t);
 /*
  * The innermost span of thread th that contains time t ([ts, ts+dur)),
  * skipping kinds whose bit (1 << kind) is set in skip; KT_NO if none.

@@ -290,27 +290,46 @@ make_key(struct load *l, int64_t rank, const struct kt_event *ev, int thread)
 	    ev->f[KT_F_PID].len);
 }
 
+/*
+ * The id of the key in l->key among the keys of in, with the last key
+ * looked up (cache, *last) remembered: events come in runs of one thread.
+ * *fresh says whether the key is new.  Returns the id, or -1.
+ */
+static int64_t
+key_id(struct load *l, struct kt_intern *in, struct kt_buf *cache,
+    uint32_t *last, int *fresh)
+{
+	size_t cnt;
+	int64_t id;
+
+	*fresh = 0;
+	if (*last != KT_NO && cache->n == l->key.n &&
+	    memcmp(cache->p, l->key.p, l->key.n) == 0)
+		return *last;
+	cnt = kt_intern_count(in);
+	if ((id = kt_intern_put(in, l->key.p, l->key.n)) == -1)
+		return -1;
+	cache->n = 0;
+	if (kt_buf_add(cache, l->key.p, l->key.n) == -1)
+		return -1;
+	*last = (uint32_t)id;
+	*fresh = (size_t)id >= cnt;
+	return id;
+}
+
 /* The temporary device of a GPU event; KT_NO on failure. */
 static uint32_t
 device_of(struct load *l, const struct kt_event *ev, int64_t rank)
 {
 	struct kt_device *d;
 	int64_t id, v;
-	size_t cnt;
+	int fresh;
 
-	if (make_key(l, rank, ev, 0) == -1)
+	if (make_key(l, rank, ev, 0) == -1 ||
+	    (id = key_id(l, l->devkeys, &l->dev_key, &l->last_dev,
+	    &fresh)) == -1)
 		return KT_NO;
-	if (l->last_dev != KT_NO && l->dev_key.n == l->key.n &&
-	    memcmp(l->dev_key.p, l->key.p, l->key.n) == 0)
-		return l->last_dev;
-	cnt = kt_intern_count(l->devkeys);
-	if ((id = kt_intern_put(l->devkeys, l->key.p, l->key.n)) == -1)
-		return KT_NO;
-	l->dev_key.n = 0;
-	if (kt_buf_add(&l->dev_key, l->key.p, l->key.n) == -1)
-		return KT_NO;
-	l->last_dev = (uint32_t)id;
-	if ((size_t)id < cnt)
+	if (!fresh)
 		return (uint32_t)id;
 	if ((d = vec_push(&l->devs, sizeof(*d))) == NULL)
 		return KT_NO;
@@ -335,21 +354,13 @@ thread_of(struct load *l, const struct kt_event *ev, int64_t rank)
 {
 	struct kt_thread *t;
 	int64_t id;
-	size_t cnt;
+	int fresh;
 
-	if (make_key(l, rank, ev, 1) == -1)
+	if (make_key(l, rank, ev, 1) == -1 ||
+	    (id = key_id(l, l->thkeys, &l->th_key, &l->last_thread,
+	    &fresh)) == -1)
 		return KT_NO;
-	if (l->last_thread != KT_NO && l->th_key.n == l->key.n &&
-	    memcmp(l->th_key.p, l->key.p, l->key.n) == 0)
-		return l->last_thread;
-	cnt = kt_intern_count(l->thkeys);
-	if ((id = kt_intern_put(l->thkeys, l->key.p, l->key.n)) == -1)
-		return KT_NO;
-	l->th_key.n = 0;
-	if (kt_buf_add(&l->th_key, l->key.p, l->key.n) == -1)
-		return KT_NO;
-	l->last_thread = (uint32_t)id;
-	if ((size_t)id < cnt)
+	if (!fresh)
 		return (uint32_t)id;
 	if ((t = vec_push(&l->threads, sizeof(*t))) == NULL)
 		return KT_NO;
@@ -1141,4 +1152,22 @@ kt_act_bytes(const struct kt_model *m, const struct kt_act *a)
 	    c->in_nelems > INT64_MAX / sz)
 		return -1;
 	return c->in_nelems * sz;
+}
+
+int
+kt_model_device_cells(struct kt_table *t, const struct kt_model *m,
+    uint32_t dev)
+{
+	const struct kt_device *d = &m->devices[dev];
+	int rc = 0;
+
+	if (d->rank >= 0)
+		rc |= kt_table_int(t, d->rank);
+	else
+		rc |= kt_table_cell(t, "-");
+	if (d->index >= 0)
+		rc |= kt_table_int(t, d->index);
+	else
+		rc |= kt_table_cellf(t, "pid:%s", kt_model_str(m, d->pid));
+	return rc;
 }

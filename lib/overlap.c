@@ -326,22 +326,6 @@ kt_overlap_free(struct kt_overlap *ov)
 }
 
 static void
-dev_cells(struct kt_table *t, const struct kt_model *m, uint32_t dev,
-    int *rc)
-{
-	const struct kt_device *d = &m->devices[dev];
-
-	if (d->rank >= 0)
-		*rc |= kt_table_int(t, d->rank);
-	else
-		*rc |= kt_table_cell(t, "-");
-	if (d->index >= 0)
-		*rc |= kt_table_int(t, d->index);
-	else
-		*rc |= kt_table_cellf(t, "pid:%s", kt_model_str(m, d->pid));
-}
-
-static void
 int_or_dash(struct kt_table *t, int64_t v, int *rc)
 {
 	*rc |= v >= 0 ? kt_table_int(t, v) : kt_table_cell(t, "-");
@@ -373,7 +357,7 @@ kt_overlap_table(const struct kt_overlap *ov, size_t top)
 		const char *cn = coll_name(m, a, cbuf);
 		int64_t ex = a->dur - r->hidden, n = c ? c->group_size : -1;
 
-		dev_cells(t, m, a->dev, &rc);
+		rc |= kt_model_device_cells(t, m, a->dev);
 		rc |= kt_table_int(t, a->stream);
 		rc |= kt_table_int(t, a->ts);
 		rc |= kt_table_int(t, a->dur);
@@ -447,7 +431,7 @@ kt_overlap_summary(const struct kt_overlap *ov, int64_t threshold_pct)
 		int64_t ex = d->union_len - d->union_hidden;
 		char v[128];
 
-		dev_cells(t, ov->m, d->dev, &rc);
+		rc |= kt_model_device_cells(t, ov->m, d->dev);
 		rc |= kt_table_int(t, d->nkern);
 		rc |= kt_table_int(t, d->sum);
 		rc |= kt_table_int(t, d->union_len);

@@ -208,3 +208,13 @@ else
 	skip "gaps-resnet-dataloader: no shared traces"
 	skip "gaps-real-traces: no shared traces"
 fi
+
+# --tiny: g.json has an injected run of tiny kernels in each of its 5
+# steps; with --tiny 1ns no kernel is short enough, so no run is left.
+n5=$(run kt-gaps --tsv g.json 2>/dev/null | awk -F'\t' '$4 == "tiny-run"' | wc -l)
+n1=$(run kt-gaps --tiny 1ns --tsv g.json 2>/dev/null | awk -F'\t' '$4 == "tiny-run"' | wc -l)
+if [ "$n5" -ge 5 ] && [ "$n1" -eq 0 ]; then
+	ok "gaps --tiny"
+else
+	bad "gaps --tiny: $n5 runs by default, $n1 with --tiny 1ns"
+fi
