@@ -114,6 +114,7 @@ main(int argc, char *argv[])
 		    "tables with --merge");
 		return 2;
 	}
+	kt_cli_inputs(argv, argc);
 	if (explain == NULL && kt_cli_check_output(co.output, argv, argc) ==
 	    -1)
 		return 2;

@@ -1638,12 +1638,11 @@ open_report(const char *path, json_t *rep)
 	if ((s = json_dumps(rep, JSON_INDENT(2) | JSON_PRESERVE_ORDER)) ==
 	    NULL)
 		nomem();
-	if ((ro = kt_out_open(path, -1, &err)) == NULL)
-		kt_cli_die(&err);
+	ro = kt_cli_out_open(path, -1);
 	if (kt_out_write(ro, s, strlen(s)) == -1 ||
 	    kt_out_write(ro, "\n", 1) == -1) {
-		kt_out_commit(ro, &err);
-		kt_cli_die(&err);
+		kt_error_set(&err, path, 0, 0, "write error");
+		kt_cli_out_commit(ro, 1, &err);
 	}
 	free(s);
 	return ro;
@@ -1756,10 +1755,9 @@ compact(struct kt_source *src, const char *inpath)
 		scope_pids();
 		make_added();
 	}
-	if (report == NULL && o.co.output != NULL && strcmp(o.co.output, "-") != 0) {
-		snprintf(rpath, sizeof(rpath), "%s.compact.json", o.co.output);
+	if (report == NULL && kt_cli_report_beside(o.co.output,
+	    ".compact.json", rpath, sizeof(rpath)))
 		report = rpath;
-	}
 	if (report != NULL) {
 		char *const outs[] = { (char *)(o.co.output ? o.co.output : "-"),
 		    (char *)inpath };
@@ -1842,20 +1840,12 @@ compact(struct kt_source *src, const char *inpath)
 		ro = open_report(report, rep);
 		json_decref(rep);
 	}
-	kt_cli_set_output(NULL);
-	if (rc == -1) {
-		kt_out_commit(out, &err);
-		if (ro != NULL)
-			kt_out_abort(ro);
-		kt_cli_die(&err);
-	}
-	if (kt_out_commit(out, &err) == -1) {
-		if (ro != NULL)
-			kt_out_abort(ro);
-		kt_cli_die(&err);
-	}
-	if (ro != NULL && kt_out_commit(ro, &err) == -1)
-		kt_cli_die(&err);
+	/* Both or neither: a failure removes the report too. */
+	kt_error_set(&err, o.co.output ? o.co.output : "<stdout>", 0, 0,
+	    "write error");
+	kt_cli_out_commit(out, rc == -1, &err);
+	if (ro != NULL)
+		kt_cli_out_commit(ro, 0, &err);
 	kt_cli_report_repairs(inname, kt_reader_repairs(rd));
 	if (already)
 		kt_cli_warn("%s: already a compact view: written unchanged",
@@ -2301,7 +2291,7 @@ main(int argc, char *argv[])
 	};
 	struct kt_source *src;
 	const char *path;
-	char *readpath;
+	char *readpath, rbuf[4200];
 	int ch, rc, want_report;
 
 	kt_cli_init("kt-compact-lanes");
@@ -2341,6 +2331,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	path = argc == 1 ? argv[0] : "-";
+	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
 		return 2;
 	if (o.report != NULL && !o.restore &&
@@ -2348,8 +2339,8 @@ main(int argc, char *argv[])
 		return 2;
 	if (kt_cli_check_level(o.co.level, o.co.output) == -1)
 		return 2;
-	want_report = !o.restore && (o.report != NULL || (o.co.output != NULL &&
-	    strcmp(o.co.output, "-") != 0));
+	want_report = !o.restore && (o.report != NULL ||
+	    kt_cli_report_beside(o.co.output, "", rbuf, sizeof(rbuf)));
 	readpath = (char *)path;
 	if (strcmp(path, "-") != 0)
 		inname = path;

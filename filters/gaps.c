@@ -159,6 +159,7 @@ main(int argc, char *argv[])
 		kt_cli_warn("one trace at a time");
 		return 2;
 	}
+	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(co.output, argv, argc) == -1)
 		return 2;
 	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",

@@ -1328,16 +1328,9 @@ write_report(const char *path, const char *input, const char *hashpath)
 	if (s == NULL)
 		kt_cli_nomem();
 	out = kt_cli_out_open(path, 0);
-	if (kt_out_write(out, s, strlen(s)) == -1 || kt_out_write(out, "\n",
-	    1) == -1) {
-		kt_error_set(&err, path, 0, 0, "cannot write the report");
-		kt_cli_die(&err);
-	}
-	kt_cli_set_output(NULL);
-	if (kt_out_commit(out, &err) == -1) {
-		kt_error_set(&err, path, 0, 0, "cannot write the report");
-		kt_cli_die(&err);
-	}
+	kt_error_set(&err, path, 0, 0, "cannot write the report");
+	kt_cli_out_commit(out, kt_out_write(out, s, strlen(s)) == -1 ||
+	    kt_out_write(out, "\n", 1) == -1, &err);
 	free(s);
 }
 
@@ -1413,7 +1406,7 @@ main(int argc, char *argv[])
 	struct kt_out *out;
 	struct kt_writer *w;
 	const struct kt_meta *metas;
-	struct kt_buf rp = { NULL, 0, 0 };
+	char rbuf[4200];
 	const char *path, *name, *report = NULL;
 	size_t nm;
 	uint64_t next, at = 0;
@@ -1488,16 +1481,14 @@ main(int argc, char *argv[])
 		compile(&end_rx, o.end_re, "--end-anchor-regex");
 	path = argc == 1 ? argv[0] : "-";
 	name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
 		return 2;
 	if (o.report != NULL)
 		report = o.report;
-	else if (o.co.output != NULL && strcmp(o.co.output, "-") != 0 && !o.suggest) {
-		kt_buf_adds(&rp, o.co.output);
-		kt_buf_adds(&rp, ".layers.json");
-		kt_buf_addc(&rp, '\0');
-		report = rp.p;
-	}
+	else if (!o.suggest && kt_cli_report_beside(o.co.output, ".layers.json",
+	    rbuf, sizeof(rbuf)))
+		report = rbuf;
 	if (report != NULL && kt_cli_check_output(report, argv, argc) == -1)
 		return 2;
 	if (o.co.output != NULL && report != NULL && strcmp(report, o.co.output) ==
@@ -1568,6 +1559,5 @@ main(int argc, char *argv[])
 	if (present)
 		kt_cli_warn("the input already has these %zu guides on tid "
 		    "%lld: nothing added", nguides, (long long)guide_tid);
-	kt_buf_free(&rp);
 	return 0;
 }

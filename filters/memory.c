@@ -60,15 +60,8 @@ write_svg(const struct kt_memory *m, const char *path, const char *title,
 	if (kt_memory_svg(m, points == 0 ? 2000 : points, title, &b) == -1)
 		kt_cli_nomem();
 	out = kt_cli_out_open(path, -1);
-	if (kt_out_write(out, b.p, b.n) == -1) {
-		kt_error_set(&err, path, 0, 0, "cannot write");
-		kt_cli_die(&err);
-	}
-	kt_cli_set_output(NULL);
-	if (kt_out_commit(out, &err) == -1) {
-		kt_error_set(&err, path, 0, 0, "cannot write");
-		kt_cli_die(&err);
-	}
+	kt_error_set(&err, path, 0, 0, "cannot write");
+	kt_cli_out_commit(out, kt_out_write(out, b.p, b.n) == -1, &err);
 	kt_buf_free(&b);
 }
 
@@ -157,6 +150,7 @@ main(int argc, char *argv[])
 		kt_cli_warn("--counters writes a trace, not a table");
 		return 2;
 	}
+	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(co.output, argv, argc) == -1 ||
 	    (o.svg != NULL && kt_cli_check_output(o.svg, argv, argc) == -1))
 		return 2;
@@ -276,6 +270,6 @@ main(int argc, char *argv[])
 	kt_source_close(src);
 	return 0;
 werr:
-	kt_cli_out_commit(out, 1, &err);
+	kt_cli_out_commit(out, 1, NULL);
 	return 2;
 }

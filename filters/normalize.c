@@ -888,6 +888,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	path = argc == 1 ? argv[0] : "-";
+	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
 		return 2;
 	if (kt_cli_check_level(o.co.level, o.co.output) == -1)

@@ -94,6 +94,7 @@ main(int argc, char *argv[])
 		    "rank-tag first)");
 		return 2;
 	}
+	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(co.output, argv, argc) == -1)
 		return 2;
 	if ((rs = kt_rules_new(1)) == NULL)

@@ -1105,6 +1105,7 @@ main(int argc, char *argv[])
 		argv = (char **)stdin_only;
 		argc = 1;
 	}
+	kt_cli_inputs(argv, nfiles);
 	if (kt_cli_check_output(o.co.output, argv, nfiles) == -1)
 		return 2;
 	if ((arena = kt_arena_new()) == NULL)

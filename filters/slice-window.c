@@ -348,7 +348,7 @@ emit_ev(struct window *w, const struct kt_event *in, int64_t newts)
 		kt_buf_free(&rec);
 	}
 	if (kt_writer_event(w->w, out) == -1)
-		kt_cli_out_commit(w->out, 1, &err);
+		kt_cli_out_commit(w->out, 1, NULL);
 	if (w->nrows == w->caprows) {
 		size_t c = w->caprows ? w->caprows * 2 : 1024;
 		uint64_t *t;
@@ -391,7 +391,6 @@ emit(struct window *w, const struct item *it, int64_t newts)
 static void
 win_open(struct window *w)
 {
-	struct kt_error err;
 	const struct kt_meta *m;
 	size_t nm, i;
 	const char *path = o.co.output;
@@ -402,15 +401,13 @@ win_open(struct window *w)
 		    o.tsv ? "tsv" : "json");
 		path = w->path;
 	}
-	if ((w->out = kt_out_open(path, o.co.level, &err)) == NULL)
-		kt_cli_die(&err);
-	if (!o.split)
-		kt_cli_set_output(w->out);
+	/* Every window's file is checked against the input (split too). */
+	w->out = kt_cli_out_open(path, o.co.level);
 	if ((w->w = kt_writer_new(w->out, o.tsv ? KT_WRITE_TSV : 0)) == NULL)
 		kt_cli_nomem();
 	m = kt_reader_metas(rd, &nm);
 	if (kt_writer_begin(w->w, m, nm, NULL, 0) == -1)
-		kt_cli_out_commit(w->out, 1, &err);
+		kt_cli_out_commit(w->out, 1, NULL);
 	for (i = 0; i < nmeta_ev; i++)
 		emit(w, &metas_ev[i], INT64_MIN);
 }
@@ -1284,6 +1281,7 @@ main(int argc, char *argv[])
 		kt_cli_warn("one input at a time");
 		return 2;
 	}
+	kt_cli_inputs(argv, argc);
 	if (!o.split && kt_cli_check_output(o.co.output, argv, argc) == -1)
 		return 2;
 	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",

@@ -473,6 +473,7 @@ main(int argc, char *argv[])
 		argc = 1;
 		argv = stdin_arg;
 	}
+	kt_cli_inputs(argv, argc);
 	if (stat(o.dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		kt_cli_warn("%s: not a folder", o.dir);
 		return 2;

@@ -121,47 +121,106 @@ kt_cli_report_repairs(const char *name, const struct kt_repairs *r)
 	return n;
 }
 
-static struct kt_out *cli_out;
-static char cli_tmp[PATH_MAX + 64];
-static char cli_extra[PATH_MAX + 64];
+/*
+ * What a fatal end removes: the outputs not yet committed (a list, since
+ * a filter may write several files at once) and a few temporary files.
+ * The signal handler only reads these and calls unlink().
+ */
+#define CLI_NTEMP	8
+
+static struct kt_out **cli_outs;
+static size_t cli_nout, cli_capout;
+static char cli_temp[CLI_NTEMP][PATH_MAX + 64];
+static char *const *cli_in;
+static int cli_nin = -1;
 
 /* On a fatal signal, remove the temporary files, then die of it. */
 static void
 on_signal(int sig)
 {
-	if (cli_tmp[0] != '\0')
-		unlink(cli_tmp);
-	if (cli_extra[0] != '\0')
-		unlink(cli_extra);
+	size_t i;
+
+	for (i = 0; i < cli_nout; i++)
+		if (cli_outs[i] != NULL && kt_out_tmppath(cli_outs[i])[0] != '\0')
+			unlink(kt_out_tmppath(cli_outs[i]));
+	for (i = 0; i < CLI_NTEMP; i++)
+		if (cli_temp[i][0] != '\0')
+			unlink(cli_temp[i]);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-void
-kt_cli_add_temp(const char *path)
+static void
+cli_catch(void)
 {
 	static const int sigs[] = { SIGHUP, SIGINT, SIGTERM, SIGPIPE };
 	size_t i;
 
-	snprintf(cli_extra, sizeof(cli_extra), "%s", path ? path : "");
 	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], on_signal);
 }
 
 void
-kt_cli_set_output(struct kt_out *o)
+kt_cli_add_temp(const char *path)
 {
-	static const int sigs[] = { SIGHUP, SIGINT, SIGTERM, SIGPIPE };
 	size_t i;
 
-	cli_out = o;
-	snprintf(cli_tmp, sizeof(cli_tmp), "%s", o ? kt_out_tmppath(o) : "");
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if ((o != NULL && kt_out_tmppath(o)[0] != '\0') ||
-		    cli_extra[0] != '\0')
-			signal(sigs[i], on_signal);
-		else
-			signal(sigs[i], SIG_DFL);
+	if (path == NULL || path[0] == '\0')
+		return;
+	for (i = 0; i < CLI_NTEMP; i++)
+		if (cli_temp[i][0] == '\0') {
+			snprintf(cli_temp[i], sizeof(cli_temp[i]), "%s", path);
+			break;
+		}
+	cli_catch();
+}
+
+void
+kt_cli_drop_temp(const char *path)
+{
+	size_t i;
+
+	for (i = 0; path != NULL && i < CLI_NTEMP; i++)
+		if (strcmp(cli_temp[i], path) == 0)
+			cli_temp[i][0] = '\0';
+}
+
+void
+kt_cli_set_output(struct kt_out *o)
+{
+	struct kt_out **p;
+
+	if (o == NULL)
+		return;
+	if (cli_nout == cli_capout) {
+		size_t cap = cli_capout ? 2 * cli_capout : 8;
+
+		if ((p = realloc(cli_outs, cap * sizeof(*p))) == NULL)
+			kt_cli_nomem();
+		cli_outs = p;
+		cli_capout = cap;
+	}
+	cli_outs[cli_nout++] = o;
+	cli_catch();
+}
+
+void
+kt_cli_unset_output(struct kt_out *o)
+{
+	size_t i;
+
+	for (i = 0; i < cli_nout; i++)
+		if (cli_outs[i] == o) {
+			cli_outs[i] = cli_outs[--cli_nout];
+			break;
+		}
+}
+
+void
+kt_cli_inputs(char *const *in, int nin)
+{
+	cli_in = in;
+	cli_nin = nin;
 }
 
 void
@@ -169,8 +228,8 @@ kt_cli_die(const struct kt_error *e)
 {
 	if (e != NULL)
 		kt_cli_error(e);
-	if (cli_out != NULL)
-		kt_out_abort(cli_out);
+	while (cli_nout > 0)
+		kt_out_abort(cli_outs[--cli_nout]);
 	exit(2);
 }
 
@@ -287,6 +346,8 @@ kt_cli_out_open(const char *path, int level)
 	struct kt_error err;
 	struct kt_out *out;
 
+	if (cli_nin >= 0 && kt_cli_check_output(path, cli_in, cli_nin) == -1)
+		kt_cli_die(NULL);
 	if ((out = kt_out_open(path, level, &err)) == NULL)
 		kt_cli_die(&err);
 	kt_cli_set_output(out);
@@ -302,8 +363,18 @@ kt_cli_out_commit(struct kt_out *out, int failed, struct kt_error *err)
 		memset(&e, 0, sizeof(e));
 		err = &e;
 	}
-	kt_cli_set_output(NULL);
-	if (kt_out_commit(out, err) == -1 || failed)
+	if (failed) {
+		/* Never committed: a failed output is removed, not renamed. */
+		if (kt_out_errno(out) != 0)
+			kt_error_set(err, kt_out_name(out), 0, 0, "%s",
+			    strerror(kt_out_errno(out)));
+		else if (err->msg[0] == '\0')
+			kt_error_set(err, kt_out_name(out), 0, 0,
+			    "write error");
+		kt_cli_die(err);
+	}
+	kt_cli_unset_output(out);
+	if (kt_out_commit(out, err) == -1)
 		kt_cli_die(err);
 }
 
@@ -402,6 +473,19 @@ kt_cli_spool_stdin(void)
 	atexit(cli_unspool);
 	kt_cli_add_temp(cli_spool);
 	return cli_spool;
+}
+
+int
+kt_cli_report_beside(const char *output, const char *suffix, char *buf,
+    size_t n)
+{
+	struct stat st;
+
+	if (output == NULL || strcmp(output, "-") == 0)
+		return 0;
+	if (lstat(output, &st) == 0 ? !S_ISREG(st.st_mode) : errno != ENOENT)
+		return 0;
+	return snprintf(buf, n, "%s%s", output, suffix) < (int)n;
 }
 
 void

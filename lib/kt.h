@@ -417,8 +417,13 @@ uint64_t		 kt_reader_size(const struct kt_reader *);
 struct kt_out;
 
 /*
- * Open an output: path NULL or "-" is stdout; otherwise a temporary file
- * beside path that kt_out_commit() renames over it.  level < 0 means
+ * Open an output: path NULL or "-" is stdout; a regular file (or a name
+ * not there yet) is written as a temporary file beside path that
+ * kt_out_commit() renames over it.  A symbolic link, a device, a FIFO or
+ * a socket is written through, never renamed over: one that names the
+ * file of stdout or stderr (/dev/stdout, /proc/self/fd/1) writes to that
+ * descriptor as it is (appending when it appends), a link to a regular
+ * file truncates it.  level < 0 means
  * gzip when the name ends in ".gz" at a fast level; 0..9 forces that
  * gzip level for a ".gz" name.  Returns NULL with err set.
  */
@@ -426,6 +431,10 @@ struct kt_out	*kt_out_open(const char *, int, struct kt_error *);
 int		 kt_out_write(struct kt_out *, const void *, size_t);
 /* The temporary file's path, or "" (for removal by a signal handler). */
 const char	*kt_out_tmppath(const struct kt_out *);
+/* The name messages use ("<stdout>" for stdout). */
+const char	*kt_out_name(const struct kt_out *);
+/* The errno of the first failed write, or 0. */
+int		 kt_out_errno(const struct kt_out *);
 /* Flush and close; rename the temporary file into place.  0 or -1. */
 int		 kt_out_commit(struct kt_out *, struct kt_error *);
 /* Close and remove the temporary file.  Safe after failure. */
@@ -536,11 +545,25 @@ const char *kt_cli_name(void);
 void	 kt_cli_warn(const char *, ...)
 	    __attribute__((format(printf, 1, 2)));
 void	 kt_cli_error(const struct kt_error *);
-/* The output to remove (kt_out_abort) if the program dies; NULL: none. */
+/*
+ * Register an output to remove (kt_out_abort) if the program dies, one
+ * of any number; kt_cli_unset_output() takes one off the list.
+ */
 void	 kt_cli_set_output(struct kt_out *);
-/* One more temporary file to remove if a signal kills the program. */
+void	 kt_cli_unset_output(struct kt_out *);
+/*
+ * One more temporary file (of at most eight) to remove if a signal kills
+ * the program; kt_cli_drop_temp() forgets one.
+ */
 void	 kt_cli_add_temp(const char *);
-/* Print e (when not NULL), remove the registered output, exit 2. */
+void	 kt_cli_drop_temp(const char *);
+/*
+ * The inputs (paths, "-" for stdin; none: stdin): from then on every
+ * output that kt_cli_out_open() opens is refused (exit 2) when it names
+ * one of them.
+ */
+void	 kt_cli_inputs(char *const *, int);
+/* Print e (when not NULL), remove the registered outputs, exit 2. */
 void	 kt_cli_die(const struct kt_error *) __attribute__((noreturn));
 void	 kt_cli_nomem(void) __attribute__((noreturn));
 /* Parse a whole decimal integer in [min, max]; on error print and exit 2. */
@@ -575,7 +598,10 @@ void	 kt_cli_one_trace(struct kt_source *, const char *, const char *,
 /* The analysis model of rd with progress (kt_model_load); new. */
 struct kt_model;
 struct kt_model	*kt_cli_model(struct kt_reader *);
-/* kt_out_open(path, level), registered with kt_cli_set_output(). */
+/*
+ * kt_out_open(path, level), registered with kt_cli_set_output(), after
+ * the check against the inputs of kt_cli_inputs().
+ */
 struct kt_out	*kt_cli_out_open(const char *, int);
 /*
  * Unregister and commit out.  When the commit fails, or failed says a
@@ -618,6 +644,13 @@ void	 kt_cli_opt(struct kt_cli_opts *, int, const char *,
  * same one when called again).
  */
 char	*kt_cli_spool_stdin(void);
+/*
+ * The default path of a report beside output: OUTPUT SUFFIX in buf (n
+ * bytes), and 1, when output is a regular file or a name not there yet;
+ * 0 for stdout, a link, a device or a FIFO (such an output needs an
+ * explicit report path).
+ */
+int	 kt_cli_report_beside(const char *, const char *, char *, size_t);
 /* A duration option with a unit (ns, us, ms, s), or whole ns, >= 0. */
 int64_t	 kt_cli_duration(const char *, const char *);
 /* A positive decimal number of GB ("79.5") in bytes (10^9 per GB). */

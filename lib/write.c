@@ -53,6 +53,33 @@ write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/*
+ * Open a path that is not a regular file for writing, through it: when
+ * it is the file of stdout or stderr, a copy of that descriptor (so that
+ * "> f" and ">> f" behave as they would for stdout itself); a link to a
+ * regular file truncates that file; a device or FIFO is opened as it is.
+ */
+static int
+open_through(const char *path)
+{
+	struct stat st, sd;
+	int fd, flags = O_WRONLY;
+
+	if (stat(path, &st) == 0) {
+		for (fd = 1; fd <= 2; fd++)
+			if (fstat(fd, &sd) == 0 && sd.st_dev == st.st_dev &&
+			    sd.st_ino == st.st_ino && (S_ISREG(st.st_mode) ||
+			    S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+				return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (S_ISREG(st.st_mode))
+			flags |= O_TRUNC;
+	} else if (errno == ENOENT)
+		flags |= O_CREAT | O_TRUNC;	/* a dangling link */
+	else
+		return -1;
+	return open(path, flags | O_CLOEXEC, 0666);
+}
+
 struct kt_out *
 kt_out_open(const char *path, int level, struct kt_error *err)
 {
@@ -75,9 +102,9 @@ kt_out_open(const char *path, int level, struct kt_error *err)
 		snprintf(o->name, sizeof(o->name), "%s", path);
 		len = strlen(path);
 		o->gz = len > 3 && strcmp(path + len - 3, ".gz") == 0;
-		if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-			/* A device or pipe: write to it directly. */
-			if ((o->fd = open(path, O_WRONLY)) == -1)
+		if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+			/* A link, a device or a pipe: written through. */
+			if ((o->fd = open_through(path)) == -1)
 				goto fail;
 		} else {
 			const char *slash = strrchr(path, '/');
@@ -198,6 +225,18 @@ const char *
 kt_out_tmppath(const struct kt_out *o)
 {
 	return o->tmp;
+}
+
+const char *
+kt_out_name(const struct kt_out *o)
+{
+	return o->name;
+}
+
+int
+kt_out_errno(const struct kt_out *o)
+{
+	return o->err;
 }
 
 void
