@@ -179,64 +179,24 @@ grow(void *pp, size_t *cap, size_t n, size_t sz)
 }
 
 /*
- * The JSON string text s[0..n) (with quotes) unescaped into nbuf, as a C
- * string; \u escapes are decoded to UTF-8 (a NUL becomes a space).
+ * The JSON string text s[0..n) (with quotes) unescaped into nbuf
+ * (kt_json_unescape), as a C string: a NUL becomes a space.
  */
 static const char *
 unescape(const char *s, size_t n)
 {
 	size_t i;
 
-	nbuf.n = 0;
 	if (n >= 2 && s[0] == '"') {
 		s++;
 		n -= 2;
 	}
-	for (i = 0; i < n; i++) {
-		char c = s[i];
-
-		if (c != '\\' || i + 1 >= n) {
-			kt_buf_addc(&nbuf, c);
-			continue;
-		}
-		c = s[++i];
-		switch (c) {
-		case 'b': kt_buf_addc(&nbuf, '\b'); break;
-		case 'f': kt_buf_addc(&nbuf, '\f'); break;
-		case 'n': kt_buf_addc(&nbuf, '\n'); break;
-		case 'r': kt_buf_addc(&nbuf, '\r'); break;
-		case 't': kt_buf_addc(&nbuf, '\t'); break;
-		case 'u':
-			if (i + 4 < n) {
-				char hex[5];
-				unsigned long u;
-
-				memcpy(hex, s + i + 1, 4);
-				hex[4] = '\0';
-				u = strtoul(hex, NULL, 16);
-				i += 4;
-				if (u == 0)
-					u = ' ';
-				if (u < 0x80)
-					kt_buf_addc(&nbuf, (char)u);
-				else if (u < 0x800) {
-					kt_buf_addc(&nbuf, (char)(0xc0 | u >> 6));
-					kt_buf_addc(&nbuf, (char)(0x80 | (u & 63)));
-				} else {
-					kt_buf_addc(&nbuf, (char)(0xe0 | u >> 12));
-					kt_buf_addc(&nbuf,
-					    (char)(0x80 | (u >> 6 & 63)));
-					kt_buf_addc(&nbuf, (char)(0x80 | (u & 63)));
-				}
-			}
-			break;
-		default:
-			kt_buf_addc(&nbuf, c);
-		}
-	}
-	kt_buf_addc(&nbuf, '\0');
-	if (nbuf.p == NULL)
+	if (kt_json_unescape(s, n, &nbuf) == -1 ||
+	    kt_buf_addc(&nbuf, '\0') == -1)
 		kt_cli_nomem();
+	for (i = 0; i + 1 < nbuf.n; i++)
+		if (nbuf.p[i] == '\0')
+			nbuf.p[i] = ' ';
 	return nbuf.p;
 }
 

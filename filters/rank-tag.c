@@ -198,16 +198,6 @@ order_key(const struct kt_event *ev, int64_t offset)
 	return (uint64_t)(ev->ts + offset) ^ ((uint64_t)1 << 63);
 }
 
-/* Is the step event ev ProfilerStep#k? */
-static int
-step_is(const struct kt_event *ev, int64_t k)
-{
-	char want[40];
-
-	snprintf(want, sizeof(want), "ProfilerStep#%lld", (long long)k);
-	return kt_event_field_is(ev, KT_F_NAME, want);
-}
-
 /*
  * First pass over one trace: what the merge needs to know of it.  Only
  * the main thread shows progress.  0, or -1 with err set.
@@ -263,7 +253,7 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o,
 			in->has_first = 1;
 		}
 		if (o->align == ALIGN_STEP && ev.kind == KT_STEP &&
-		    step_is(&ev, o->align_step) &&
+		    kt_event_step(&ev) == o->align_step &&
 		    (!in->has_step || ev.ts < in->step)) {
 			in->step = ev.ts;
 			in->has_step = 1;

@@ -569,25 +569,6 @@ finalize(struct window *w)
 /* ------------------------------------------------------------------ */
 /* Windows: where they start, how their end is found. */
 
-/* The step number of a ProfilerStep#N event, or -1. */
-static int64_t
-step_number(const struct kt_event *ev)
-{
-	const char *p;
-	size_t n, i;
-	int64_t v = 0;
-
-	p = kt_event_field(ev, KT_F_NAME, &n);
-	if (p == NULL || n < 16 || memcmp(p, "\"ProfilerStep#", 14) != 0)
-		return -1;
-	for (i = 14; i + 1 < n; i++) {
-		if (p[i] < '0' || p[i] > '9' || v > INT64_MAX / 10 - 10)
-			return -1;
-		v = v * 10 + (p[i] - '0');
-	}
-	return v;
-}
-
 /* Does a runtime call of this name put work on the GPU? */
 static int
 launches(const struct kt_event *ev)
@@ -699,7 +680,7 @@ track_end(struct window *w, const struct kt_event *ev)
 	if (w->final)
 		return;
 	if (o.kind == W_STEPS && ev->kind == KT_STEP &&
-	    (k = step_number(ev)) == w->step_b) {
+	    (k = kt_event_step(ev)) == w->step_b) {
 		w->seen_b = 1;
 		w->cpu_end = end;
 	}
@@ -752,7 +733,7 @@ track_end(struct window *w, const struct kt_event *ev)
 		}
 	}
 	if (!o.cpu_only && ev->kind == KT_GPU_USER_ANNOTATION &&
-	    (k = step_number(ev)) >= w->step_a && k <= w->step_b &&
+	    (k = kt_event_step(ev)) >= w->step_a && k <= w->step_b &&
 	    end > w->gpu_end)
 		w->gpu_end = end;
 	if (w->seen_b)
@@ -830,7 +811,7 @@ feed(const struct kt_event *ev)
 		first_ts = ev->ts;
 	if (ev->ts > last_ts)
 		last_ts = ev->ts;
-	if (ev->kind == KT_STEP && (k = step_number(ev)) >= 0) {
+	if (ev->kind == KT_STEP && (k = kt_event_step(ev)) >= 0) {
 		if (first_step < 0 || k < first_step)
 			first_step = k;
 		if (k > last_step)
@@ -855,7 +836,7 @@ feed(const struct kt_event *ev)
 		if (ev->ts >= s && (ev->ts <= e || window_open_at(s, e)))
 			win_start(s, e, 1, 0, 0);
 	} else if (o.kind == W_STEPS && ev->kind == KT_STEP &&
-	    (k = step_number(ev)) >= 0) {
+	    (k = kt_event_step(ev)) >= 0) {
 		if (!o.split && nwins == 0 && k >= o.step_a && k <= o.step_b)
 			win_start(ev->ts, NOEND, 0, k, o.step_b);
 		else if (o.split && (nwins == 0 ||

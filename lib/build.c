@@ -102,3 +102,110 @@ kt_meta_json(const struct kt_meta *m, struct kt_error *err)
 		    (int)m->keylen, m->key, je.text);
 	return j;
 }
+
+/* The 4 hex digits at p as a number, or -1. */
+static long
+hex4(const char *p)
+{
+	long v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		int c = (unsigned char)p[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/* Append code point c as UTF-8. */
+static int
+put_utf8(struct kt_buf *b, unsigned long c)
+{
+	char u[4];
+	size_t k;
+
+	if (c < 0x80)
+		return kt_buf_addc(b, (char)c);
+	if (c < 0x800) {
+		u[0] = (char)(0xc0 | (c >> 6));
+		k = 1;
+	} else if (c < 0x10000) {
+		u[0] = (char)(0xe0 | (c >> 12));
+		u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		k = 2;
+	} else {
+		u[0] = (char)(0xf0 | (c >> 18));
+		u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+		u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+		k = 3;
+	}
+	u[k++] = (char)(0x80 | (c & 0x3f));
+	return kt_buf_add(b, u, k);
+}
+
+int
+kt_json_unescape(const char *p, size_t n, struct kt_buf *b)
+{
+	size_t i;
+
+	b->n = 0;
+	if (memchr(p, '\\', n) == NULL)
+		return kt_buf_add(b, p, n);
+	for (i = 0; i < n; i++) {
+		long c, lo;
+		char ch;
+
+		if (p[i] != '\\' || i + 1 == n) {
+			if (kt_buf_addc(b, p[i]) == -1)
+				return -1;
+			continue;
+		}
+		switch (ch = p[++i]) {
+		case 'b':
+			ch = '\b';
+			break;
+		case 'f':
+			ch = '\f';
+			break;
+		case 'n':
+			ch = '\n';
+			break;
+		case 'r':
+			ch = '\r';
+			break;
+		case 't':
+			ch = '\t';
+			break;
+		case 'u':
+			if (i + 4 >= n || (c = hex4(p + i + 1)) < 0)
+				break;		/* kept as a literal 'u' */
+			i += 4;
+			if (c >= 0xd800 && c < 0xdc00 && i + 6 < n &&
+			    p[i + 1] == '\\' && p[i + 2] == 'u' &&
+			    (lo = hex4(p + i + 3)) >= 0xdc00 && lo < 0xe000) {
+				/* A surrogate pair: one code point. */
+				c = 0x10000 + ((c - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				i += 6;
+			} else if (c >= 0xd800 && c < 0xe000)
+				c = 0xfffd;	/* a lone surrogate */
+			if (put_utf8(b, (unsigned long)c) == -1)
+				return -1;
+			continue;
+		default:
+			break;			/* '"', '\\', '/' and the rest */
+		}
+		if (kt_buf_addc(b, ch) == -1)
+			return -1;
+	}
+	return 0;
+}

@@ -61,6 +61,33 @@ field_prefix(const struct kt_event *ev, enum kt_field f, const char *s)
 	    memcmp(ev->raw + ev->f[f].off + 1, s, n) == 0;
 }
 
+int64_t
+kt_step_parse(const char *s, size_t n)
+{
+	int64_t v = 0;
+	size_t i;
+
+	if (n <= 13 || memcmp(s, "ProfilerStep#", 13) != 0)
+		return -1;
+	for (i = 13; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - 9) / 10)
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+int64_t
+kt_event_step(const struct kt_event *ev)
+{
+	const struct kt_val *v = &ev->f[KT_F_NAME];
+
+	if (v->type != KT_STRING || v->len < 2)
+		return -1;
+	/* Step names carry no escapes; one that does is no step. */
+	return kt_step_parse(ev->raw + v->off + 1, v->len - 2);
+}
+
 int
 kt_event_thread_key(const struct kt_event *ev, struct kt_buf *b)
 {
@@ -217,16 +244,16 @@ kt_event_finish_skim(struct kt_event *ev)
 	    kt_event_classify(ev) : KT_OTHER;
 }
 
-/* One scanner for the library's re-scans of already valid text. */
-static struct kt_scanner rescan = { .strict = 1 };
-
 int
 kt_event_scan(const char *buf, size_t n, struct kt_event *ev,
     struct kt_error *err)
 {
+	struct kt_scanner rescan;	/* no state kept between calls */
 	size_t end = 0, p;
 	int rc;
 
+	memset(&rescan, 0, sizeof(rescan));
+	rescan.strict = 1;
 	for (p = 0; p < n && kt_ws[(unsigned char)buf[p]]; p++)
 		;
 	ev->raw = buf + p;
@@ -245,6 +272,7 @@ kt_event_scan(const char *buf, size_t n, struct kt_event *ev,
 		ev->len = end - p;
 		ev->flags &= ~(unsigned)KT_EV_REPAIRED;
 		kt_event_finish(ev);
+		kt_scanner_free(&rescan);
 		return 0;
 	}
 	if (rc == KT_SCAN_MORE)
@@ -252,6 +280,7 @@ kt_event_scan(const char *buf, size_t n, struct kt_event *ev,
 	else
 		kt_error_set(err, NULL, 0, (long)rescan.err_off + 1, "%s",
 		    rescan.err_msg);
+	kt_scanner_free(&rescan);
 	return -1;
 }
 

@@ -222,6 +222,14 @@ int	 kt_event_field_is(const struct kt_event *, enum kt_field, const char *);
  */
 size_t	 kt_event_ts_shifted(const struct kt_event *, int64_t, char *);
 
+/*
+ * The one step-number parser: N of the name "ProfilerStep#N" (s[0..n),
+ * unescaped; N whole decimal digits), else -1.  kt_event_step() reads
+ * the name field of ev.
+ */
+int64_t	 kt_step_parse(const char *, size_t);
+int64_t	 kt_event_step(const struct kt_event *);
+
 /* Append the event's thread key (raw pid text, tab, raw tid text). */
 int	 kt_event_thread_key(const struct kt_event *, struct kt_buf *);
 
@@ -483,6 +491,13 @@ int	 kt_obj_int(struct kt_buf *, const char *, int64_t);
 int	 kt_obj_end(struct kt_buf *);
 /* Append s[0..n) escaped for a JSON string (no quotes). */
 int	 kt_json_escape(struct kt_buf *, const char *, size_t);
+/*
+ * The one JSON unescaper: decode a string's contents p[0..n) (without
+ * the quotes) into b, replacing what b held.  \uXXXX becomes UTF-8, a
+ * surrogate pair one code point, a lone surrogate U+FFFD; an invalid
+ * escape keeps the character after the backslash.  0 or -1 (memory).
+ */
+int	 kt_json_unescape(const char *, size_t, struct kt_buf *);
 
 /*
  * A top-level key's value as a new jansson DOM (json_decref it), or NULL

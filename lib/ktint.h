@@ -27,8 +27,9 @@ struct kt_scan_edit {
 
 /* Scanner state that lives across calls (to avoid reallocation). */
 struct kt_scanner {
-	unsigned char		*stack;		/* 'o' or 'a' per open container */
-	size_t			 stackcap;
+	unsigned char		*stack;		/* 'o' or 'a' per open container, */
+	size_t			 stackcap;	/* when deeper than inl holds */
+	unsigned char		 inl[64];
 	struct kt_scan_edit	*edits;
 	size_t			 nedits;
 	size_t			 capedits;

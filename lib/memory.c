@@ -136,14 +136,10 @@ kt_memory_add(struct kt_memory *m, const struct kt_event *ev)
 	struct sample *s;
 
 	if (ev->kind == KT_STEP) {
-		const char *p;
-		size_t n;
-		char *end;
-
 		if (ev->ph != 'X' || !(ev->flags & KT_EV_TS) ||
 		    !(ev->flags & KT_EV_DUR))
 			return 0;
-		if ((p = kt_event_field(ev, KT_F_NAME, &n)) == NULL || n < 15)
+		if ((v = kt_event_step(ev)) < 0)
 			return 0;
 		if (m->nst == m->capst) {
 			size_t c = m->capst ? 2 * m->capst : 64;
@@ -154,10 +150,6 @@ kt_memory_add(struct kt_memory *m, const struct kt_event *ev)
 			m->st = t;
 			m->capst = c;
 		}
-		/* "ProfilerStep#N": the digits after '#'. */
-		v = strtoll(p + 14, &end, 10);
-		if (end == p + 14)
-			return 0;
 		if (kt_event_field_int(ev, KT_F_RANK, &rank) == -1)
 			rank = -1;
 		m->st[m->nst].rank = rank;

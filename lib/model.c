@@ -111,101 +111,6 @@ val_int(const struct kt_event *ev, const struct kt_val *v, int64_t *out)
 	return kt_event_field_int(&tmp, 0, out);
 }
 
-/* Decode a JSON string's contents p[0..n) (no quotes) into b. */
-static int
-unescape(const char *p, size_t n, struct kt_buf *b)
-{
-	size_t i;
-
-	b->n = 0;
-	if (memchr(p, '\\', n) == NULL)
-		return kt_buf_add(b, p, n);
-	for (i = 0; i < n; i++) {
-		unsigned long c;
-		char ch;
-
-		if (p[i] != '\\' || i + 1 == n) {
-			if (kt_buf_addc(b, p[i]) == -1)
-				return -1;
-			continue;
-		}
-		ch = p[++i];
-		switch (ch) {
-		case 'b':
-			ch = '\b';
-			break;
-		case 'f':
-			ch = '\f';
-			break;
-		case 'n':
-			ch = '\n';
-			break;
-		case 'r':
-			ch = '\r';
-			break;
-		case 't':
-			ch = '\t';
-			break;
-		case 'u': {
-			char hex[5];
-			char *end;
-
-			if (i + 4 >= n)
-				break;
-			memcpy(hex, p + i + 1, 4);
-			hex[4] = '\0';
-			c = strtoul(hex, &end, 16);
-			if (*end != '\0')
-				break;
-			i += 4;
-			/* A surrogate pair becomes one code point. */
-			if (c >= 0xd800 && c < 0xdc00 && i + 6 < n &&
-			    p[i + 1] == '\\' && p[i + 2] == 'u') {
-				unsigned long lo;
-
-				memcpy(hex, p + i + 3, 4);
-				lo = strtoul(hex, &end, 16);
-				if (*end == '\0' && lo >= 0xdc00 && lo < 0xe000) {
-					c = 0x10000 + ((c - 0xd800) << 10) +
-					    (lo - 0xdc00);
-					i += 6;
-				}
-			}
-			if (c < 0x80)
-				ch = (char)c;
-			else {
-				char u[4];
-				size_t k;
-
-				if (c < 0x800) {
-					u[0] = (char)(0xc0 | (c >> 6));
-					k = 1;
-				} else if (c < 0x10000) {
-					u[0] = (char)(0xe0 | (c >> 12));
-					u[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-					k = 2;
-				} else {
-					u[0] = (char)(0xf0 | (c >> 18));
-					u[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-					u[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-					k = 3;
-				}
-				u[k++] = (char)(0x80 | (c & 0x3f));
-				if (kt_buf_add(b, u, k) == -1)
-					return -1;
-				continue;
-			}
-			break;
-		}
-		default:
-			break;
-		}
-		if (kt_buf_addc(b, ch) == -1)
-			return -1;
-	}
-	return 0;
-}
-
 /* Intern the text in b with a NUL after it; the id, or -1. */
 static int64_t
 put_buf(struct kt_model *m, struct kt_buf *b)
@@ -249,7 +154,7 @@ intern_val(struct load *l, const struct kt_event *ev, const struct kt_val *v)
 	}
 	l->tmp.n = 0;
 	if (v->type == KT_STRING && v->len >= 2 &&
-	    unescape(ev->raw + v->off + 1, v->len - 2, &l->tmp) == -1)
+	    kt_json_unescape(ev->raw + v->off + 1, v->len - 2, &l->tmp) == -1)
 		return -1;
 	if ((id = put_buf(l->m, &l->tmp)) == -1)
 		return -1;
@@ -798,8 +703,7 @@ spans_finish(struct kt_model *m)
 	for (i = 0; i < m->nspans; i++) {
 		const struct kt_span *s = &m->spans[i];
 		struct kt_step *st;
-		const char *name, *h;
-		char *end;
+		const char *name;
 
 		if (s->kind != KT_STEP)
 			continue;
@@ -812,9 +716,7 @@ spans_finish(struct kt_model *m)
 		st->span = (uint32_t)i;
 		st->number = -1;
 		name = kt_model_str(m, s->name);
-		if ((h = strchr(name, '#')) != NULL && h[1] >= '0' &&
-		    h[1] <= '9')
-			st->number = strtoll(h + 1, &end, 10);
+		st->number = kt_step_parse(name, strlen(name));
 	}
 	kt_qsort(m->steps, m->nsteps, sizeof(*m->steps), cmp_step);
 	return 0;

@@ -260,19 +260,25 @@ arg_field(const unsigned char *k, size_t n)
 	return -1;
 }
 
+/* The open containers: the scanner's own few bytes until they fill. */
+#define STACK(sc)	((sc)->stack != NULL ? (sc)->stack : (sc)->inl)
+
 static int
 push(struct kt_scanner *sc, size_t depth, unsigned char c)
 {
-	if (depth >= sc->stackcap) {
-		size_t cap = sc->stackcap ? sc->stackcap * 2 : 64;
+	if (depth >= sizeof(sc->inl) && depth >= sc->stackcap) {
+		size_t cap = sc->stackcap ? sc->stackcap * 2 :
+		    2 * sizeof(sc->inl);
 		unsigned char *s;
 
 		if ((s = realloc(sc->stack, cap)) == NULL)
 			return -1;
+		if (sc->stack == NULL)
+			memcpy(s, sc->inl, sizeof(sc->inl));
 		sc->stack = s;
 		sc->stackcap = cap;
 	}
-	sc->stack[depth] = c;
+	STACK(sc)[depth] = c;
 	return 0;
 }
 
@@ -448,14 +454,14 @@ kt_scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
 		case S_AFTER:
 			if (c == ',') {
 				comma = p++;
-				state = sc->stack[depth - 1] == 'o' ?
+				state = STACK(sc)[depth - 1] == 'o' ?
 				    S_KEY : S_VALUE;
 				continue;
 			}
-			if ((c == '}' && sc->stack[depth - 1] == 'o') ||
-			    (c == ']' && sc->stack[depth - 1] == 'a'))
+			if ((c == '}' && STACK(sc)[depth - 1] == 'o') ||
+			    (c == ']' && STACK(sc)[depth - 1] == 'a'))
 				goto close;
-			if (sc->stack[depth - 1] == 'o')
+			if (STACK(sc)[depth - 1] == 'o')
 				FAIL(p, "expected ',' or '}' after a value");
 			FAIL(p, "expected ',' or ']' after a value");
 		case S_KEY_OR_CLOSE:
@@ -496,8 +502,8 @@ kt_scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
 		continue;
 close:
 		/* c closes the container on top of the stack. */
-		if (c == '}' ? sc->stack[depth - 1] != 'o' :
-		    sc->stack[depth - 1] != 'a')
+		if (c == '}' ? STACK(sc)[depth - 1] != 'o' :
+		    STACK(sc)[depth - 1] != 'a')
 			FAIL(p, "mismatched bracket");
 		p++;
 		comma = 0;
