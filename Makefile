@@ -1,5 +1,5 @@
-# kt: Kineto trace filters.  One flat Makefile: lib/ becomes a static
-# library, each filters/NAME.c becomes bin/kt-NAME, plus the kt front
+# kt: Kineto trace filters.  One flat Makefile: lib/ becomes three static
+# libraries (core, model, cli), each filters/NAME.c becomes bin/kt-NAME, plus the kt front
 # command.  O= puts every build output under another folder (the
 # sanitizer build uses O=build-asan so it never mixes with this one).
 
@@ -25,9 +25,18 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -l
 
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -Ilib
 
-LIB_SRC	 = $(wildcard lib/*.c)
-LIB_OBJ	 = $(LIB_SRC:lib/%.c=$(O)/build/lib/%.o)
-LIB	 = $(O)/build/libkt.a
+# The library in three layers (lib/README): the core (libkt.a: read,
+# scan, event, patch, write, time, sort, hash) never prints, exits or
+# keeps state; the analysis model and its views (libktmodel.a) sit over
+# it; the command-line manners (libktcli.a) are for filters only.
+CORE_OBJ  = $(patsubst lib/%.c,$(O)/build/lib/%.o,$(wildcard lib/core/*.c))
+MODEL_OBJ = $(patsubst lib/%.c,$(O)/build/lib/%.o,$(wildcard lib/model/*.c))
+CLI_OBJ	  = $(patsubst lib/%.c,$(O)/build/lib/%.o,$(wildcard lib/cli/*.c))
+LIBCORE	  = $(O)/build/libkt.a
+LIBMODEL  = $(O)/build/libktmodel.a
+LIBCLI	  = $(O)/build/libktcli.a
+LIB	  = $(LIBCLI) $(LIBMODEL) $(LIBCORE)
+HDRS	  = lib/kt.h lib/core/ktint.h
 FILTERS	 = $(notdir $(basename $(wildcard filters/*.c)))
 BINS	 = $(FILTERS:%=$(O)/bin/kt-%) $(O)/bin/kt
 TOOLS	 = $(O)/build/ktgen $(O)/build/unit
@@ -38,13 +47,21 @@ MAN7	 = $(wildcard man/*.7)
 
 all: $(BINS) $(TOOLS)
 
-$(O)/build/lib/%.o: lib/%.c lib/kt.h lib/ktint.h
+$(O)/build/lib/%.o: lib/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(LIB): $(LIB_OBJ)
+$(LIBCORE): $(CORE_OBJ)
 	@rm -f $@
-	ar rcs $@ $(LIB_OBJ)
+	ar rcs $@ $(CORE_OBJ)
+
+$(LIBMODEL): $(MODEL_OBJ)
+	@rm -f $@
+	ar rcs $@ $(MODEL_OBJ)
+
+$(LIBCLI): $(CLI_OBJ)
+	@rm -f $@
+	ar rcs $@ $(CLI_OBJ)
 
 $(O)/bin/kt-%: filters/%.c $(LIB) lib/kt.h
 	@mkdir -p $(dir $@)
@@ -58,9 +75,10 @@ $(O)/build/ktgen: tests/ktgen.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ $<
 
-$(O)/build/unit: tests/unit.c $(LIB) lib/kt.h lib/ktint.h
+# The unit tests link the core and the model, never the front end.
+$(O)/build/unit: tests/unit.c $(LIBMODEL) $(LIBCORE) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBMODEL) $(LIBCORE) $(PKG_LIBS)
 
 # The whole suite: unit tests, golden cases, conformance on ../shared.
 check: all

@@ -79,6 +79,9 @@ struct kt_pair {
 };
 
 int		 kt_sort_pairs(struct kt_pair *, size_t);
+/* qsort(3), which may not be given a NULL array even when it is empty. */
+void		 kt_qsort(void *, size_t, size_t, int (*)(const void *,
+		    const void *));
 
 /* ------------------------------------------------------------------ */
 /* Exact time: decimal microsecond text <-> int64 nanoseconds. */
@@ -414,10 +417,26 @@ struct kt_repairs	*kt_reader_repairs_mut(struct kt_reader *);
 uint64_t		 kt_reader_offset(const struct kt_reader *);
 uint64_t		 kt_reader_size(const struct kt_reader *);
 
-/* The top-level key kt writes to keep row ids across reordering. */
+/*
+ * Every name kt writes into a trace, defined once.  Top-level keys:
+ * row ids across reordering, the rebase, the TSV origin, the merged
+ * ranks (rank-tag), a compact view (compact-lanes).
+ */
 #define KT_KEY_SOURCE_INDEX	"ktSourceIndex"
 #define KT_KEY_REBASE		"ktRebaseNs"
 #define KT_KEY_ORIGIN		"ktOriginNs"	/* TSV trace row only */
+#define KT_KEY_RANKS		"ktRanks"
+#define KT_KEY_COMPACT		"ktCompactLanes"
+/* args keys kt adds to events. */
+#define KT_ARG_RANK		"rank"		/* rank-tag */
+#define KT_ARG_PID		"kt_pid"	/* rank-tag: the pid before */
+#define KT_ARG_CARRIED		"kt_carried_from" /* slice-window counters */
+#define KT_ARG_CLIP		"kt_clip"	/* slice-window --clip */
+#define KT_ARG_REPAIR		"kt_repair"	/* normalize's repairs */
+/* Categories and names of the events kt makes. */
+#define KT_CAT_LAYER_GUIDE	"layer_guide"	/* layer-track's guides */
+#define KT_CAT_MEMORY		"kt_memory"	/* kt-memory's counters */
+#define KT_GUIDE_PREFIX		"Layer guide ("	/* a guide row's name */
 
 /* ------------------------------------------------------------------ */
 /* Writing. */
@@ -538,6 +557,8 @@ int		 kt_table_cellf(struct kt_table *, const char *, ...)
 int		 kt_table_int(struct kt_table *, int64_t);
 /* num/den with that many decimals, rounded; "-" when den is 0. */
 int		 kt_table_ratio(struct kt_table *, int64_t, int64_t, int);
+/* 100 x num / den with one decimal, safe from overflow on bad input. */
+int		 kt_table_pct(struct kt_table *, int64_t, int64_t);
 size_t		 kt_table_rows(const struct kt_table *);
 const char	*kt_table_get(const struct kt_table *, size_t, size_t);
 /* Write the table (header: whether to write the header line).  0 or -1. */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktint.h"
+#include "kt.h"
 
 /* A window of one device. */
 struct kt_dwin {

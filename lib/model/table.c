@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ktint.h"
+#include "kt.h"
 
 __extension__ typedef unsigned __int128 u128;
 

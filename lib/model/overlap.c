@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktint.h"
+#include "kt.h"
 
 struct crow {
 	uint32_t	 act;

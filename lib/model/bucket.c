@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktint.h"
+#include "kt.h"
 
 static const char *const by_names[KT_NBY] = {
 	"bucket", "name", "stream", "step", "rank", "device"

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "ktint.h"
+#include "kt.h"
 
 /* A growable array of fixed-size records. */
 struct vec {

@@ -70,11 +70,5 @@ void	 kt_event_finish_skim(struct kt_event *);
 
 extern const unsigned char kt_ws[256];
 
-/* qsort(3), which may not be given a NULL array even when it is empty. */
-void	 kt_qsort(void *, size_t, size_t, int (*)(const void *,
-	    const void *));
-
-/* 100 x num / den with one decimal, safe from overflow on bad input. */
-int	 kt_table_pct(struct kt_table *, int64_t, int64_t);
 
 #endif /* KTINT_H */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktint.h"
+#include "kt.h"
 
 /* The buckets every rule set has, in this order (ids 0..7). */
 static const char *const std_buckets[] = {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktint.h"
+#include "kt.h"
 
 enum { R_GAP, R_RUN, R_STEP, R_TOTAL };
 
