@@ -125,7 +125,7 @@ main(int argc, char *argv[])
 		kt_cli_die(&err);
 	bo.rules = rules;
 	if (explain != NULL) {
-		struct kt_buf b = { NULL, 0, 0 };
+		struct kt_buf b = KT_BUF_INIT;
 
 		if (kt_rules_explain(rules, KT_KERNEL, explain, &b) == KT_NO)
 			kt_cli_nomem();

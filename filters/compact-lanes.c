@@ -1728,7 +1728,7 @@ compact(struct kt_source *src, const char *inpath)
 	struct kt_out *out, *ro = NULL;
 	struct kt_writer *w;
 	struct kt_meta *metas;
-	struct kt_buf top = { NULL, 0, 0 }, pb = { NULL, 0, 0 };
+	struct kt_buf top = KT_BUF_INIT, pb = KT_BUF_INIT;
 	struct kt_patch p;
 	uint64_t nretired = 0, *srcindex, next = 0;
 	size_t i, nm, at, nout = 0;
@@ -2028,7 +2028,7 @@ restore(struct kt_source *src, const char *path)
 	struct kt_meta *metas;
 	struct kt_event ev;
 	struct kt_reader *again;
-	struct kt_buf ub = { NULL, 0, 0 }, chk = { NULL, 0, 0 };
+	struct kt_buf ub = KT_BUF_INIT, chk = KT_BUF_INIT;
 	struct retired *ret = NULL;
 	json_t *rep = NULL, *topj, *jv;
 	json_error_t je;

@@ -914,7 +914,7 @@ static void
 choose_gpu(void)
 {
 	size_t i, nchosen = 0;
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 
 	for (i = 0; i < nkerns; i++)
 		if (kerns[i].is_anchor)
@@ -1155,7 +1155,7 @@ put(struct kt_writer *w, struct kt_buf *b, uint64_t index)
 static int
 write_guides(struct kt_writer *w, uint64_t next)
 {
-	struct kt_buf b = { NULL, 0, 0 }, a = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT, a = KT_BUF_INIT;
 	char num[40];
 	size_t i, len;
 	const char *an = kt_intern_get(names, anchor_name, &len);

@@ -214,7 +214,7 @@ static int
 write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
     int64_t shift)
 {
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 	struct kt_event ev;
 	const char *key, *tab;
 	size_t kn;
@@ -456,7 +456,7 @@ slot(struct state *st, const struct kt_pair *p, const struct rec **r,
 static int
 write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 {
-	struct kt_buf pb = { NULL, 0, 0 };
+	struct kt_buf pb = KT_BUF_INIT;
 	struct kt_meta *metas;
 	struct kt_pair *s;
 	const struct rec *r;
@@ -643,7 +643,7 @@ static int
 report(struct state *st, struct kt_out *out, int which, const struct rec *a,
     const struct rec *b, const char *detail, uint64_t *counts)
 {
-	struct kt_buf l = { NULL, 0, 0 };
+	struct kt_buf l = KT_BUF_INIT;
 	const char *key, *tab;
 	size_t kn;
 	char num[32];

@@ -519,7 +519,7 @@ map_pids(struct input *in)
 	in->idheadlen = kt_int_format(in->slot + 1, in->idhead);
 	for (i = 0; i < in->npids; i++) {
 		struct pidinfo *pi = &in->pids[i];
-		struct kt_buf b = { NULL, 0, 0 };
+		struct kt_buf b = KT_BUF_INIT;
 		char num[32];
 
 		pi->pidtext = keep(num, kt_int_format(pi->newpid, num));
@@ -605,7 +605,7 @@ static struct kt_buf ktranks;
 static int
 common(const struct kt_meta *k)
 {
-	struct kt_buf a = { NULL, 0, 0 }, b = { NULL, 0, 0 };
+	struct kt_buf a = KT_BUF_INIT, b = KT_BUF_INIT;
 	size_t i, j;
 	int same = 1;
 
@@ -935,7 +935,7 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 static int
 put_missing(struct kt_writer *w, struct input *in)
 {
-	struct kt_buf b = { NULL, 0, 0 }, nm = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT, nm = KT_BUF_INIT;
 	struct kt_event ev;
 	size_t i;
 	int rc = 0, kind;
@@ -1044,7 +1044,7 @@ main(int argc, char *argv[])
 	struct kt_out *out;
 	struct kt_writer *w;
 	struct kt_meta *metas;
-	struct kt_buf eb = { NULL, 0, 0 };
+	struct kt_buf eb = KT_BUF_INIT;
 	struct rlimit rl;
 	size_t i, nm;
 	int ch, merging, allsorted = 1, rc = 0, nfiles;

@@ -296,7 +296,7 @@ emit_ev(struct window *w, const struct kt_event *in, int64_t newts)
 {
 	struct kt_event ev;
 	const struct kt_event *out = in;
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 	struct kt_error err;
 	int64_t iend = in->ts + ((in->flags & KT_EV_DUR) && in->dur > 0 ?
 	    in->dur : 0);
@@ -307,7 +307,7 @@ emit_ev(struct window *w, const struct kt_event *in, int64_t newts)
 
 	if (clip_start || clip_end || newts != INT64_MIN) {
 		struct kt_patch p;
-		struct kt_buf rec = { NULL, 0, 0 };
+		struct kt_buf rec = KT_BUF_INIT;
 		char ts[48], dur[48];
 		int64_t s = clip_start ? w->start : in->ts;
 		int64_t e = clip_end ? w->end : iend;
@@ -874,7 +874,7 @@ feed(const struct kt_event *ev)
 	/* Remember what a later window may need at its start. */
 	if (more_windows()) {
 		if (ev->ph == 'C') {
-			struct kt_buf key = { NULL, 0, 0 };
+			struct kt_buf key = KT_BUF_INIT;
 			const char *p;
 			size_t n;
 			int64_t t;

@@ -34,16 +34,27 @@ void	 kt_error_set(struct kt_error *, const char *, long, long,
 /* ------------------------------------------------------------------ */
 /* Growable byte buffer. */
 
+/*
+ * Growable byte buffer with a sticky error: once an append fails (out
+ * of memory) err is set and every later append fails without adding,
+ * so a buffer is checked once, after it is built (b.err), and text is
+ * never dropped silently in the middle.  Each append returns 0 or -1.
+ */
 struct kt_buf {
 	char	*p;
 	size_t	 n;
 	size_t	 cap;
+	int	 err;		/* an append failed */
 };
+
+#define KT_BUF_INIT	{ NULL, 0, 0, 0 }
 
 int	 kt_buf_reserve(struct kt_buf *, size_t);
 int	 kt_buf_add(struct kt_buf *, const void *, size_t);
 int	 kt_buf_addc(struct kt_buf *, char);
 int	 kt_buf_adds(struct kt_buf *, const char *);
+/* Empty the buffer and clear its error, keeping its memory. */
+void	 kt_buf_clear(struct kt_buf *);
 void	 kt_buf_free(struct kt_buf *);
 
 /*

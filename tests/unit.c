@@ -227,7 +227,7 @@ patched(const char *s, int field, const char *key, const char *val)
 	static char out[512];
 	struct kt_event ev;
 	struct kt_patch p;
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 
 	memset(&ev, 0, sizeof(ev));
 	if (kt_event_scan(s, strlen(s), &ev, NULL) == -1)
@@ -249,7 +249,7 @@ test_patch(void)
 {
 	struct kt_event ev;
 	struct kt_patch p;
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 	static const char e[] = "{ \"ts\" : 1.5 ,\n \"name\": \"a\", "
 	    "\"args\": {\"x\": 1} }";
 
@@ -335,7 +335,7 @@ test_reader(void)
 {
 	struct kt_repairs rep;
 	struct kt_error err;
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 	struct kt_reader *r;
 	struct kt_event ev;
 	const struct kt_meta *m;
@@ -410,7 +410,7 @@ test_tsv(void)
 	struct kt_reader *r = kt_reader_mem(tsv, sizeof(tsv) - 1, "t.tsv", 0);
 	struct kt_event ev;
 	struct kt_error err;
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 
 	CHECK(kt_reader_form(r) == KT_FORM_OBJECT);	/* not known yet */
 	CHECK(kt_reader_next(r, &ev, &err) == 1);
@@ -509,7 +509,7 @@ test_out_source(void)
 static void
 test_build(void)
 {
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 	struct kt_meta m = { (char *)"\"n\"", 3, (char *)"{\"rank\": 3}", 11,
 	    0 };
 	struct kt_error err;

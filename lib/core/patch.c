@@ -156,8 +156,11 @@ kt_patch_apply(struct kt_patch *p, struct kt_buf *out)
 	size_t at = 0;
 	int i, j;
 
+	/* An edit whose text could not be kept makes the patch fail. */
+	if (p->tmp.err || p->newargs.err)
+		return -1;
 	if (p->newargs.n > 0) {
-		struct kt_buf obj = { NULL, 0, 0 };
+		struct kt_buf obj = KT_BUF_INIT;
 		int rc;
 
 		rc = kt_buf_addc(&obj, '{') == -1 ||

@@ -896,7 +896,7 @@ top_member(struct kt_reader *r, struct kt_error *err)
 			return fail_at(r, r->lo, err,
 			    "ktSourceIndex is not an array of row numbers");
 	} else {
-		struct kt_buf v = { NULL, 0, 0 };
+		struct kt_buf v = KT_BUF_INIT;
 
 		if (kt_scan_apply(&r->sc, r->buf, r->lo, vend, &v) == -1 ||
 		    add_meta(r, r->tmp.p, r->tmp.n, v.p, v.n, after) == -1) {
@@ -1594,7 +1594,7 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		}
 		if (pt.n > 0) {
 			uint64_t idx = ev->index;
-			struct kt_buf nb = { NULL, 0, 0 };
+			struct kt_buf nb = KT_BUF_INIT;
 
 			if (kt_patch_apply(&pt, &nb) == -1) {
 				kt_patch_free(&pt);

@@ -25,23 +25,33 @@ kt_error_set(struct kt_error *err, const char *file, long line, long col,
 	va_end(ap);
 }
 
-/* Make room for n more bytes.  0, or -1 when out of memory. */
+/*
+ * Make room for n more bytes.  0, or -1 when out of memory, which sets
+ * the sticky error: every later append fails too, so that a buffer is
+ * checked once (b->err) after it is built, never left short silently.
+ */
 int
 kt_buf_reserve(struct kt_buf *b, size_t n)
 {
 	size_t cap;
 	char *p;
 
+	if (b->err)
+		return -1;
 	if (b->cap - b->n >= n)
 		return 0;
 	cap = b->cap ? b->cap : 256;
 	while (cap - b->n < n) {
-		if (cap > SIZE_MAX / 2)
+		if (cap > SIZE_MAX / 2) {
+			b->err = 1;
 			return -1;
+		}
 		cap *= 2;
 	}
-	if ((p = realloc(b->p, cap)) == NULL)
+	if ((p = realloc(b->p, cap)) == NULL) {
+		b->err = 1;
 		return -1;
+	}
 	b->p = p;
 	b->cap = cap;
 	return 0;
@@ -62,6 +72,10 @@ kt_buf_add(struct kt_buf *b, const void *s, size_t n)
 int
 kt_buf_addc(struct kt_buf *b, char c)
 {
+	if (b->n < b->cap && !b->err) {
+		b->p[b->n++] = c;
+		return 0;
+	}
 	return kt_buf_add(b, &c, 1);
 }
 
@@ -72,11 +86,19 @@ kt_buf_adds(struct kt_buf *b, const char *s)
 }
 
 void
+kt_buf_clear(struct kt_buf *b)
+{
+	b->n = 0;
+	b->err = 0;
+}
+
+void
 kt_buf_free(struct kt_buf *b)
 {
 	free(b->p);
 	b->p = NULL;
 	b->n = b->cap = 0;
+	b->err = 0;
 }
 
 /* Describe repair r in a few words, with its count. */

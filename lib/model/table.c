@@ -326,7 +326,7 @@ int
 kt_table_write(const struct kt_table *t, enum kt_table_form f, int header,
     struct kt_out *out)
 {
-	struct kt_buf b = { NULL, 0, 0 };
+	struct kt_buf b = KT_BUF_INIT;
 	size_t *w = NULL, r, c, rows = kt_table_rows(t);
 	int rc = -1;
 
