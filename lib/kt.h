@@ -93,6 +93,13 @@ int		 kt_sort_pairs(struct kt_pair *, size_t);
 /* qsort(3), which may not be given a NULL array even when it is empty. */
 void		 kt_qsort(void *, size_t, size_t, int (*)(const void *,
 		    const void *));
+/*
+ * A stable sort with a context handed to the comparison (no globals):
+ * equal elements keep their order.  Without memory for its buffer it
+ * falls back to an insertion sort in place.
+ */
+void		 kt_sort_r(void *, size_t, size_t, int (*)(const void *,
+		    const void *, void *), void *);
 
 /* ------------------------------------------------------------------ */
 /* Exact time: decimal microsecond text <-> int64 nanoseconds. */
@@ -357,6 +364,10 @@ struct kt_reader;
  */
 struct kt_source *kt_source_open(const char *, const char *, unsigned,
 		    struct kt_error *);
+/* The same, named in messages as name (NULL: path), say "<stdin>" for
+ * a copy of standard input. */
+struct kt_source *kt_source_open_as(const char *, const char *,
+		    const char *, unsigned, struct kt_error *);
 
 /*
  * The next trace of the source (an archive yields one per member that
@@ -692,6 +703,12 @@ void	 kt_cli_opt(struct kt_cli_opts *, int, const char *,
  */
 char	*kt_cli_spool_stdin(void);
 /*
+ * kt_source_open() for a filter: the copy of standard input that
+ * kt_cli_spool_stdin() made is named "<stdin>" in messages.
+ */
+struct kt_source *kt_cli_source_open(const char *, const char *, unsigned,
+		    struct kt_error *);
+/*
  * The default path of a report beside output: OUTPUT SUFFIX in buf (n
  * bytes), and 1, when output is a regular file or a name not there yet;
  * 0 for stdout, a link, a device or a FIFO (such an output needs an
@@ -711,6 +728,7 @@ struct kt_sha256 {
 	uint64_t	 len;		/* bytes added so far */
 	unsigned char	 buf[64];
 	size_t		 nbuf;
+	int		 ni;		/* the CPU's SHA extensions are used */
 };
 
 void	 kt_sha256_init(struct kt_sha256 *);

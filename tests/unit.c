@@ -933,6 +933,105 @@ test_model(void)
 	    kt_dtype_size("Long") == 8 && kt_dtype_size("quaternion") == -1);
 }
 
+/* Records for the stable sort: key, then the original position. */
+struct srec {
+	int	 key;
+	int	 pos;
+	char	 pad[300];	/* larger than any small-element shortcut */
+};
+
+static int
+cmp_srec(const void *a, const void *b, void *ctx)
+{
+	const struct srec *x = a, *y = b;
+	int *calls = ctx;
+
+	(*calls)++;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* kt_sort_r: ordered by key, equal keys in their first order (checked
+ * element by element against the definition, not another sort). */
+static void
+test_sort_r(void)
+{
+	static const int sizes[] = { 0, 1, 2, 15, 16, 17, 33, 1000, 4099 };
+	size_t k, i;
+	uint64_t x = 12345;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		int n = sizes[k], calls = 0, ok = 1;
+		struct srec *r = calloc(n ? (size_t)n : 1, sizeof(*r));
+
+		if (r == NULL)
+			return;
+		for (i = 0; i < (size_t)n; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			r[i].key = (int)(x % 7);	/* many equal keys */
+			r[i].pos = (int)i;
+		}
+		kt_sort_r(r, (size_t)n, sizeof(*r), cmp_srec, &calls);
+		for (i = 1; i < (size_t)n; i++)
+			if (r[i - 1].key > r[i].key || (r[i - 1].key ==
+			    r[i].key && r[i - 1].pos > r[i].pos))
+				ok = 0;
+		CHECK(ok);
+		CHECK(n < 2 || calls > 0);
+		free(r);
+	}
+}
+
+/* The one unescaper: escapes, pairs, lone surrogates, bad escapes. */
+static void
+test_unescape(void)
+{
+	struct kt_buf b = KT_BUF_INIT;
+
+#define UNESC(in, want) (kt_json_unescape(in, strlen(in), &b) == 0 && \
+	b.n == sizeof(want) - 1 && memcmp(b.p, want, b.n) == 0)
+	CHECK(UNESC("plain", "plain"));
+	CHECK(UNESC("a\\nb\\t\\\"\\\\\\/", "a\nb\t\"\\/"));
+	CHECK(UNESC("\\u00e9", "\xc3\xa9"));
+	CHECK(UNESC("\\u20AC", "\xe2\x82\xac"));
+	/* A surrogate pair is one code point (U+1F600), four bytes. */
+	CHECK(UNESC("\\ud83d\\ude00", "\xf0\x9f\x98\x80"));
+	/* Lone surrogates become U+FFFD. */
+	CHECK(UNESC("\\ud83dx", "\xef\xbf\xbdx"));
+	CHECK(UNESC("\\ude00", "\xef\xbf\xbd"));
+	/* A bad \\u escape keeps the u; a cut one too. */
+	CHECK(UNESC("\\uZZZZ", "uZZZZ"));
+	CHECK(UNESC("\\u12", "u12"));
+#undef UNESC
+	kt_buf_free(&b);
+	/* The step parser. */
+	CHECK(kt_step_parse("ProfilerStep#12", 15) == 12);
+	CHECK(kt_step_parse("ProfilerStep#0", 14) == 0);
+	CHECK(kt_step_parse("ProfilerStep#", 13) == -1);
+	CHECK(kt_step_parse("ProfilerStep#1x", 15) == -1);
+	CHECK(kt_step_parse("ProfilerStep#99999999999999999999", 33) == -1);
+	CHECK(kt_step_parse("ProfilerStep#9223372036854775807", 32) ==
+	    INT64_MAX);
+	CHECK(kt_step_parse("ProfilerStep#9223372036854775808", 32) == -1);
+	CHECK(kt_step_parse("Step#3", 6) == -1);
+}
+
+/* A failed append sticks: nothing is added after it. */
+static void
+test_buf_sticky(void)
+{
+	struct kt_buf b = KT_BUF_INIT;
+
+	CHECK(kt_buf_adds(&b, "ab") == 0 && b.err == 0);
+	CHECK(kt_buf_reserve(&b, SIZE_MAX) == -1 && b.err == 1);
+	CHECK(kt_buf_adds(&b, "cd") == -1 && b.n == 2);
+	CHECK(kt_buf_addc(&b, 'e') == -1 && b.n == 2);
+	kt_buf_clear(&b);
+	CHECK(b.err == 0 && kt_buf_adds(&b, "x") == 0 && b.n == 1);
+	kt_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -951,6 +1050,9 @@ main(void)
 	test_sha256();
 	test_hold();
 	test_model();
+	test_sort_r();
+	test_unescape();
+	test_buf_sticky();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }

@@ -133,6 +133,7 @@ static size_t cli_nout, cli_capout;
 static char cli_temp[CLI_NTEMP][PATH_MAX + 64];
 static char *const *cli_in;
 static int cli_nin = -1;
+static char *cli_spool;		/* the copy of stdin, or NULL */
 
 /* On a fatal signal, remove the temporary files, then die of it. */
 static void
@@ -299,7 +300,7 @@ kt_cli_open_one(const char *path, const char *name, const char *member,
 		path = "-";
 	if (name == NULL)
 		name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-	if ((*srcp = kt_source_open(path, member, flags, &err)) == NULL)
+	if ((*srcp = kt_cli_source_open(path, member, flags, &err)) == NULL)
 		kt_cli_die(&err);
 	if ((rc = kt_source_next(*srcp, &rd, &err)) != 1) {
 		if (rc == 0)
@@ -451,7 +452,6 @@ bad:
 	exit(2);
 }
 
-static char *cli_spool;
 
 /* Remove standard input's copy, however the program ends. */
 static void
@@ -459,6 +459,17 @@ cli_unspool(void)
 {
 	if (cli_spool != NULL)
 		unlink(cli_spool);
+}
+
+struct kt_source *
+kt_cli_source_open(const char *path, const char *member, unsigned flags,
+    struct kt_error *err)
+{
+	int spooled = path != NULL && cli_spool != NULL &&
+	    strcmp(path, cli_spool) == 0;
+
+	return kt_source_open_as(path, spooled ? "<stdin>" : NULL, member,
+	    flags, err);
 }
 
 char *

@@ -70,7 +70,8 @@ kt_step_parse(const char *s, size_t n)
 	if (n <= 13 || memcmp(s, "ProfilerStep#", 13) != 0)
 		return -1;
 	for (i = 13; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (INT64_MAX - 9) / 10)
+		if (s[i] < '0' || s[i] > '9' ||
+		    v > (INT64_MAX - (s[i] - '0')) / 10)
 			return -1;
 		v = v * 10 + (s[i] - '0');
 	}

@@ -137,12 +137,16 @@ looks_like_trace(const unsigned char *p, size_t n)
 	return n - i >= 8 && memcmp(p + i, "id\tkind\t", 8) == 0;
 }
 
-/* The last spool of stdin: a source opened on it is named "<stdin>". */
-static char spooled[4096];
-
 struct kt_source *
 kt_source_open(const char *path, const char *glob, unsigned flags,
     struct kt_error *err)
+{
+	return kt_source_open_as(path, NULL, glob, flags, err);
+}
+
+struct kt_source *
+kt_source_open_as(const char *path, const char *name, const char *glob,
+    unsigned flags, struct kt_error *err)
 {
 	struct kt_source *s;
 	struct stat st;
@@ -158,10 +162,7 @@ kt_source_open(const char *path, const char *glob, unsigned flags,
 		snprintf(s->name, sizeof(s->name), "<stdin>");
 		s->fd = 0;
 	} else {
-		/* A spool of stdin is named as stdin in messages. */
-		snprintf(s->name, sizeof(s->name), "%s",
-		    spooled[0] != '\0' && strcmp(path, spooled) == 0 ?
-		    "<stdin>" : path);
+		snprintf(s->name, sizeof(s->name), "%s", name ? name : path);
 		if ((s->fd = open(path, O_RDONLY)) == -1) {
 			kt_error_set(err, path, 0, 0, "%s", strerror(errno));
 			free(s);
@@ -390,8 +391,6 @@ kt_spool_stdin(struct kt_error *err)
 		fd = -1;
 		goto fail;
 	}
-	if (strlen(path) < sizeof(spooled))
-		strcpy(spooled, path);
 	return path;
 fail:
 	kt_error_set(err, "<stdin>", 0, 0, "%s", strerror(errno));

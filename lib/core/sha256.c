@@ -117,19 +117,13 @@ sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t n)
 static int
 have_sha_ni(void)
 {
-	static int known, have;
 	unsigned a, b, c, d;
 
-	if (!known) {
-		known = 1;
-		if (__get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 9)) &&
-		    (c & (1u << 19)) && __get_cpuid_count(7, 0, &a, &b, &c,
-		    &d) && (b & (1u << 29)))
-			have = 1;
-		if (getenv("KT_SHA256_GENERIC") != NULL)
-			have = 0;
-	}
-	return have;
+	if (getenv("KT_SHA256_GENERIC") != NULL)
+		return 0;
+	return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 9)) &&
+	    (c & (1u << 19)) && __get_cpuid_count(7, 0, &a, &b, &c, &d) &&
+	    (b & (1u << 29));
 }
 #endif
 
@@ -138,7 +132,7 @@ static void
 sha256_blocks(struct kt_sha256 *c, const unsigned char *p, size_t n)
 {
 #ifdef KT_SHA_NI
-	if (have_sha_ni()) {
+	if (c->ni) {
 		sha256_blocks_ni(c->h, p, n);
 		return;
 	}
@@ -158,6 +152,11 @@ kt_sha256_init(struct kt_sha256 *c)
 
 	memcpy(c->h, h0, sizeof(c->h));
 	c->len = 0;
+#ifdef KT_SHA_NI
+	c->ni = have_sha_ni();	/* asked once per digest, kept in it */
+#else
+	c->ni = 0;
+#endif
 	c->nbuf = 0;
 }
 

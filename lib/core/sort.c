@@ -51,6 +51,81 @@ kt_sort_pairs(struct kt_pair *a, size_t n)
 	return 0;
 }
 
+/* Merge the sorted runs a[0..m) and a[m..n) through tmp, stably. */
+static void
+merge(char *a, size_t m, size_t n, size_t sz, char *tmp,
+    int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	size_t i = 0, j = m, k = 0;
+
+	if (cmp(a + (m - 1) * sz, a + m * sz, ctx) <= 0)
+		return;				/* already in order */
+	while (i < m && j < n) {
+		if (cmp(a + j * sz, a + i * sz, ctx) < 0) {
+			memcpy(tmp + k * sz, a + j * sz, sz);
+			j++;
+		} else {
+			memcpy(tmp + k * sz, a + i * sz, sz);
+			i++;
+		}
+		k++;
+	}
+	if (i < m)
+		memcpy(tmp + k * sz, a + i * sz, (m - i) * sz);
+	memcpy(a, tmp, (k + m - i) * sz);
+}
+
+/* Swap two elements of sz bytes in place. */
+static void
+swap(char *x, char *y, size_t sz)
+{
+	while (sz-- > 0) {
+		char t = *x;
+
+		*x++ = *y;
+		*y++ = t;
+	}
+}
+
+/*
+ * Insertion sort of a[0..n) by adjacent swaps (stable, no memory): for
+ * short runs, and the fallback when the merge buffer cannot be had.
+ */
+static void
+insertion(char *a, size_t n, size_t sz,
+    int (*cmp)(const void *, const void *, void *), void *ctx)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && cmp(a + (j - 1) * sz, a + j * sz, ctx) > 0;
+		    j--)
+			swap(a + (j - 1) * sz, a + j * sz, sz);
+}
+
+void
+kt_sort_r(void *base, size_t n, size_t sz, int (*cmp)(const void *,
+    const void *, void *), void *ctx)
+{
+	char *a = base, *tmp;
+	size_t run, w, i;
+
+	if (n < 2)
+		return;
+	/* Runs of 16 by insertion, then bottom-up merges of doubling runs. */
+	if (n > SIZE_MAX / sz || (tmp = malloc(n * sz)) == NULL) {
+		insertion(a, n, sz, cmp, ctx);
+		return;
+	}
+	for (i = 0; i < n; i += 16)
+		insertion(a + i * sz, n - i < 16 ? n - i : 16, sz, cmp, ctx);
+	for (run = 16; run < n; run *= 2)
+		for (w = 0; w + run < n; w += 2 * run)
+			merge(a + w * sz, run, n - w < 2 * run ? n - w : 2 * run,
+			    sz, tmp, cmp, ctx);
+	free(tmp);
+}
+
 void
 kt_qsort(void *b, size_t n, size_t sz, int (*cmp)(const void *,
     const void *))

@@ -115,9 +115,12 @@ struct group {
 	int	 busy;			/* a busy row */
 };
 
-static const struct kt_model *sm;
-static const struct kt_rules *srules;
-static const struct kt_bucket_opts *sopt;
+/* What the comparisons and rows of one table need (no globals). */
+struct bctx {
+	const struct kt_model		*m;
+	const struct kt_rules		*rules;
+	const struct kt_bucket_opts	*o;
+};
 
 static int
 cmp_i64(int64_t a, int64_t b)
@@ -128,8 +131,12 @@ cmp_i64(int64_t a, int64_t b)
 /* Output order: numeric keys in --by order, then the largest total,
  * then the bucket and name texts. */
 static int
-cmp_group(const void *a, const void *b)
+cmp_group(const void *a, const void *b, void *ctx)
 {
+	const struct bctx *bc = ctx;
+	const struct kt_model *sm = bc->m;
+	const struct kt_rules *srules = bc->rules;
+	const struct kt_bucket_opts *sopt = bc->o;
 	const struct group *x = a, *y = b;
 	size_t i;
 	int c;
@@ -192,10 +199,12 @@ cell_int(struct kt_table *t, int64_t v)
 
 /* Write group g as a row. */
 static int
-put_group(struct kt_table *t, const struct group *g, const char *row,
-    int64_t busy_all)
+put_group(const struct bctx *bc, struct kt_table *t, const struct group *g,
+    const char *row, int64_t busy_all)
 {
-	const struct kt_model *m = sm;
+	const struct kt_model *m = bc->m;
+	const struct kt_rules *srules = bc->rules;
+	const struct kt_bucket_opts *sopt = bc->o;
 	size_t i;
 	int star = g->busy == 2;	/* the total row */
 	int r = 0;
@@ -269,8 +278,8 @@ put_group(struct kt_table *t, const struct group *g, const char *row,
 
 /* The key of activity i. */
 static void
-item_key(const struct kt_model *m, const uint32_t *bk, size_t i,
-    struct item *it)
+item_key(const struct kt_bucket_opts *sopt, const struct kt_model *m,
+    const uint32_t *bk, size_t i, struct item *it)
 {
 	const struct kt_act *a = &m->act[i];
 
@@ -297,6 +306,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 {
 	struct kt_table *t = NULL;
 	struct kt_intern *keys = NULL;
+	struct bctx bc;
 	struct item it0;
 	struct group *g = NULL;
 	struct kt_pair *durs = NULL;
@@ -307,9 +317,9 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 	size_t ncols, i, j, k, ng = 0;
 	int64_t busy_all, sum_all = 0;
 
-	sm = m;
-	srules = o->rules;
-	sopt = o;
+	bc.m = m;
+	bc.rules = o->rules;
+	bc.o = o;
 	if ((cols = columns(o, &ncols)) == NULL ||
 	    (t = kt_table_new(cols, ncols)) == NULL ||
 	    (bk = kt_rules_classify(o->rules, m)) == NULL)
@@ -326,7 +336,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 	for (i = 0; i < m->nact; i++) {
 		int64_t id;
 
-		item_key(m, bk, i, &it0);
+		item_key(o, m, bk, i, &it0);
 		if ((id = kt_intern_put(keys, (const char *)it0.k,
 		    sizeof(it0.k))) == -1)
 			goto fail;
@@ -354,7 +364,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 		size_t a0 = start[k], n = start[k + 1] - start[k];
 		struct group *gg = &g[k];
 
-		item_key(m, bk, order[a0], &it0);
+		item_key(o, m, bk, order[a0], &it0);
 		memcpy(gg->k, it0.k, sizeof(gg->k));
 		gg->count = (int64_t)n;
 		for (j = 0; j < n; j++) {
@@ -378,9 +388,9 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 		gg->max = (int64_t)durs[n - 1].key;
 		gg->uni = union_order(m, order + a0, n);
 	}
-	kt_qsort(g, ng, sizeof(*g), cmp_group);
+	kt_sort_r(g, ng, sizeof(*g), cmp_group, &bc);
 	for (i = 0; i < ng; i++)
-		if (put_group(t, &g[i], "group", busy_all) == -1)
+		if (put_group(&bc, t, &g[i], "group", busy_all) == -1)
 			goto fail;
 	/* Busy rows: per device, and per step of it when grouped by step. */
 	for (i = 0; i < m->ndevices; i++) {
@@ -425,7 +435,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 				continue;
 			if (b->p50 != -1)
 				b->uni += b->p90 - b->p50;
-			if (put_group(t, b, "busy", busy_all) == -1) {
+			if (put_group(&bc, t, b, "busy", busy_all) == -1) {
 				free(bs);
 				goto fail;
 			}
@@ -442,7 +452,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 		tot.total = sum_all;
 		tot.uni = busy_all;
 		tot.k[KT_BY_STEP] = -1;
-		if (put_group(t, &tot, "total", busy_all) == -1)
+		if (put_group(&bc, t, &tot, "total", busy_all) == -1)
 			goto fail;
 	}
 	t2 = t;
@@ -508,12 +518,18 @@ cmp_cells(const char *a, const char *b)
 	return strcmp(a, b);
 }
 
-static size_t mkeys;		/* key columns after row, rank, device */
-static const int *mnumeric;	/* per key column: numeric */
+/* The merge's output order: its key columns after row, rank, device. */
+struct mctx {
+	size_t		 mkeys;
+	const int	*mnumeric;	/* per key column: numeric */
+};
 
 static int
-cmp_mrow_out(const void *a, const void *b)
+cmp_mrow_out(const void *a, const void *b, void *ctx)
 {
+	const struct mctx *mc = ctx;
+	size_t mkeys = mc->mkeys;
+	const int *mnumeric = mc->mnumeric;
 	const struct mrow *x = a, *y = b;
 	const char *px = x->key, *py = y->key;
 	char cx[512], cy[512];
@@ -548,6 +564,7 @@ kt_bucket_merge(char *const *paths, size_t npaths, struct kt_error *err)
 	size_t lcap = 0;
 	int *numeric = NULL;
 	int64_t busy_all = 0;
+	struct mctx mc;
 
 	for (i = 0; i < npaths; i++) {
 		FILE *f;
@@ -730,9 +747,9 @@ fail_f:
 	for (i = 0; i < nrows; i++)
 		if (rows[i].kind == 2)
 			busy_all += rows[i].uni;
-	mkeys = icount - 1;
-	mnumeric = numeric + 1;
-	kt_qsort(rows, nrows, sizeof(*rows), cmp_mrow_out);
+	mc.mkeys = icount - 1;
+	mc.mnumeric = numeric + 1;
+	kt_sort_r(rows, nrows, sizeof(*rows), cmp_mrow_out, &mc);
 	{
 		const char **cn;
 

@@ -478,12 +478,11 @@ cmp_i64(int64_t a, int64_t b)
 	return a < b ? -1 : a > b;
 }
 
-/* Sorting contexts (qsort has no user pointer in C99). */
-static const struct kt_model *sort_m;
-
+/* Comparisons with the model as their context (kt_sort_r). */
 static int
-cmp_dev(const void *a, const void *b)
+cmp_dev(const void *a, const void *b, void *ctx)
 {
+	const struct kt_model *sort_m = ctx;
 	const struct kt_device *x = a, *y = b;
 	size_t nx, ny;
 	const char *px, *py;
@@ -500,8 +499,9 @@ cmp_dev(const void *a, const void *b)
 }
 
 static int
-cmp_thread(const void *a, const void *b)
+cmp_thread(const void *a, const void *b, void *ctx)
 {
+	const struct kt_model *sort_m = ctx;
 	const struct kt_thread *x = a, *y = b;
 	size_t nx, ny;
 	const char *px, *py;
@@ -632,18 +632,18 @@ renumber(struct load *l)
 	n = m->ndevices > m->nthreads ? m->ndevices : m->nthreads;
 	if ((map = calloc(n ? n : 1, sizeof(*map))) == NULL)
 		return -1;
-	sort_m = m;
 	/* Devices: remember the old number in first, sort, map. */
 	for (i = 0; i < m->ndevices; i++)
 		m->devices[i].first = (uint32_t)i;
-	kt_qsort(m->devices, m->ndevices, sizeof(*m->devices), cmp_dev);
+	kt_sort_r(m->devices, m->ndevices, sizeof(*m->devices), cmp_dev, m);
 	for (i = 0; i < m->ndevices; i++)
 		map[m->devices[i].first] = (uint32_t)i;
 	for (i = 0; i < m->nact; i++)
 		m->act[i].dev = map[m->act[i].dev];
 	for (i = 0; i < m->ngpu_ann; i++)
 		m->gpu_ann[i].dev = map[m->gpu_ann[i].dev];
-	kt_qsort(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread);
+	kt_sort_r(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread,
+	    m);
 	for (i = 0; i < m->nthreads; i++)
 		map[m->threads[i].first] = (uint32_t)i;
 	for (i = 0; i < m->nspans; i++)
@@ -916,7 +916,6 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 			m->threads[i].rank = m->rank;
 	if (renumber(&l) == -1)
 		goto nomem;
-	sort_m = m;
 	kt_qsort(m->act, m->nact, sizeof(*m->act), cmp_act);
 	if (sort_spans(m) == -1)
 		goto nomem;

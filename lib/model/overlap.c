@@ -116,11 +116,10 @@ coll_bytes(const struct kt_model *m, const struct kt_act *a)
 }
 
 /* Order: exposed, longest first; then start, then rank. */
-static const struct kt_overlap *sort_ov;
-
 static int
-cmp_row(const void *a, const void *b)
+cmp_row(const void *a, const void *b, void *ctx)
 {
+	const struct kt_overlap *sort_ov = ctx;
 	const struct crow *x = a, *y = b;
 	const struct kt_act *p = &sort_ov->m->act[x->act];
 	const struct kt_act *q = &sort_ov->m->act[y->act];
@@ -297,9 +296,7 @@ kt_overlap_new(const struct kt_model *m, const struct kt_rules *rs,
 	}
 	if (join_ranks(ov) == -1)
 		goto nomem;
-	sort_ov = ov;
-	qsort(ov->r, ov->nr, sizeof(*ov->r), cmp_row);
-	sort_ov = NULL;
+	kt_sort_r(ov->r, ov->nr, sizeof(*ov->r), cmp_row, ov);
 	free(bucket);
 	free(comp);
 	free(comm);
