@@ -43,7 +43,7 @@ TOOLS	 = $(O)/build/ktgen $(O)/build/unit
 MAN1	 = $(wildcard man/*.1)
 MAN7	 = $(wildcard man/*.7)
 
-.PHONY: all check check-asan bench demo deps fuzz install uninstall clean lint
+.PHONY: all check check-asan bench demo deps fuzz fuzz-build install uninstall clean lint
 
 all: $(BINS) $(TOOLS)
 
@@ -100,7 +100,7 @@ demo: deps all
 
 DEB_PKGS = libjansson-dev libarchive-dev zlib1g-dev pkg-config jq gcc make \
 	   gawk gzip xz-utils bzip2 zstd zip tar time librsvg2-bin \
-	   libxml2-utils python3
+	   libxml2-utils python3 mandoc binutils
 deps:
 	@missing=; for p in $(DEB_PKGS); do \
 	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -111,20 +111,37 @@ deps:
 	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing; \
 	fi
 
-# A libFuzzer harness over the reader and scanner (clang), seeded from the
-# golden inputs; FUZZ_SECONDS bounds the run.
+# libFuzzer harnesses (clang), one per parser: tests/fuzz/NAME.c becomes
+# build-fuzz/fuzz-NAME, linked with the core and the model only (never
+# the front end, which exits), UBSan fatal as in the suite.  Each runs
+# for FUZZ_SECONDS, seeded from the golden inputs and from its corpus in
+# tests/fuzz/corpus/NAME/ when there is one.
 FUZZ_SECONDS ?= 60
-fuzz:
+FUZZERS	 = $(basename $(notdir $(wildcard tests/fuzz/*.c)))
+FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
+fuzz-build:
 	$(MAKE) O=build-fuzz CC=clang \
-	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" \
-	    build-fuzz/build/libkt.a
-	clang -O1 -g -fsanitize=fuzzer,address,undefined -Ilib \
-	    -o build-fuzz/fuzz-scan tests/fuzz/scan.c build-fuzz/build/libkt.a $(PKG_LIBS)
+	    CFLAGS="-O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	    build-fuzz/build/libkt.a build-fuzz/build/libktmodel.a
+	@for h in $(FUZZERS); do \
+	    echo "clang ... -o build-fuzz/fuzz-$$h tests/fuzz/$$h.c"; \
+	    clang -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Ilib \
+	        -o build-fuzz/fuzz-$$h tests/fuzz/$$h.c \
+	        build-fuzz/build/libktmodel.a build-fuzz/build/libkt.a \
+	        $(PKG_LIBS) || exit 1; done
+
+fuzz: fuzz-build
 	@mkdir -p build-fuzz/corpus
 	@for f in tests/cases/*/in tests/cases/*/*.json; do \
 	    [ -f "$$f" ] && cp "$$f" build-fuzz/corpus/$$(echo $$f | tr / _); done; true
-	build-fuzz/fuzz-scan -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	    -print_final_stats=1 build-fuzz/corpus
+	@for h in $(FUZZERS); do \
+	    mkdir -p build-fuzz/corpus-$$h; \
+	    seeds=build-fuzz/corpus; \
+	    [ -d tests/fuzz/corpus/$$h ] && seeds="$$seeds tests/fuzz/corpus/$$h"; \
+	    echo "== fuzz-$$h for $(FUZZ_SECONDS) s"; \
+	    build-fuzz/fuzz-$$h -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	        -print_final_stats=1 build-fuzz/corpus-$$h $$seeds || exit 1; \
+	done
 
 lint:
 	mandoc -Tlint -Wwarning $(MAN1) $(MAN7)
