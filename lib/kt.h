@@ -108,11 +108,19 @@ void		 kt_sort_r(void *, size_t, size_t, int (*)(const void *,
 #define KT_TIME_EXP	0x02	/* the text used an exponent */
 
 /*
+ * The range of a time or duration kt holds: within +-KT_TIME_MAX ns
+ * (2^62 - 1 ns, about 146 years), so that the sum or difference of any
+ * two fits int64 and no arithmetic on times can wrap.  A trace with a
+ * time outside it is refused (exit 2), never wrapped.
+ */
+#define KT_TIME_MAX	((int64_t)0x3fffffffffffffff)
+
+/*
  * Parse the JSON number text s[0..n) as microseconds into *ns.  No floating
  * point is involved.  Digits below one nanosecond are truncated toward
  * zero and flagged with KT_TIME_SUBNS; *decimals gets the number of
  * fraction digits written in the text.  Returns 0, or -1 if the text is
- * not a number or does not fit in int64 nanoseconds.
+ * not a number or falls outside +-KT_TIME_MAX ns.
  */
 int	 kt_time_parse(const char *, size_t, int64_t *, int *, int *);
 
@@ -128,6 +136,9 @@ size_t	 kt_time_format(int64_t, int, char *);
  * "100ns", into ns.  Returns 0, or -1 (no unit, bad number).
  */
 int	 kt_duration_parse(const char *, int64_t *);
+
+/* *out = a + b when a, b and the sum are within +-KT_TIME_MAX; else -1. */
+int	 kt_time_add(int64_t, int64_t, int64_t *);
 
 /* Format ns as plain integer text; returns the length. */
 size_t	 kt_int_format(int64_t, char *);

@@ -58,7 +58,17 @@ test_time(void)
 	CHECK(roundtrip("-0.5", -500));
 	CHECK(roundtrip("0", 0));
 	CHECK(roundtrip("27168130034.472", 27168130034472LL));
-	CHECK(roundtrip("9223372036854775.807", INT64_MAX));
+	/* The range: +-(2^62 - 1) ns, so that two times never overflow. */
+	CHECK(roundtrip("4611686018427387.903", KT_TIME_MAX));
+	CHECK(roundtrip("-4611686018427387.903", -KT_TIME_MAX));
+	CHECK(kt_time_parse("4611686018427387.904", 20, &ns, NULL, NULL) ==
+	    -1);
+	CHECK(kt_time_parse("9223372036854775.807", 20, &ns, NULL, NULL) ==
+	    -1);
+	CHECK(kt_time_add(KT_TIME_MAX - 1, 1, &ns) == 0 && ns == KT_TIME_MAX);
+	CHECK(kt_time_add(KT_TIME_MAX, 1, &ns) == -1);
+	CHECK(kt_time_add(-KT_TIME_MAX, -1, &ns) == -1);
+	CHECK(kt_time_add(INT64_MAX, -INT64_MAX, &ns) == -1);
 	CHECK(kt_time_parse("12.3456", 7, &ns, &fl, &dec) == 0 &&
 	    ns == 12345 && (fl & KT_TIME_SUBNS) && dec == 4);
 	CHECK(kt_time_parse("12.3450", 7, &ns, &fl, &dec) == 0 &&
@@ -104,7 +114,7 @@ test_time(void)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		v = (int64_t)(x >> 1) * (i % 2 ? 1 : -1);
+		v = (int64_t)(x >> 2) * (i % 2 ? 1 : -1);
 		kt_time_format(v, 3, buf);
 		if (kt_time_parse(buf, strlen(buf), &back, NULL, NULL) == -1 ||
 		    back != v) {

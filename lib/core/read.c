@@ -37,6 +37,8 @@ struct kt_source {
 	int		 started;
 	int		 ended;
 	unsigned char	 peek[PEEK];	/* first bytes, read before deciding */
+	unsigned char	 head[PEEK];	/* a member's first bytes (peek may
+					   still be libarchive's block) */
 	char		 block[1 << 16];	/* libarchive reads into it */
 	size_t		 npeek;
 	size_t		 peekpos;
@@ -97,6 +99,31 @@ fd_read(int fd, void *buf, size_t n)
 		r = read(fd, buf, n);
 	while (r == -1 && errno == EINTR);
 	return r;
+}
+
+/*
+ * Copy a name from the input into out (n bytes) fit for a one-line
+ * message: control characters (newline, tab, ESC, DEL) written as \xNN,
+ * and a backslash doubled.  NULL reads as "".
+ */
+static void
+printable(char *out, size_t n, const char *in)
+{
+	size_t k = 0;
+
+	for (; in != NULL && *in != '\0' && k + 5 < n; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if (c < 0x20 || c == 0x7f)
+			k += (size_t)snprintf(out + k, n - k, "\\x%02x", c);
+		else if (c == '\\') {
+			out[k++] = '\\';
+			out[k++] = '\\';
+		} else
+			out[k++] = (char)c;
+	}
+	if (n > 0)
+		out[k] = '\0';
 }
 
 /* libarchive's read callback: the peeked bytes first, then the fd. */
@@ -320,18 +347,21 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 		s->archived = 1;
 		if (archive_entry_filetype(ae) != AE_IFREG)
 			continue;
-		snprintf(s->member, sizeof(s->member), "%s",
+		/* Named escaped in messages; matched as it is. */
+		printable(s->member, sizeof(s->member),
 		    archive_entry_pathname(ae));
-		if (s->glob != NULL && fnmatch(s->glob, s->member, 0) != 0)
+		if (s->glob != NULL && fnmatch(s->glob,
+		    archive_entry_pathname(ae) != NULL ?
+		    archive_entry_pathname(ae) : "", 0) != 0)
 			continue;
 		/* Look at the member's first bytes: is it a trace? */
-		n = archive_read_data(s->ar, s->peek, PEEK);
+		n = archive_read_data(s->ar, s->head, PEEK);
 		if (n < 0) {
 			kt_error_set(err, s->name, 0, 0, "%s: %s", s->member,
 			    archive_error_string(s->ar));
 			return -1;
 		}
-		if (!looks_like_trace(s->peek, (size_t)n) && s->glob == NULL)
+		if (!looks_like_trace(s->head, (size_t)n) && s->glob == NULL)
 			continue;
 		{
 			char nm[1100];
@@ -341,7 +371,7 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 				goto nomem;
 		}
 		/* Hand the peeked bytes to the reader first. */
-		memcpy(r->own, s->peek, (size_t)n);
+		memcpy(r->own, s->head, (size_t)n);
 		r->hi = (size_t)n;
 		s->started = 1;
 		break;
@@ -803,16 +833,12 @@ parse_srcindex(struct kt_reader *r, const char *v, size_t n)
 			break;
 		for (; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++)
 			u = u * 10 + (uint64_t)(v[i] - '0');
-		if (digits == 0 || digits > 19) {
-			free(a);
-			return -1;
-		}
+		if (digits == 0 || digits > 19)
+			goto fail;
 		if (r->nsrcindex == cap) {
 			cap = cap ? cap * 2 : 1024;
-			if ((t = realloc(a, cap * sizeof(*a))) == NULL) {
-				free(a);
-				return -1;
-			}
+			if ((t = realloc(a, cap * sizeof(*a))) == NULL)
+				goto fail;
 			a = t;
 		}
 		a[r->nsrcindex++] = u;
@@ -820,6 +846,11 @@ parse_srcindex(struct kt_reader *r, const char *v, size_t n)
 	}
 	r->srcindex = a;
 	return 0;
+fail:
+	/* No count without its array. */
+	free(a);
+	r->nsrcindex = 0;
+	return -1;
 }
 
 /*
@@ -942,6 +973,24 @@ skim(struct kt_reader *r, size_t *end, struct kt_event *ev)
 	}
 }
 
+/*
+ * A ts or dur that is a number but no time kt can hold (outside
+ * +-KT_TIME_MAX ns) makes the event an error, never a wrapped value.
+ */
+static int
+check_times(struct kt_reader *r, const struct kt_event *ev, size_t at,
+    struct kt_error *err)
+{
+	if (ev->f[KT_F_TS].type == KT_NUMBER && !(ev->flags & KT_EV_TS))
+		return fail_at(r, at, err, "ts out of range: kt holds times "
+		    "within 2^62 ns (146 years) of 0");
+	if (ev->f[KT_F_DUR].type == KT_NUMBER && !(ev->flags & KT_EV_DUR) &&
+	    !(r->flags & KT_READ_SKIM))
+		return fail_at(r, at, err, "dur out of range: kt holds times "
+		    "within 2^62 ns (146 years) of 0");
+	return 0;
+}
+
 /* Scan the event at r->lo.  1 event, 0 dropped or ended, -1 error. */
 static int
 event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
@@ -965,6 +1014,8 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		ev->len = end - start;
 		ev->flags = 0;
 		kt_event_finish_skim(ev);
+		if (check_times(r, ev, start, err) == -1)
+			return -1;
 		ev->index = r->pos < r->nsrcindex && !r->srcindex_after ?
 		    r->srcindex[r->pos] : r->pos;
 		r->pos++;
@@ -997,6 +1048,8 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		ev->len = end - start;
 		kt_event_finish(ev);
 	}
+	if (check_times(r, ev, start, err) == -1)
+		return -1;
 	ev->index = r->pos < r->nsrcindex && !r->srcindex_after ?
 	    r->srcindex[r->pos] : r->pos;
 	r->pos++;
@@ -1153,15 +1206,31 @@ events_end:
  * (',' key ':' value)* and '}' up to the end.  With keep, appends the
  * keys to r's metadata as keys after traceEvents.  0 when it is such an
  * end, -1 when not.
+ *
+ * memo (NULL, or one byte per byte of text) makes a search over many
+ * candidate ends linear: whether the rest parses from a point between
+ * members does not depend on where the parse began, so each point is
+ * parsed once (1: it parses to the end, 2: it does not) and a later
+ * parse that reaches a known point stops there.
  */
 static int
-tail_parse(struct kt_reader *r, const char *t, size_t n, int keep)
+tail_parse(struct kt_reader *r, const char *t, size_t n, int keep,
+    unsigned char *memo)
 {
-	size_t p = 1, e;
+	size_t p = 1, e, i;
 	size_t first = r->nmeta;
 	int rc = -1;
+	struct kt_buf seen = KT_BUF_INIT;	/* points visited (size_t) */
 
 	for (;;) {
+		if (memo != NULL) {
+			if (memo[p] != 0) {
+				rc = memo[p] == 1 ? 0 : -1;
+				break;
+			}
+			if (kt_buf_add(&seen, &p, sizeof(p)) == -1)
+				memo = NULL;	/* no memory: plain parse */
+		}
 		while (p < n && kt_ws[(unsigned char)t[p]])
 			p++;
 		if (p < n && t[p] == '}') {
@@ -1192,12 +1261,20 @@ tail_parse(struct kt_reader *r, const char *t, size_t n, int keep)
 			if (p >= n || kt_scan_value(&r->sc, t, vs, n, &e,
 			    NULL) != KT_SCAN_OK || r->sc.nedits > 0)
 				break;
-			if (add_meta(r, t + ks, ke - ks, t + vs, e - vs, 1) ==
-			    -1)
+			if (keep && add_meta(r, t + ks, ke - ks, t + vs, e - vs,
+			    1) == -1)
 				break;
 			p = e;
 		}
 	}
+	if (memo != NULL)
+		for (i = 0; i + sizeof(size_t) <= seen.n; i += sizeof(size_t)) {
+			size_t q;
+
+			memcpy(&q, seen.p + i, sizeof(q));
+			memo[q] = rc == 0 ? 1 : 2;
+		}
+	kt_buf_free(&seen);
 	if (rc == -1 || !keep) {
 		while (r->nmeta > first) {
 			r->nmeta--;
@@ -1213,6 +1290,7 @@ kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 {
 	struct kt_source *s = r->src;
 	char *buf;
+	unsigned char *memo;
 	size_t n, i, best = SIZE_MAX, k;
 	ssize_t got;
 
@@ -1220,13 +1298,15 @@ kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 	    r->state != R_START || r->lo > 0 || r->base > 0)
 		return 1;
 	n = s->size > (4u << 20) ? (4u << 20) : (size_t)s->size;
-	if ((buf = malloc(n)) == NULL) {
+	if ((buf = malloc(n)) == NULL || (memo = calloc(n + 1, 1)) == NULL) {
+		free(buf);
 		kt_error_set(err, r->name, 0, 0, "out of memory");
 		return -1;
 	}
 	got = pread(s->fd, buf, n, (off_t)(s->size - n));
 	if (got != (ssize_t)n) {
 		free(buf);
+		free(memo);
 		return 1;
 	}
 	/*
@@ -1243,10 +1323,12 @@ kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 			q--;
 		if (q == 0 || (buf[q - 1] != '}' && buf[q - 1] != '['))
 			continue;
-		if (tail_parse(r, buf + i, n - i, 0) == 0)
+		if (tail_parse(r, buf + i, n - i, 0, memo + i) == 0)
 			best = i;
 	}
-	if (best == SIZE_MAX || tail_parse(r, buf + best, n - best, 1) == -1) {
+	free(memo);
+	if (best == SIZE_MAX || tail_parse(r, buf + best, n - best, 1,
+	    NULL) == -1) {
 		free(buf);
 		return 1;
 	}
@@ -1254,7 +1336,12 @@ kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 	/* ktSourceIndex is kt's own: the events are numbered from it. */
 	for (k = 0; k < r->nmeta; k++)
 		if (strcmp(r->meta[k].key, "\"" KT_KEY_SOURCE_INDEX "\"") == 0) {
-			parse_srcindex(r, r->meta[k].val, r->meta[k].vallen);
+			if (parse_srcindex(r, r->meta[k].val,
+			    r->meta[k].vallen) == -1) {
+				kt_error_set(err, r->name, 0, 0, "ktSourceIndex "
+				    "is not an array of row numbers");
+				return -1;
+			}
 			r->srcindex_after = 0;
 			free(r->meta[k].key);
 			free(r->meta[k].val);
@@ -1386,8 +1473,10 @@ tsv_trace_row(struct kt_reader *r, const char *p, size_t n,
 				    KT_KEY_ORIGIN);
 			memcpy(num, p + vs, ve - vs);
 			num[ve - vs] = '\0';
+			errno = 0;
 			r->origin = strtoll(num, &end, 10);
-			if (*end != '\0')
+			if (*end != '\0' || errno == ERANGE ||
+			    r->origin > KT_TIME_MAX || r->origin < -KT_TIME_MAX)
 				return fail_at(r, r->lo, err, "trace row: bad "
 				    KT_KEY_ORIGIN);
 		}
@@ -1542,8 +1631,15 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 				    "or use gawk)" :
 				    "bad dur_ns column: want integer ns");
 			}
-			if (i == 3 && has)
-				v += r->origin;
+			if (has && ((i == 3 && kt_time_add(v, r->origin,
+			    &v) == -1) || v > KT_TIME_MAX || v < -KT_TIME_MAX)) {
+				kt_patch_free(&pt);
+				return fail_at(r, col[i], err, i == 3 ?
+				    "ts_ns + " KT_KEY_ORIGIN " out of range: kt "
+				    "holds times within 2^62 ns of 0" :
+				    "dur_ns out of range: kt holds times within "
+				    "2^62 ns of 0");
+			}
 			if (has && (!(ev->flags & ok) || v != cur)) {
 				k = kt_time_format(v, dec, num);
 				rc |= kt_patch_set(&pt, f, num, k);

@@ -93,13 +93,24 @@ kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
 			return -1;
 		v *= 10;
 	}
-	if (v > (uint64_t)INT64_MAX)
+	if (v > (uint64_t)KT_TIME_MAX)
 		return -1;
 	*ns = neg ? -(int64_t)v : (int64_t)v;
 	if (flags)
 		*flags = fl;
 	if (decimals)
 		*decimals = nfrac;
+	return 0;
+}
+
+int
+kt_time_add(int64_t a, int64_t b, int64_t *out)
+{
+	/* Each within KT_TIME_MAX, the sum cannot overflow int64. */
+	if (a > KT_TIME_MAX || a < -KT_TIME_MAX || b > KT_TIME_MAX ||
+	    b < -KT_TIME_MAX || a + b > KT_TIME_MAX || a + b < -KT_TIME_MAX)
+		return -1;
+	*out = a + b;
 	return 0;
 }
 

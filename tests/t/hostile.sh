@@ -1,7 +1,10 @@
-# tests/t/hostile.sh: output safety against careless paths (issue 17,
-# data loss): -o through a link, a device or a FIFO never renames over
-# it; every output path of every filter is checked against the inputs
-# (--split-steps too); a report goes beside regular files only.
+# tests/t/hostile.sh: hostile input and careless paths.  Output safety:
+# -o through a link, a device or a FIFO never renames over it; every
+# output path of every filter is checked against the inputs
+# (--split-steps too); a report goes beside regular files only.  Input:
+# a bad ktSourceIndex, a pathological tail, small stored zip members,
+# control characters in member names and times out of range are each
+# one clear error or handled, never a crash, a hang or a wrap.
 . "$(dirname "$0")/../lib.sh"
 
 ex=$(cd "$(dirname "$0")/../../examples" && pwd)/trace.json.gz
@@ -158,4 +161,97 @@ if run kt-compact-lanes t.json -o /dev/null 2>err &&
 else
 	bad "hostile: compact-lanes to a device: no word on the report"
 fi
+
+# A ktSourceIndex that is not an array of row numbers: an error, not a
+# count without its array (it crashed), from a file and from a pipe.
+printf '{"traceEvents":[{"ph":"i","ts":1}],"ktSourceIndex":[0,"x"]}' >si.json
+for f in "kt-normalize --keep-order si.json" "kt-slice-window --from 0ns si.json"; do
+	# shellcheck disable=SC2086
+	run $f >out 2>err
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s out ] && grep -q 'ktSourceIndex is not an array' err; then
+		ok "hostile: bad ktSourceIndex: $f"
+	else
+		bad "hostile: bad ktSourceIndex: $f: status $rc"
+	fi
+done
+run kt-normalize --keep-order <si.json >out 2>err
+rc=$?
+if [ "$rc" -eq 2 ] && [ ! -s out ]; then
+	ok "hostile: bad ktSourceIndex on a pipe"
+else
+	bad "hostile: bad ktSourceIndex on a pipe: status $rc"
+fi
+
+# A tail of 100,000 small keys after the events: the end of the file is
+# found in linear time (it took minutes), every key kept.
+awk 'BEGIN { printf "{\"traceEvents\":[{\"ph\":\"i\",\"ts\":1}]";
+    for (i = 0; i < 100000; i++) printf ",\"k%d\":[{}]", i; print "}" }' >tail.json
+if timeout 60 kt-normalize --keep-order tail.json >out 2>err &&
+    [ "$(jq 'keys | length' out)" -eq 100001 ]; then
+	ok "hostile: a long tail of keys is read (linear tail parse)"
+else
+	bad "hostile: long tail: status $?, $(head -c 200 err)"
+fi
+
+# A small stored (uncompressed) zip member: read right (ASan saw an
+# overlapping copy when the member's head was read into the peek buffer).
+if command -v zip >/dev/null 2>&1; then
+	mkdir -p z && printf '{"traceEvents":[{"ph":"X","ts":1,"dur":2,"name":"a","pid":1,"tid":1}]}' >z/small.json
+	(cd z && rm -f ../small.zip && zip -q -0 ../small.zip small.json)
+	if run kt-normalize small.zip >out 2>err && jq -e '.traceEvents[0].name == "a"' out >/dev/null; then
+		ok "hostile: a small stored zip member"
+	else
+		bad "hostile: a small stored zip member: $(head -c 200 err)"
+	fi
+else
+	skip "hostile: zip not installed"
+fi
+
+# Control characters in a member name are escaped in messages: one line.
+mkdir -p cc
+printf '{"traceEvents":[{"ph":"X","ts":1,"dur":2,"name":"a","pid":1,"tid":1},' >"cc/$(printf 'bad\nname\033[31m.json')"
+tar -C cc -cf cc.tar .
+run kt-normalize -S cc.tar >out 2>err
+rc=$?
+if [ "$rc" -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && ! grep -q "$(printf '\033')" err &&
+    grep -q 'bad\\x0aname\\x1b\[31m.json' err; then
+	ok "hostile: control characters in a member name are escaped"
+else
+	bad "hostile: member name in messages: status $rc: $(od -c err | head -3)"
+fi
+
+# Times out of range: one clear error (exit 2), never a wrap.
+printf '{"traceEvents":[{"ph":"X","ts":9223372036854775.807,"dur":1,"name":"a","pid":1,"tid":1}]}' >big.json
+printf '{"traceEvents":[{"ph":"X","ts":1,"dur":9223372036854775.807,"name":"a","pid":1,"tid":1}]}' >bigdur.json
+for f in big.json bigdur.json; do
+	for k in normalize bucket slice-window; do
+		case $k in
+		slice-window) a="--from 0ns" ;;
+		*) a= ;;
+		esac
+		# shellcheck disable=SC2086
+		run kt-$k $a $f >out 2>err
+		rc=$?
+		if [ "$rc" -eq 2 ] && [ ! -s out ] && grep -q 'out of range' err; then
+			ok "hostile: $k refuses a time out of range ($f)"
+		else
+			bad "hostile: $k on $f: status $rc: $(head -c 200 err)"
+		fi
+	done
+done
+tsvhead=$(printf 'id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\tjson')
+for origin in 9223372036854775807 4611686018427387903; do
+	{ echo "$tsvhead"
+	  printf 'trace:0\ttrace\t\t\t\t\t\t\t\t{"ktOriginNs":%s}\n' "$origin"
+	  printf 'X:0\tother\tX\t1\t1\t1\t1\t\ta\t{"ph":"X","ts":0,"dur":0.001,"name":"a","pid":1,"tid":1}\n'
+	} >o.tsv
+	run kt-normalize o.tsv >out 2>err
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s out ] && ! grep -q -- '-9223372036854775' out; then
+		ok "hostile: TSV ts_ns + ktOriginNs $origin refused"
+	else
+		bad "hostile: TSV origin $origin: status $rc"
+	fi
+done
 exit 0
