@@ -28,9 +28,7 @@
 
 #include "kt.h"
 
-#define GUIDE_CAT	"layer_guide"
 #define GUIDE_TID	2000000000LL	/* the first guide row's tid */
-#define GUIDE_PREFIX	"Layer guide ("
 #define GUIDE_SUFFIX	") \xe2\x80\x94 anchor intervals"
 #define SPACING_FACTOR	3	/* mixed passes: an interval this far off */
 
@@ -316,9 +314,9 @@ collect_meta(const struct kt_event *ev)
 	memset(&r, 0, sizeof(r));
 	if (kt_event_field_is(ev, KT_F_NAME, "thread_name")) {
 		if (kt_event_find(ev, &ev->f[KT_F_ARGS], "name", &v) == -1 ||
-		    v.type != KT_STRING || v.len < sizeof(GUIDE_PREFIX) ||
-		    memcmp(ev->raw + v.off + 1, GUIDE_PREFIX,
-		    sizeof(GUIDE_PREFIX) - 1) != 0)
+		    v.type != KT_STRING || v.len < sizeof(KT_GUIDE_PREFIX) ||
+		    memcmp(ev->raw + v.off + 1, KT_GUIDE_PREFIX,
+		    sizeof(KT_GUIDE_PREFIX) - 1) != 0)
 			return;
 		r.name = field_str(ev, &v);
 		if ((rows = realloc(rows, (nrows + 1) * sizeof(*rows))) == NULL)
@@ -420,7 +418,7 @@ collect(const struct kt_event *ev)
 		return;
 	}
 	if (kind != KT_KERNEL) {
-		if (kt_event_field_is(ev, KT_F_CAT, GUIDE_CAT)) {
+		if (kt_event_field_is(ev, KT_F_CAT, KT_CAT_LAYER_GUIDE)) {
 			struct row r;
 
 			memset(&r, 0, sizeof(r));
@@ -1169,7 +1167,7 @@ write_guides(struct kt_writer *w, uint64_t next)
 		b.n = a.n = 0;
 		kt_obj_begin(&b);
 		kt_obj_str(&b, "ph", "X");
-		kt_obj_str(&b, "cat", GUIDE_CAT);
+		kt_obj_str(&b, "cat", KT_CAT_LAYER_GUIDE);
 		snprintf(num, sizeof(num), "L%lld", (long long)g->layer);
 		kt_obj_str(&b, "name", num);
 		kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
@@ -1457,12 +1455,12 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	{
-		size_t n = sizeof(GUIDE_PREFIX) + strlen(o.phase) +
+		size_t n = sizeof(KT_GUIDE_PREFIX) + strlen(o.phase) +
 		    sizeof(GUIDE_SUFFIX);
 
 		if ((trackname = malloc(n)) == NULL)
 			kt_cli_nomem();
-		snprintf(trackname, n, "%s%s%s", GUIDE_PREFIX, o.phase,
+		snprintf(trackname, n, "%s%s%s", KT_GUIDE_PREFIX, o.phase,
 		    GUIDE_SUFFIX);
 	}
 	if ((names = kt_intern_new()) == NULL ||
