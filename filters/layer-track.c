@@ -31,6 +31,8 @@
 #define GUIDE_TID	2000000000LL	/* the first guide row's tid */
 #define GUIDE_SUFFIX	") \xe2\x80\x94 anchor intervals"
 #define SPACING_FACTOR	3	/* mixed passes: an interval this far off */
+#define PID_TEXT	128	/* pid_text()'s buffer */
+#define WHY_TEXT	1024	/* mixed()'s buffer */
 
 /* A kernel the filter keeps: an anchor, an end anchor, or (suggest) any. */
 struct kern {
@@ -96,27 +98,105 @@ struct opts {
 	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
-static struct opts o;
-static regex_t anchor_rx, end_rx;
-static struct kt_intern *names;	/* kernel names, raw JSON text */
-static unsigned char *match;	/* per name: 1 anchor, 2 end, 4 known */
-static size_t nmatch;
-static struct kt_intern *gputab;
-static struct gpu *gpus;
-static size_t ngpus;
-static struct kern *kerns;
-static size_t nkerns, capkerns;
-static struct row *rows, *gevs, *sorts;
-static size_t nrows, ngevs, nsorts;
-static struct kt_intern *threads, *opnames;
-static struct cpuev *launches, *ops;
-static size_t nlaunches, nops, caplaunches, capops;
-static int64_t tstart = INT64_MAX;	/* the earliest ts */
-static int collecting = 1;	/* pass() collects for decide() */
-static uint64_t last_end;	/* the input offset after the last event */
-static uint64_t nread;		/* events read */
-static struct kt_out *rawout;	/* splicing: guides go straight here */
-static struct kt_buf nbuf;	/* scratch: an unescaped name */
+/*
+ * One run's state: the options, what the first pass collected, and the
+ * decision.  main() makes it; every step is handed it.
+ */
+struct lt {
+	struct opts	 o;
+	regex_t		 anchor_rx, end_rx;
+	struct kt_intern *names;	/* kernel names, raw JSON text */
+	unsigned char	*match;		/* per name: 1 anchor, 2 end, 4 known */
+	size_t		 nmatch;
+	struct kt_intern *gputab;
+	struct gpu	*gpus;
+	size_t		 ngpus;
+	struct kern	*kerns;
+	size_t		 nkerns, capkerns;
+	struct row	*rows, *gevs, *sorts;
+	size_t		 nrows, ngevs, nsorts;
+	struct kt_intern *threads, *opnames;
+	struct cpuev	*launches, *ops;
+	size_t		 nlaunches, nops, caplaunches, capops;
+	int64_t		 tstart;	/* the earliest ts */
+	int		 collecting;	/* pass() collects for decide() */
+	uint64_t	 last_end;	/* input offset past the last event */
+	uint64_t	 nread;		/* events read */
+	struct kt_out	*rawout;	/* splicing: guides go straight here */
+	struct kt_buf	 nbuf;		/* scratch: an unescaped name */
+
+	/* Labelling. */
+	struct guide	*guides;
+	size_t		 nguides;
+	const struct gpu *chosen;
+	struct kern	*anc;		/* the chosen GPU's anchors, by time */
+	size_t		 nanc;
+	int64_t		 guide_tid, guide_sort;
+	int		 has_sort;
+	int		 present;	/* the same guides are in the input */
+	char		*trackname;
+	uint32_t	 anchor_name;
+};
+
+/* A run's state with the defaults: no option given yet. */
+static struct lt *
+lt_new(void)
+{
+	struct lt *lt;
+
+	if ((lt = calloc(1, sizeof(*lt))) == NULL)
+		kt_cli_nomem();
+	lt->o.co.level = -1;
+	lt->o.phase = "all";
+	lt->tstart = INT64_MAX;
+	lt->collecting = 1;
+	lt->nbuf = (struct kt_buf)KT_BUF_INIT;
+	return lt;
+}
+
+/* Free n rows. */
+static void
+rows_free(struct row *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(r[i].pid);
+		free(r[i].name);
+	}
+	free(r);
+}
+
+/* Free a run's state. */
+static void
+lt_free(struct lt *lt)
+{
+	size_t i;
+
+	if (lt->o.anchor_re != NULL)
+		regfree(&lt->anchor_rx);
+	if (lt->o.end_re != NULL)
+		regfree(&lt->end_rx);
+	kt_intern_free(lt->names);
+	kt_intern_free(lt->gputab);
+	kt_intern_free(lt->threads);
+	kt_intern_free(lt->opnames);
+	free(lt->match);
+	for (i = 0; i < lt->ngpus; i++)
+		free(lt->gpus[i].pid);
+	free(lt->gpus);
+	free(lt->kerns);
+	rows_free(lt->rows, lt->nrows);
+	rows_free(lt->gevs, lt->ngevs);
+	rows_free(lt->sorts, lt->nsorts);
+	free(lt->launches);
+	free(lt->ops);
+	kt_buf_free(&lt->nbuf);
+	free(lt->guides);
+	free(lt->anc);
+	free(lt->trackname);
+	free(lt);
+}
 
 static void
 usage(FILE *f)
@@ -181,7 +261,7 @@ grow(void *pp, size_t *cap, size_t n, size_t sz)
  * (kt_json_unescape), as a C string: a NUL becomes a space.
  */
 static const char *
-unescape(const char *s, size_t n)
+unescape(struct lt *lt, const char *s, size_t n)
 {
 	size_t i;
 
@@ -189,13 +269,13 @@ unescape(const char *s, size_t n)
 		s++;
 		n -= 2;
 	}
-	if (kt_json_unescape(s, n, &nbuf) == -1 ||
-	    kt_buf_addc(&nbuf, '\0') == -1)
+	if (kt_json_unescape(s, n, &lt->nbuf) == -1 ||
+	    kt_buf_addc(&lt->nbuf, '\0') == -1)
 		kt_cli_nomem();
-	for (i = 0; i + 1 < nbuf.n; i++)
-		if (nbuf.p[i] == '\0')
-			nbuf.p[i] = ' ';
-	return nbuf.p;
+	for (i = 0; i + 1 < lt->nbuf.n; i++)
+		if (lt->nbuf.p[i] == '\0')
+			lt->nbuf.p[i] = ' ';
+	return lt->nbuf.p;
 }
 
 /* Compile an extended regex or exit 2. */
@@ -214,41 +294,42 @@ compile(regex_t *rx, const char *re, const char *opt)
 
 /* The match bits of kernel name id (1 anchor, 2 end anchor). */
 static int
-name_match(uint32_t id)
+name_match(struct lt *lt, uint32_t id)
 {
 	size_t len;
 	const char *s;
 	int m = 4;
 
-	if (id >= nmatch) {
-		size_t n = nmatch ? nmatch : 256;
+	if (id >= lt->nmatch) {
+		size_t n = lt->nmatch ? lt->nmatch : 256;
 		unsigned char *p;
 
 		while (n <= id)
 			n *= 2;
-		if ((p = realloc(match, n)) == NULL)
+		if ((p = realloc(lt->match, n)) == NULL)
 			kt_cli_nomem();
-		memset(p + nmatch, 0, n - nmatch);
-		match = p;
-		nmatch = n;
+		memset(p + lt->nmatch, 0, n - lt->nmatch);
+		lt->match = p;
+		lt->nmatch = n;
 	}
-	if (match[id])
-		return match[id] & 3;
-	s = kt_intern_get(names, id, &len);
-	s = unescape(s, len);
-	if (o.anchor_re != NULL && regexec(&anchor_rx, s, 0, NULL, 0) == 0)
+	if (lt->match[id])
+		return lt->match[id] & 3;
+	s = kt_intern_get(lt->names, id, &len);
+	s = unescape(lt, s, len);
+	if (lt->o.anchor_re != NULL && regexec(&lt->anchor_rx, s, 0, NULL,
+	    0) == 0)
 		m |= 1;
-	if (o.end_re != NULL && regexec(&end_rx, s, 0, NULL, 0) == 0)
+	if (lt->o.end_re != NULL && regexec(&lt->end_rx, s, 0, NULL, 0) == 0)
 		m |= 2;
-	match[id] = (unsigned char)m;
+	lt->match[id] = (unsigned char)m;
 	return m & 3;
 }
 
 /* The GPU id of a kernel event (pid and args.device). */
 static uint32_t
-gpu_of(const struct kt_event *ev)
+gpu_of(struct lt *lt, const struct kt_event *ev)
 {
-	struct kt_buf *k = &nbuf;
+	struct kt_buf *k = &lt->nbuf;
 	const char *p;
 	size_t n;
 	int64_t dev = -1, id;
@@ -263,32 +344,33 @@ gpu_of(const struct kt_event *ev)
 	k->n = 0;
 	kt_buf_add(k, p, n);
 	kt_buf_add(k, &dev, sizeof(dev));
-	if (k->p == NULL || (id = kt_intern_put(gputab, k->p, k->n)) == -1)
+	if (k->p == NULL || (id = kt_intern_put(lt->gputab, k->p, k->n)) == -1)
 		kt_cli_nomem();
-	if ((size_t)id == ngpus) {
+	if ((size_t)id == lt->ngpus) {
 		struct gpu *g;
 
-		if ((g = realloc(gpus, (ngpus + 1) * sizeof(*g))) == NULL)
+		if ((g = realloc(lt->gpus, (lt->ngpus + 1) * sizeof(*g))) ==
+		    NULL)
 			kt_cli_nomem();
-		gpus = g;
-		g[ngpus].pid = dup_n(p, n);
-		g[ngpus].pidlen = n;
-		g[ngpus].device = dev;
-		g[ngpus].anchors = 0;
-		ngpus++;
+		lt->gpus = g;
+		g[lt->ngpus].pid = dup_n(p, n);
+		g[lt->ngpus].pidlen = n;
+		g[lt->ngpus].device = dev;
+		g[lt->ngpus].anchors = 0;
+		lt->ngpus++;
 	}
 	return (uint32_t)id;
 }
 
 /* A string field's text in a new C string (unescaped), or NULL. */
 static char *
-field_str(const struct kt_event *ev, const struct kt_val *v)
+field_str(struct lt *lt, const struct kt_event *ev, const struct kt_val *v)
 {
 	const char *s;
 
 	if (v->type != KT_STRING)
 		return NULL;
-	s = unescape(ev->raw + v->off, v->len);
+	s = unescape(lt, ev->raw + v->off, v->len);
 	return dup_n(s, strlen(s));
 }
 
@@ -304,7 +386,7 @@ val_int(const struct kt_event *ev, const struct kt_val *v, int64_t *out)
 
 /* Keep what the decision needs from metadata events. */
 static void
-collect_meta(const struct kt_event *ev)
+collect_meta(struct lt *lt, const struct kt_event *ev)
 {
 	struct kt_val v;
 	struct row r;
@@ -318,47 +400,48 @@ collect_meta(const struct kt_event *ev)
 		    memcmp(ev->raw + v.off + 1, KT_GUIDE_PREFIX,
 		    sizeof(KT_GUIDE_PREFIX) - 1) != 0)
 			return;
-		r.name = field_str(ev, &v);
-		if ((rows = realloc(rows, (nrows + 1) * sizeof(*rows))) == NULL)
+		r.name = field_str(lt, ev, &v);
+		if ((lt->rows = realloc(lt->rows, (lt->nrows + 1) *
+		    sizeof(*lt->rows))) == NULL)
 			kt_cli_nomem();
 		p = kt_event_field(ev, KT_F_PID, &n);
 		r.pid = dup_n(p ? p : "null", p ? n : 4);
 		r.pidlen = p ? n : 4;
 		if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
 			r.tid = -1;
-		rows[nrows++] = r;
+		lt->rows[lt->nrows++] = r;
 	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index")) {
 		if (kt_event_find(ev, &ev->f[KT_F_ARGS], "sort_index", &v) ==
 		    -1 || val_int(ev, &v, &r.sort) == -1)
 			return;
-		if ((sorts = realloc(sorts, (nsorts + 1) * sizeof(*sorts))) ==
-		    NULL)
+		if ((lt->sorts = realloc(lt->sorts, (lt->nsorts + 1) *
+		    sizeof(*lt->sorts))) == NULL)
 			kt_cli_nomem();
 		p = kt_event_field(ev, KT_F_PID, &n);
 		r.pid = dup_n(p ? p : "null", p ? n : 4);
 		r.pidlen = p ? n : 4;
 		if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
 			r.tid = -1;
-		sorts[nsorts++] = r;
+		lt->sorts[lt->nsorts++] = r;
 	}
 }
 
 /* The id of ev's thread (pid and tid text) in threads. */
 static uint32_t
-thread_of(const struct kt_event *ev)
+thread_of(struct lt *lt, const struct kt_event *ev)
 {
 	int64_t id;
 
-	nbuf.n = 0;
-	if (kt_event_thread_key(ev, &nbuf) == -1 || (id = kt_intern_put(threads,
-	    nbuf.p, nbuf.n)) == -1)
+	lt->nbuf.n = 0;
+	if (kt_event_thread_key(ev, &lt->nbuf) == -1 ||
+	    (id = kt_intern_put(lt->threads, lt->nbuf.p, lt->nbuf.n)) == -1)
 		kt_cli_nomem();
 	return (uint32_t)id;
 }
 
 /* --suggest: keep launches (by correlation) and cpu_ops. */
 static void
-collect_cpu(const struct kt_event *ev)
+collect_cpu(struct lt *lt, const struct kt_event *ev)
 {
 	struct cpuev c;
 	const char *p;
@@ -372,31 +455,31 @@ collect_cpu(const struct kt_event *ev)
 	c.end = ev->ts + ((ev->flags & KT_EV_DUR) ? ev->dur : 0);
 	if ((ev->kind == KT_CUDA_RUNTIME || ev->kind == KT_CUDA_DRIVER) &&
 	    kt_event_field_int(ev, KT_F_CORR, &c.key) == 0) {
-		c.thread = thread_of(ev);
+		c.thread = thread_of(lt, ev);
 		if ((p = kt_event_field(ev, KT_F_NAME, &n)) == NULL) {
 			p = "\"\"";
 			n = 2;
 		}
-		if ((id = kt_intern_put(opnames, p, n)) == -1)
+		if ((id = kt_intern_put(lt->opnames, p, n)) == -1)
 			kt_cli_nomem();
 		c.name = (uint32_t)id;
-		grow(&launches, &caplaunches, nlaunches, sizeof(c));
-		launches[nlaunches++] = c;
+		grow(&lt->launches, &lt->caplaunches, lt->nlaunches, sizeof(c));
+		lt->launches[lt->nlaunches++] = c;
 	} else if (ev->kind == KT_CPU_OP && ev->ph == 'X' &&
 	    (p = kt_event_field(ev, KT_F_NAME, &n)) != NULL) {
-		c.thread = thread_of(ev);
-		if ((id = kt_intern_put(opnames, p, n)) == -1)
+		c.thread = thread_of(lt, ev);
+		if ((id = kt_intern_put(lt->opnames, p, n)) == -1)
 			kt_cli_nomem();
 		c.name = (uint32_t)id;
 		c.key = c.ts;
-		grow(&ops, &capops, nops, sizeof(c));
-		ops[nops++] = c;
+		grow(&lt->ops, &lt->capops, lt->nops, sizeof(c));
+		lt->ops[lt->nops++] = c;
 	}
 }
 
 /* Look at one event for what the decision needs. */
 static void
-collect(const struct kt_event *ev)
+collect(struct lt *lt, const struct kt_event *ev)
 {
 	enum kt_kind kind = ev->kind;
 	struct kern k;
@@ -406,15 +489,15 @@ collect(const struct kt_event *ev)
 	int m;
 
 	if (ev->ph == 'M') {
-		collect_meta(ev);
+		collect_meta(lt, ev);
 		return;
 	}
-	if ((ev->flags & KT_EV_TS) && ev->ts < tstart)
-		tstart = ev->ts;
+	if ((ev->flags & KT_EV_TS) && ev->ts < lt->tstart)
+		lt->tstart = ev->ts;
 	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
 		return;
-	if (o.suggest && kind != KT_KERNEL) {
-		collect_cpu(ev);
+	if (lt->o.suggest && kind != KT_KERNEL) {
+		collect_cpu(lt, ev);
 		return;
 	}
 	if (kind != KT_KERNEL) {
@@ -431,20 +514,20 @@ collect(const struct kt_event *ev)
 			r.name = dup_n(p ? p : "", p ? n : 0);
 			r.ts = ev->ts;
 			r.dur = (ev->flags & KT_EV_DUR) ? ev->dur : -1;
-			if ((gevs = realloc(gevs, (ngevs + 1) *
-			    sizeof(*gevs))) == NULL)
+			if ((lt->gevs = realloc(lt->gevs, (lt->ngevs + 1) *
+			    sizeof(*lt->gevs))) == NULL)
 				kt_cli_nomem();
-			gevs[ngevs++] = r;
+			lt->gevs[lt->ngevs++] = r;
 		}
 		return;
 	}
 	if ((p = kt_event_field(ev, KT_F_NAME, &n)) == NULL ||
 	    ev->f[KT_F_NAME].type != KT_STRING)
 		return;
-	if ((id = kt_intern_put(names, p, n)) == -1)
+	if ((id = kt_intern_put(lt->names, p, n)) == -1)
 		kt_cli_nomem();
-	m = o.suggest ? 0 : name_match((uint32_t)id);
-	if (!o.suggest && m == 0)
+	m = lt->o.suggest ? 0 : name_match(lt, (uint32_t)id);
+	if (!lt->o.suggest && m == 0)
 		return;
 	if (ev->flags & KT_EV_DUR)
 		dur = ev->dur;
@@ -457,11 +540,11 @@ collect(const struct kt_event *ev)
 		k.stream = -1;
 	if (kt_event_field_int(ev, KT_F_CORR, &k.corr) == -1)
 		k.corr = -1;
-	k.gpu = gpu_of(ev);
+	k.gpu = gpu_of(lt, ev);
 	k.is_anchor = m & 1;
 	k.is_end = (m & 2) != 0;
-	grow(&kerns, &capkerns, nkerns, sizeof(k));
-	kerns[nkerns++] = k;
+	grow(&lt->kerns, &lt->capkerns, lt->nkerns, sizeof(k));
+	lt->kerns[lt->nkerns++] = k;
 }
 
 /* ------------------------------------------------------------------ */
@@ -469,9 +552,10 @@ collect(const struct kt_event *ev)
 
 /* Open path and return its one trace (several: an error). */
 static struct kt_reader *
-open_trace(const char *path, unsigned flags, struct kt_source **srcp)
+open_trace(struct lt *lt, const char *path, unsigned flags,
+    struct kt_source **srcp)
 {
-	return kt_cli_open_one(path, path, o.co.member, flags, srcp);
+	return kt_cli_open_one(path, path, lt->o.co.member, flags, srcp);
 }
 
 /* After the last event: refuse an archive of several traces. */
@@ -489,7 +573,7 @@ close_trace(struct kt_source *src, struct kt_reader *r, const char *name)
  * NULL.  Returns the next free row number.
  */
 static uint64_t
-pass(struct kt_reader *r, struct kt_writer *w)
+pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 {
 	struct kt_event ev;
 	struct kt_error err;
@@ -518,10 +602,10 @@ pass(struct kt_reader *r, struct kt_writer *w)
 			kt_cli_progress(r);
 		if (ev.index >= next)
 			next = ev.index + 1;
-		nread++;
-		last_end = kt_reader_offset(r);
-		if (collecting)
-			collect(&ev);
+		lt->nread++;
+		lt->last_end = kt_reader_offset(r);
+		if (lt->collecting)
+			collect(lt, &ev);
 		if (w != NULL && kt_writer_event(w, &ev) == -1)
 			return UINT64_MAX;
 	}
@@ -560,41 +644,45 @@ median(int64_t *v, size_t n)
 	return v[(n - 1) / 2];
 }
 
-/* A pid's text as the user would write it (quotes removed). */
+/*
+ * A pid's text as the user would write it (quotes removed), in buf (of
+ * PID_TEXT bytes); returns buf.
+ */
 static const char *
-pid_text(const char *p, size_t n)
+pid_text(const char *p, size_t n, char *buf)
 {
-	static char buf[128];
-
 	if (n >= 2 && p[0] == '"') {
 		p++;
 		n -= 2;
 	}
-	snprintf(buf, sizeof(buf), "%.*s", (int)(n < 100 ? n : 100), p);
+	snprintf(buf, PID_TEXT, "%.*s", (int)(n < 100 ? n : 100), p);
 	return buf;
 }
 
 /* Does GPU g pass --pid and --device? */
 static int
-gpu_chosen(const struct gpu *g)
+gpu_chosen(const struct lt *lt, const struct gpu *g)
 {
-	if (o.pid != NULL && strcmp(pid_text(g->pid, g->pidlen), o.pid) != 0)
+	char pt[PID_TEXT];
+
+	if (lt->o.pid != NULL && strcmp(pid_text(g->pid, g->pidlen, pt),
+	    lt->o.pid) != 0)
 		return 0;
-	if (o.has_device && g->device != o.device)
+	if (lt->o.has_device && g->device != lt->o.device)
 		return 0;
 	return 1;
 }
 
 /* A kernel name, unescaped and cut for a message. */
 static const char *
-kname(uint32_t id, size_t max)
+kname(struct lt *lt, uint32_t id, size_t max)
 {
 	size_t len;
-	const char *raw = kt_intern_get(names, id, &len);
-	const char *s = unescape(raw, len);
+	const char *raw = kt_intern_get(lt->names, id, &len);
+	const char *s = unescape(lt, raw, len);
 
 	if (strlen(s) > max)
-		nbuf.p[max] = '\0';
+		lt->nbuf.p[max] = '\0';
 	return s;
 }
 
@@ -622,12 +710,12 @@ refuse(const char *fmt, ...)
  * (with two passes or more) the interval after each position must be
  * within SPACING_FACTOR of its median over the passes, or differ from
  * it by no more than half the median interval of all.  Returns NULL
- * when they agree, else what differs (static text).
+ * when they agree, else what differs, written in why (of WHY_TEXT
+ * bytes).
  */
 static const char *
-mixed(const struct kern *a, size_t n, size_t np)
+mixed(struct lt *lt, const struct kern *a, size_t n, size_t np, char *why)
 {
-	static char why[1024];
 	int64_t *v, all;
 	size_t p, j;
 
@@ -638,15 +726,15 @@ mixed(const struct kern *a, size_t n, size_t np)
 			if (x->name != y->name) {
 				char n1[80];
 
-				snprintf(n1, sizeof(n1), "%s", kname(x->name,
-				    60));
-				snprintf(why, sizeof(why), "anchor %zu of pass "
+				snprintf(n1, sizeof(n1), "%s", kname(lt,
+				    x->name, 60));
+				snprintf(why, WHY_TEXT, "anchor %zu of pass "
 				    "0 is '%s' but anchor %zu of pass %zu is "
-				    "'%s'", j, n1, j, p, kname(y->name, 60));
+				    "'%s'", j, n1, j, p, kname(lt, y->name, 60));
 				return why;
 			}
 			if (x->stream != y->stream) {
-				snprintf(why, sizeof(why), "anchor %zu of pass "
+				snprintf(why, WHY_TEXT, "anchor %zu of pass "
 				    "0 runs on stream %lld but in pass %zu on "
 				    "stream %lld", j, (long long)x->stream, p,
 				    (long long)y->stream);
@@ -673,7 +761,7 @@ mixed(const struct kern *a, size_t n, size_t np)
 
 			if ((d > SPACING_FACTOR * m || d * SPACING_FACTOR <
 			    m) && 2 * (d > m ? d - m : m - d) > all) {
-				snprintf(why, sizeof(why), "the interval from "
+				snprintf(why, WHY_TEXT, "the interval from "
 				    "anchor %zu to %zu is %lld ns in pass %zu "
 				    "but its median over the %zu passes is %lld "
 				    "ns (more than %dx apart, and by more than "
@@ -715,16 +803,17 @@ before(const struct srow *x, const struct srow *y)
 
 /* --suggest: one row per candidate kernel; returns the exit status. */
 static int
-suggest(struct kt_out *out)
+suggest(struct lt *lt, struct kt_out *out)
 {
-	static const char *cols[] = { "count:n", "per_pass:n", "passes:n",
-	    "left_over:n", "gpu", "stream", "interval_us:n", "spacing",
-	    "mixed", "linked:n", "launched_by", "kernel" };
+	static const char *const cols[] = { "count:n", "per_pass:n",
+	    "passes:n", "left_over:n", "gpu", "stream", "interval_us:n",
+	    "spacing", "mixed", "linked:n", "launched_by", "kernel" };
 	struct kt_table *t;
 	struct kt_error err;
+	char why[WHY_TEXT], pt[PID_TEXT];
 	int64_t *v;
 	size_t i, j, start, nc = 0;
-	struct kern *k = kerns;
+	struct kern *k = lt->kerns;
 	struct srow *sr = NULL;
 	size_t nsr = 0, csr = 0;
 	int rc = 0;
@@ -732,8 +821,8 @@ suggest(struct kt_out *out)
 	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
 		kt_cli_nomem();
 	/* Group by GPU and name, each group by time. */
-	for (i = 0; i < nkerns; i++)
-		if (gpu_chosen(&gpus[k[i].gpu]))
+	for (i = 0; i < lt->nkerns; i++)
+		if (gpu_chosen(lt, &lt->gpus[k[i].gpu]))
 			k[nc++] = k[i];
 	{
 		struct kt_pair *pr;
@@ -759,8 +848,9 @@ suggest(struct kt_out *out)
 		}
 		free(pr);
 	}
-	if (nlaunches > 0)
-		qsort(launches, nlaunches, sizeof(*launches), cmp_i64);
+	if (lt->nlaunches > 0)
+		qsort(lt->launches, lt->nlaunches, sizeof(*lt->launches),
+		    cmp_i64);
 	if ((v = calloc(nc + 1, sizeof(*v))) == NULL)
 		kt_cli_nomem();
 
@@ -774,12 +864,12 @@ suggest(struct kt_out *out)
 		c = j - start;
 		if (c < 2)
 			continue;
-		if (o.nlayers > 0 && c < (size_t)o.nlayers)
+		if (lt->o.nlayers > 0 && c < (size_t)lt->o.nlayers)
 			continue;
 		memset(&s, 0, sizeof(s));
 		s.start = start;
 		s.count = c;
-		s.per = o.nlayers > 0 ? (size_t)o.nlayers : c;
+		s.per = lt->o.nlayers > 0 ? (size_t)lt->o.nlayers : c;
 		s.passes = c / s.per;
 		qsort(&k[start], c, sizeof(*k), cmp_kern);
 		for (p = 0; p < s.passes; p++)
@@ -789,7 +879,7 @@ suggest(struct kt_out *out)
 		s.med = median(v, nv);
 		s.lo = nv ? v[0] : 0;
 		s.hi = nv ? v[nv - 1] : 0;
-		s.mixedp = mixed(&k[start], s.per, s.passes) != NULL;
+		s.mixedp = mixed(lt, &k[start], s.per, s.passes, why) != NULL;
 		s.stream = k[start].stream;
 		for (q = start; q < j; q++)
 			if (k[q].stream != s.stream)
@@ -799,11 +889,11 @@ suggest(struct kt_out *out)
 			struct cpuev key, *l;
 			size_t o2;
 
-			if (k[q].corr < 0 || nlaunches == 0)
+			if (k[q].corr < 0 || lt->nlaunches == 0)
 				continue;
 			key.key = k[q].corr;
-			l = bsearch(&key, launches, nlaunches,
-			    sizeof(*launches), cmp_i64);
+			l = bsearch(&key, lt->launches, lt->nlaunches,
+			    sizeof(*lt->launches), cmp_i64);
 			if (l == NULL)
 				continue;
 			s.linked++;
@@ -814,12 +904,12 @@ suggest(struct kt_out *out)
 			if (s.has_op)
 				continue;
 			/* The innermost op on its thread enclosing it. */
-			for (o2 = 0; o2 < nops; o2++) {
-				const struct cpuev *op = &ops[o2];
+			for (o2 = 0; o2 < lt->nops; o2++) {
+				const struct cpuev *op = &lt->ops[o2];
 
 				if (op->thread == l->thread && op->ts <= l->ts &&
 				    op->end >= l->end && (!s.has_op ||
-				    op->ts >= ops[s.op].ts)) {
+				    op->ts >= lt->ops[s.op].ts)) {
 					s.op = (uint32_t)o2;
 					s.has_op = 1;
 				}
@@ -839,7 +929,7 @@ suggest(struct kt_out *out)
 	for (i = 0; i < nsr && rc == 0; i++) {
 		struct srow *s = &sr[i];
 		struct kern *a = &k[s->start];
-		const struct gpu *g = &gpus[a->gpu];
+		const struct gpu *g = &lt->gpus[a->gpu];
 		char med[40];
 
 		kt_table_int(t, (int64_t)s->count);
@@ -848,10 +938,10 @@ suggest(struct kt_out *out)
 		kt_table_int(t, (int64_t)(s->count - s->passes * s->per));
 		if (g->device >= 0)
 			kt_table_cellf(t, "pid %s device %lld", pid_text(g->pid,
-			    g->pidlen), (long long)g->device);
+			    g->pidlen, pt), (long long)g->device);
 		else
 			kt_table_cellf(t, "pid %s", pid_text(g->pid,
-			    g->pidlen));
+			    g->pidlen, pt));
 		if (s->stream == -2)
 			kt_table_cell(t, "several");
 		else
@@ -870,13 +960,13 @@ suggest(struct kt_out *out)
 		kt_table_int(t, (int64_t)s->linked);
 		if (s->has_op || s->has_launch) {
 			size_t len;
-			const char *nm = kt_intern_get(opnames, s->has_op ?
-			    ops[s->op].name : s->launch, &len);
+			const char *nm = kt_intern_get(lt->opnames, s->has_op ?
+			    lt->ops[s->op].name : s->launch, &len);
 
-			kt_table_cell(t, unescape(nm, len));
+			kt_table_cell(t, unescape(lt, nm, len));
 		} else
 			kt_table_cell(t, "-");
-		kt_table_cell(t, kname(a->name, 4096));
+		kt_table_cell(t, kname(lt, a->name, 4096));
 	}
 	kt_cli_out_commit(out, kt_table_write(t, kt_table_form_pick(0, 1), 1,
 	    out) == -1, &err);
@@ -889,55 +979,47 @@ suggest(struct kt_out *out)
 /* ------------------------------------------------------------------ */
 /* Labelling. */
 
-static struct guide *guides;
-static size_t nguides;
-static const struct gpu *chosen;
-static struct kern *anc;	/* the chosen GPU's anchors, by time */
-static size_t nanc;
-static int64_t guide_tid, guide_sort;
-static int has_sort;
-static int present;		/* the same guides are in the input */
-static char *trackname;
-static uint32_t anchor_name;
-
 /* Is the raw pid text p[0..n) the chosen GPU's pid? */
 static int
-same_pid(const char *p, size_t n)
+same_pid(const struct lt *lt, const char *p, size_t n)
 {
-	return n == chosen->pidlen && memcmp(p, chosen->pid, n) == 0;
+	return n == lt->chosen->pidlen && memcmp(p, lt->chosen->pid, n) == 0;
 }
 
 /* Choose the GPU, or refuse when the anchors are on several. */
 static void
-choose_gpu(void)
+choose_gpu(struct lt *lt)
 {
 	size_t i, nchosen = 0;
 	struct kt_buf b = KT_BUF_INIT;
+	char pt[PID_TEXT];
 
-	for (i = 0; i < nkerns; i++)
-		if (kerns[i].is_anchor)
-			gpus[kerns[i].gpu].anchors++;
-	for (i = 0; i < ngpus; i++)
-		if (gpus[i].anchors > 0 && gpu_chosen(&gpus[i])) {
+	for (i = 0; i < lt->nkerns; i++)
+		if (lt->kerns[i].is_anchor)
+			lt->gpus[lt->kerns[i].gpu].anchors++;
+	for (i = 0; i < lt->ngpus; i++)
+		if (lt->gpus[i].anchors > 0 && gpu_chosen(lt, &lt->gpus[i])) {
 			nchosen++;
-			chosen = &gpus[i];
+			lt->chosen = &lt->gpus[i];
 		}
 	if (nchosen == 1)
 		return;
-	for (i = 0; i < ngpus; i++) {
+	for (i = 0; i < lt->ngpus; i++) {
 		char line[200];
 
-		if (gpus[i].anchors == 0)
+		if (lt->gpus[i].anchors == 0)
 			continue;
 		snprintf(line, sizeof(line), "%spid %s device %lld (%llu)",
-		    b.n ? ", " : "", pid_text(gpus[i].pid, gpus[i].pidlen),
-		    (long long)gpus[i].device,
-		    (unsigned long long)gpus[i].anchors);
+		    b.n ? ", " : "", pid_text(lt->gpus[i].pid,
+		    lt->gpus[i].pidlen, pt),
+		    (long long)lt->gpus[i].device,
+		    (unsigned long long)lt->gpus[i].anchors);
 		kt_buf_adds(&b, line);
 	}
 	kt_buf_addc(&b, '\0');
 	if (nchosen == 0 && b.n <= 1)
-		refuse("no kernel matches --anchor-regex '%s'", o.anchor_re);
+		refuse("no kernel matches --anchor-regex '%s'",
+		    lt->o.anchor_re);
 	if (nchosen == 0)
 		refuse("no anchor on the chosen GPU; anchors are on: %s", b.p);
 	refuse("anchors occur on several GPUs or processes: %s; choose one "
@@ -972,85 +1054,87 @@ end_between(const struct kern *e, size_t ne, int64_t from, int64_t to,
 
 /* Decide the guides from the anchors, or refuse. */
 static void
-decide(void)
+decide(struct lt *lt)
 {
 	struct kern *e = NULL;
-	size_t i, ne = 0, n = (size_t)o.nlayers, np, want;
-	const char *why;
+	size_t i, ne = 0, n = (size_t)lt->o.nlayers, np, want;
+	char why[WHY_TEXT], pt[PID_TEXT];
 
-	choose_gpu();
-	if ((anc = calloc(nkerns + 1, sizeof(*anc))) == NULL ||
-	    (e = calloc(nkerns + 1, sizeof(*e))) == NULL)
+	choose_gpu(lt);
+	if ((lt->anc = calloc(lt->nkerns + 1, sizeof(*lt->anc))) == NULL ||
+	    (e = calloc(lt->nkerns + 1, sizeof(*e))) == NULL)
 		kt_cli_nomem();
-	for (i = 0; i < nkerns; i++) {
-		if (&gpus[kerns[i].gpu] != chosen)
+	for (i = 0; i < lt->nkerns; i++) {
+		if (&lt->gpus[lt->kerns[i].gpu] != lt->chosen)
 			continue;
-		if (kerns[i].is_anchor)
-			anc[nanc++] = kerns[i];
-		if (kerns[i].is_end)
-			e[ne++] = kerns[i];
+		if (lt->kerns[i].is_anchor)
+			lt->anc[lt->nanc++] = lt->kerns[i];
+		if (lt->kerns[i].is_end)
+			e[ne++] = lt->kerns[i];
 	}
-	qsort(anc, nanc, sizeof(*anc), cmp_kern);
+	qsort(lt->anc, lt->nanc, sizeof(*lt->anc), cmp_kern);
 	qsort(e, ne, sizeof(*e), cmp_kern);
-	if ((size_t)o.offset >= nanc)
+	if ((size_t)lt->o.offset >= lt->nanc)
 		refuse("--anchor-offset %lld, but only %zu anchors match "
-		    "'%s' on pid %s", (long long)o.offset, nanc, o.anchor_re,
-		    pid_text(chosen->pid, chosen->pidlen));
-	if (o.passes > 0) {
-		np = (size_t)o.passes;
-		want = (size_t)o.offset + np * n;
-		if (want > nanc)
+		    "'%s' on pid %s", (long long)lt->o.offset, lt->nanc, lt->o.anchor_re,
+		    pid_text(lt->chosen->pid,
+		    lt->chosen->pidlen, pt));
+	if (lt->o.passes > 0) {
+		np = (size_t)lt->o.passes;
+		want = (size_t)lt->o.offset + np * n;
+		if (want > lt->nanc)
 			refuse("the selection would cut a pass short: "
 			    "--anchor-offset %lld + --passes %lld x "
 			    "--num-layers %zu needs %zu anchors, and %zu match",
-			    (long long)o.offset, (long long)o.passes, n, want,
-			    nanc);
+			    (long long)lt->o.offset, (long long)lt->o.passes,
+			    n, want, lt->nanc);
 	} else {
-		size_t rest = nanc - (size_t)o.offset;
+		size_t rest = lt->nanc - (size_t)lt->o.offset;
 
 		if (rest % n != 0 || rest < n)
 			refuse("%zu anchors after --anchor-offset %lld are not "
 			    "a whole number of passes of %zu layers (%zu left "
 			    "over); give --passes to label only complete "
 			    "passes, or the --anchor-offset of the first L0",
-			    rest, (long long)o.offset, n, rest % n);
+			    rest, (long long)lt->o.offset, n, rest % n);
 		np = rest / n;
 	}
-	anchor_name = anc[o.offset].name;
-	if ((why = mixed(&anc[o.offset], n, np)) != NULL)
+	lt->anchor_name = lt->anc[lt->o.offset].name;
+	if (mixed(lt, &lt->anc[lt->o.offset], n, np, why) != NULL)
 		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
 		    "the passes with --anchor-offset and --passes, or a "
 		    "narrower --anchor-regex", np, n, why);
-	if ((guides = calloc(np * n + 1, sizeof(*guides))) == NULL)
+	if ((lt->guides = calloc(np * n + 1, sizeof(*lt->guides))) == NULL)
 		kt_cli_nomem();
 	for (i = 0; i < np * n; i++) {
-		size_t a = (size_t)o.offset + i;
-		struct guide *g = &guides[nguides++];
-		int64_t next = a + 1 < nanc ? anc[a + 1].ts : INT64_MAX;
+		size_t a = (size_t)lt->o.offset + i;
+		struct guide *g = &lt->guides[lt->nguides++];
+		int64_t next = a + 1 < lt->nanc ? lt->anc[a + 1].ts : INT64_MAX;
 
-		g->ts = anc[a].ts;
-		g->layer = o.first + (int64_t)(i % n);
+		g->ts = lt->anc[a].ts;
+		g->layer = lt->o.first + (int64_t)(i % n);
 		g->pass = (int64_t)(i / n);
 		g->anchor = a;
-		if (o.end_re != NULL) {
+		if (lt->o.end_re != NULL) {
 			const struct kern *k;
 			size_t cnt;
 
-			k = end_between(e, ne, anc[a].ts, next, &cnt);
+			k = end_between(e, ne, lt->anc[a].ts, next, &cnt);
 			if (cnt != 1) {
 				char at[32];
 
-				kt_time_format(anc[a].ts, 3, at);
+				kt_time_format(lt->anc[a].ts, 3, at);
 				refuse("the end anchor '%s' occurs %zu times "
 				    "between anchor %zu (pass %lld, layer %lld, "
 				    "ts %s) and the next anchor; it must occur "
-				    "exactly once", o.end_re, cnt, a,
+				    "exactly once", lt->o.end_re, cnt, a,
 				    (long long)g->pass, (long long)g->layer,
 				    at);
 			}
 			if (i % n == n - 1) {
 				g->end = k->end;
-				if (i + 1 < np * n && g->end > anc[a + 1].ts)
+				if (i + 1 < np * n &&
+				    g->end > lt->anc[a + 1].ts)
 					refuse("the end anchor of pass %lld "
 					    "completes after the next pass's "
 					    "first anchor starts: the guides "
@@ -1059,7 +1143,7 @@ decide(void)
 		}
 		if (i % n != n - 1)
 			g->end = next;
-		else if (o.end_re == NULL)
+		else if (lt->o.end_re == NULL)
 			g->end = g->ts;
 	}
 	free(e);
@@ -1067,67 +1151,70 @@ decide(void)
 
 /* Find the guide row for this phase, its sort index, and old guides. */
 static void
-place(void)
+place(struct lt *lt)
 {
+	char pt[PID_TEXT];
 	size_t i, j, nold = 0;
 	int64_t maxtid = -1, minsort = INT64_MAX, minstream = INT64_MAX;
 	int found = 0;
 
-	for (i = 0; i < nrows; i++) {
-		if (!same_pid(rows[i].pid, rows[i].pidlen))
+	for (i = 0; i < lt->nrows; i++) {
+		if (!same_pid(lt, lt->rows[i].pid, lt->rows[i].pidlen))
 			continue;
-		if (rows[i].tid > maxtid)
-			maxtid = rows[i].tid;
-		if (strcmp(rows[i].name, trackname) == 0 && !found) {
-			guide_tid = rows[i].tid;
+		if (lt->rows[i].tid > maxtid)
+			maxtid = lt->rows[i].tid;
+		if (strcmp(lt->rows[i].name, lt->trackname) == 0 && !found) {
+			lt->guide_tid = lt->rows[i].tid;
 			found = 1;
 		}
 	}
 	if (!found)
-		guide_tid = maxtid >= GUIDE_TID ? maxtid + 1 : GUIDE_TID;
+		lt->guide_tid = maxtid >= GUIDE_TID ? maxtid + 1 : GUIDE_TID;
 	/* Next to the streams: above the first one. */
-	for (i = 0; i < nsorts; i++)
-		if (same_pid(sorts[i].pid, sorts[i].pidlen) &&
-		    sorts[i].tid != guide_tid && sorts[i].sort < minsort)
-			minsort = sorts[i].sort;
-	for (i = 0; i < nanc; i++)
-		if (anc[i].stream >= 0 && anc[i].stream < minstream)
-			minstream = anc[i].stream;
+	for (i = 0; i < lt->nsorts; i++)
+		if (same_pid(lt, lt->sorts[i].pid, lt->sorts[i].pidlen) &&
+		    lt->sorts[i].tid != lt->guide_tid &&
+		    lt->sorts[i].sort < minsort)
+			minsort = lt->sorts[i].sort;
+	for (i = 0; i < lt->nanc; i++)
+		if (lt->anc[i].stream >= 0 && lt->anc[i].stream < minstream)
+			minstream = lt->anc[i].stream;
 	if (minsort != INT64_MAX) {
-		guide_sort = minsort - 1;
-		has_sort = 1;
+		lt->guide_sort = minsort - 1;
+		lt->has_sort = 1;
 	} else if (minstream != INT64_MAX) {
-		guide_sort = minstream - 1;
-		has_sort = 1;
+		lt->guide_sort = minstream - 1;
+		lt->has_sort = 1;
 	}
 	if (!found)
 		return;
 	/* The row exists: its guides must be these. */
-	for (i = 0; i < ngevs; i++)
-		if (same_pid(gevs[i].pid, gevs[i].pidlen) &&
-		    gevs[i].tid == guide_tid)
+	for (i = 0; i < lt->ngevs; i++)
+		if (same_pid(lt, lt->gevs[i].pid, lt->gevs[i].pidlen) &&
+		    lt->gevs[i].tid == lt->guide_tid)
 			nold++;
-	present = nold == nguides;
-	for (j = 0; j < nguides && present; j++) {
+	lt->present = nold == lt->nguides;
+	for (j = 0; j < lt->nguides && lt->present; j++) {
 		char want[40];
 		int hit = 0;
 
 		snprintf(want, sizeof(want), "\"L%lld\"",
-		    (long long)guides[j].layer);
-		for (i = 0; i < ngevs && !hit; i++)
-			if (same_pid(gevs[i].pid, gevs[i].pidlen) &&
-			    gevs[i].tid == guide_tid &&
-			    gevs[i].ts == guides[j].ts &&
-			    gevs[i].dur == guides[j].end - guides[j].ts &&
-			    strcmp(gevs[i].name, want) == 0)
+		    (long long)lt->guides[j].layer);
+		for (i = 0; i < lt->ngevs && !hit; i++)
+			if (same_pid(lt, lt->gevs[i].pid, lt->gevs[i].pidlen) &&
+			    lt->gevs[i].tid == lt->guide_tid &&
+			    lt->gevs[i].ts == lt->guides[j].ts &&
+			    lt->gevs[i].dur == lt->guides[j].end -
+			    lt->guides[j].ts &&
+			    strcmp(lt->gevs[i].name, want) == 0)
 				hit = 1;
-		present = hit;
+		lt->present = hit;
 	}
-	if (!present)
+	if (!lt->present)
 		refuse("pid %s already has a different layer guide for phase "
 		    "'%s' (tid %lld, %zu guides); remove it or give another "
-		    "--phase", pid_text(chosen->pid, chosen->pidlen), o.phase,
-		    (long long)guide_tid, nold);
+		    "--phase", pid_text(lt->chosen->pid, lt->chosen->pidlen,
+		    pt), lt->o.phase, (long long)lt->guide_tid, nold);
 }
 
 /*
@@ -1135,13 +1222,13 @@ place(void)
  * w, or when w is NULL after a separator straight to rawout.
  */
 static int
-put(struct kt_writer *w, struct kt_buf *b, uint64_t index)
+put(struct lt *lt, struct kt_writer *w, struct kt_buf *b, uint64_t index)
 {
 	struct kt_event ev;
 
 	if (w == NULL)
-		return kt_out_write(rawout, ",\n  ", 4) == -1 ||
-		    kt_out_write(rawout, b->p, b->n) == -1 ? -1 : 0;
+		return kt_out_write(lt->rawout, ",\n  ", 4) == -1 ||
+		    kt_out_write(lt->rawout, b->p, b->n) == -1 ? -1 : 0;
 	memset(&ev, 0, sizeof(ev));
 	if (kt_event_scan(b->p, b->n, &ev, NULL) == -1)
 		return -1;
@@ -1151,18 +1238,18 @@ put(struct kt_writer *w, struct kt_buf *b, uint64_t index)
 
 /* Write the guides and their row's metadata. */
 static int
-write_guides(struct kt_writer *w, uint64_t next)
+write_guides(struct lt *lt, struct kt_writer *w, uint64_t next)
 {
 	struct kt_buf b = KT_BUF_INIT, a = KT_BUF_INIT;
 	char num[40];
 	size_t i, len;
-	const char *an = kt_intern_get(names, anchor_name, &len);
+	const char *an = kt_intern_get(lt->names, lt->anchor_name, &len);
 	int rc = 0;
 
-	if (present)
+	if (lt->present)
 		return 0;
-	for (i = 0; i < nguides && rc == 0; i++) {
-		const struct guide *g = &guides[i];
+	for (i = 0; i < lt->nguides && rc == 0; i++) {
+		const struct guide *g = &lt->guides[i];
 
 		b.n = a.n = 0;
 		kt_obj_begin(&b);
@@ -1170,51 +1257,51 @@ write_guides(struct kt_writer *w, uint64_t next)
 		kt_obj_str(&b, "cat", KT_CAT_LAYER_GUIDE);
 		snprintf(num, sizeof(num), "L%lld", (long long)g->layer);
 		kt_obj_str(&b, "name", num);
-		kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
-		kt_obj_int(&b, "tid", guide_tid);
+		kt_obj_raw(&b, "pid", lt->chosen->pid, lt->chosen->pidlen);
+		kt_obj_int(&b, "tid", lt->guide_tid);
 		kt_obj_raw(&b, "ts", num, kt_time_format(g->ts, 3, num));
 		kt_obj_raw(&b, "dur", num, kt_time_format(g->end - g->ts, 3,
 		    num));
 		kt_obj_begin(&a);
 		kt_obj_int(&a, "layer", g->layer);
 		kt_obj_int(&a, "pass", g->pass);
-		kt_obj_str(&a, "phase", o.phase);
+		kt_obj_str(&a, "phase", lt->o.phase);
 		kt_obj_int(&a, "anchor index", (int64_t)g->anchor);
 		kt_obj_raw(&a, "anchor", an, len);
-		kt_obj_str(&a, "end", i % (size_t)o.nlayers !=
-		    (size_t)o.nlayers - 1 ? "next anchor" : o.end_re != NULL ?
-		    "end anchor completes" : "marker");
+		kt_obj_str(&a, "end", i % (size_t)lt->o.nlayers !=
+		    (size_t)lt->o.nlayers - 1 ? "next anchor" :
+		    lt->o.end_re != NULL ? "end anchor completes" : "marker");
 		kt_obj_end(&a);
 		kt_obj_raw(&b, "args", a.p, a.n);
 		kt_obj_end(&b);
-		rc = put(w, &b, next++);
+		rc = put(lt, w, &b, next++);
 	}
 	b.n = a.n = 0;
 	kt_obj_begin(&b);
 	kt_obj_str(&b, "name", "thread_name");
 	kt_obj_str(&b, "ph", "M");
-	kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
-	kt_obj_int(&b, "tid", guide_tid);
+	kt_obj_raw(&b, "pid", lt->chosen->pid, lt->chosen->pidlen);
+	kt_obj_int(&b, "tid", lt->guide_tid);
 	kt_obj_begin(&a);
-	kt_obj_str(&a, "name", trackname);
+	kt_obj_str(&a, "name", lt->trackname);
 	kt_obj_end(&a);
 	kt_obj_raw(&b, "args", a.p, a.n);
 	kt_obj_end(&b);
 	if (rc == 0)
-		rc = put(w, &b, next++);
-	if (has_sort && rc == 0) {
+		rc = put(lt, w, &b, next++);
+	if (lt->has_sort && rc == 0) {
 		b.n = a.n = 0;
 		kt_obj_begin(&b);
 		kt_obj_str(&b, "name", "thread_sort_index");
 		kt_obj_str(&b, "ph", "M");
-		kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
-		kt_obj_int(&b, "tid", guide_tid);
+		kt_obj_raw(&b, "pid", lt->chosen->pid, lt->chosen->pidlen);
+		kt_obj_int(&b, "tid", lt->guide_tid);
 		kt_obj_begin(&a);
-		kt_obj_int(&a, "sort_index", guide_sort);
+		kt_obj_int(&a, "sort_index", lt->guide_sort);
 		kt_obj_end(&a);
 		kt_obj_raw(&b, "args", a.p, a.n);
 		kt_obj_end(&b);
-		rc = put(w, &b, next++);
+		rc = put(lt, w, &b, next++);
 	}
 	kt_buf_free(&b);
 	kt_buf_free(&a);
@@ -1223,19 +1310,20 @@ write_guides(struct kt_writer *w, uint64_t next)
 
 /* Write the report to path: what was labelled, from what, and where. */
 static void
-write_report(const char *path, const char *input, const char *hashpath)
+write_report(struct lt *lt, const char *path, const char *input,
+    const char *hashpath)
 {
 	struct kt_error err;
 	struct kt_out *out;
 	json_t *j, *gs, *pid;
 	char hex[65], *s;
 	size_t i, len;
-	const char *an = kt_intern_get(names, anchor_name, &len);
-	int64_t base = tstart == INT64_MAX ? 0 : tstart;
+	const char *an = kt_intern_get(lt->names, lt->anchor_name, &len);
+	int64_t base = lt->tstart == INT64_MAX ? 0 : lt->tstart;
 
 	if (kt_sha256_file(hashpath, hex, &err) == -1)
 		kt_cli_die(&err);
-	if ((pid = json_loadb(chosen->pid, chosen->pidlen,
+	if ((pid = json_loadb(lt->chosen->pid, lt->chosen->pidlen,
 	    JSON_DECODE_ANY, NULL)) == NULL)
 		pid = json_null();
 	j = json_object();
@@ -1243,29 +1331,29 @@ write_report(const char *path, const char *input, const char *hashpath)
 	json_object_set_new(j, "input", json_string(input));
 	json_object_set_new(j, "inputSha256", json_string(hex));
 	json_object_set_new(j, "pid", pid);
-	json_object_set_new(j, "device", chosen->device >= 0 ?
-	    json_integer(chosen->device) : json_null());
-	json_object_set_new(j, "anchorRegex", json_string(o.anchor_re));
-	json_object_set_new(j, "anchorKernel", json_string(unescape(an,
+	json_object_set_new(j, "device", lt->chosen->device >= 0 ?
+	    json_integer(lt->chosen->device) : json_null());
+	json_object_set_new(j, "anchorRegex", json_string(lt->o.anchor_re));
+	json_object_set_new(j, "anchorKernel", json_string(unescape(lt, an,
 	    len)));
-	json_object_set_new(j, "endAnchorRegex", o.end_re ?
-	    json_string(o.end_re) : json_null());
-	json_object_set_new(j, "anchorOffset", json_integer(o.offset));
+	json_object_set_new(j, "endAnchorRegex", lt->o.end_re ?
+	    json_string(lt->o.end_re) : json_null());
+	json_object_set_new(j, "anchorOffset", json_integer(lt->o.offset));
 	json_object_set_new(j, "anchorsMatched", json_integer((json_int_t)
-	    nanc));
+	    lt->nanc));
 	json_object_set_new(j, "passes", json_integer((json_int_t)
-	    (nguides / (size_t)o.nlayers)));
-	json_object_set_new(j, "numLayers", json_integer(o.nlayers));
-	json_object_set_new(j, "firstLayer", json_integer(o.first));
-	json_object_set_new(j, "phase", json_string(o.phase));
-	json_object_set_new(j, "evidence", o.evidence ?
-	    json_string(o.evidence) : json_null());
-	json_object_set_new(j, "trackName", json_string(trackname));
-	json_object_set_new(j, "tid", json_integer(guide_tid));
-	json_object_set_new(j, "alreadyPresent", json_boolean(present));
+	    (lt->nguides / (size_t)lt->o.nlayers)));
+	json_object_set_new(j, "numLayers", json_integer(lt->o.nlayers));
+	json_object_set_new(j, "firstLayer", json_integer(lt->o.first));
+	json_object_set_new(j, "phase", json_string(lt->o.phase));
+	json_object_set_new(j, "evidence", lt->o.evidence ?
+	    json_string(lt->o.evidence) : json_null());
+	json_object_set_new(j, "trackName", json_string(lt->trackname));
+	json_object_set_new(j, "tid", json_integer(lt->guide_tid));
+	json_object_set_new(j, "alreadyPresent", json_boolean(lt->present));
 	json_object_set_new(j, "traceStartNs", json_integer(base));
-	for (i = 0; i < nguides; i++) {
-		const struct guide *g = &guides[i];
+	for (i = 0; i < lt->nguides; i++) {
+		const struct guide *g = &lt->guides[i];
 		json_t *x = json_object();
 		char nm[40];
 
@@ -1299,15 +1387,15 @@ write_report(const char *path, const char *input, const char *hashpath)
  * closes the events.  Sets *at to that event's end.
  */
 static int
-splice_ok(struct kt_source *src, struct kt_reader *r, const char *path,
-    uint64_t *at)
+splice_ok(struct lt *lt, struct kt_source *src, struct kt_reader *r,
+    const char *path, uint64_t *at)
 {
 	const struct kt_repairs *rp = kt_reader_repairs(r);
 	unsigned char buf[4096];
 	ssize_t n, i;
 	int fd, k, ok = 0;
 
-	if (nread == 0 || kt_source_archived(src) ||
+	if (lt->nread == 0 || kt_source_archived(src) ||
 	    kt_reader_form(r) == KT_FORM_TSV || rp->truncated_bytes != 0)
 		return 0;
 	for (k = 0; k < KT_NREPAIRS; k++)
@@ -1322,7 +1410,7 @@ splice_ok(struct kt_source *src, struct kt_reader *r, const char *path,
 			;
 		ok = i < n && (buf[i] == '{' || buf[i] == '[');
 	}
-	if (ok && (n = pread(fd, buf, sizeof(buf), (off_t)last_end)) > 0) {
+	if (ok && (n = pread(fd, buf, sizeof(buf), (off_t)lt->last_end)) > 0) {
 		for (i = 0; i < n && (buf[i] == ' ' || buf[i] == '\t' ||
 		    buf[i] == '\r' || buf[i] == '\n'); i++)
 			;
@@ -1330,7 +1418,7 @@ splice_ok(struct kt_source *src, struct kt_reader *r, const char *path,
 	} else
 		ok = 0;
 	close(fd);
-	*at = last_end;
+	*at = lt->last_end;
 	return ok;
 }
 
@@ -1369,139 +1457,149 @@ main(int argc, char *argv[])
 	size_t nm;
 	uint64_t next, at = 0;
 	int ch, rc = 0, splice;
+	struct lt *lt;
 
-	memset(&o, 0, sizeof(o));
-	o.co.level = -1;
-	o.phase = "all";
 	kt_cli_init("kt-layer-track");
+	lt = lt_new();
 	while ((ch = getopt_long(argc, argv, "a:d:E:e:f:hI:k:l:m:n:o:P:p:r:SsV",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
-			o.anchor_re = optarg;
+			lt->o.anchor_re = optarg;
 			break;
 		case 'd':
-			o.device = kt_cli_int("--device", optarg, 0, INT32_MAX);
-			o.has_device = 1;
+			lt->o.device = kt_cli_int("--device", optarg, 0,
+			    INT32_MAX);
+			lt->o.has_device = 1;
 			break;
 		case 'E':
-			o.evidence = optarg;
+			lt->o.evidence = optarg;
 			break;
 		case 'e':
-			o.end_re = optarg;
+			lt->o.end_re = optarg;
 			break;
 		case 'f':
-			o.first = kt_cli_int("--first-layer", optarg, 0,
+			lt->o.first = kt_cli_int("--first-layer", optarg, 0,
 			    1000000);
 			break;
 		case 'I':
-			o.pid = optarg;
+			lt->o.pid = optarg;
 			break;
 		case 'k':
-			o.offset = kt_cli_int("--anchor-offset", optarg, 0,
+			lt->o.offset = kt_cli_int("--anchor-offset", optarg, 0,
 			    INT32_MAX);
 			break;
 		case 'n':
-			o.nlayers = kt_cli_int("--num-layers", optarg, 1,
+			lt->o.nlayers = kt_cli_int("--num-layers", optarg, 1,
 			    1000000);
 			break;
 		case 'P':
-			o.passes = kt_cli_int("--passes", optarg, 1, 1000000);
+			lt->o.passes = kt_cli_int("--passes", optarg, 1,
+			    1000000);
 			break;
 		case 'p':
-			o.phase = optarg;
+			lt->o.phase = optarg;
 			break;
 		case 'r':
-			o.report = optarg;
+			lt->o.report = optarg;
 			break;
 		case 's':
-			o.suggest = 1;
+			lt->o.suggest = 1;
 			break;
 		default:
-			kt_cli_opt(&o.co, ch, optarg, usage);
+			kt_cli_opt(&lt->o.co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
 	argv += optind;
 	if (argc > 1) {
 		kt_cli_warn("one input at most; %d were given", argc);
+		lt_free(lt);
 		return 2;
 	}
-	if (!o.suggest && (o.anchor_re == NULL || o.nlayers == 0)) {
+	if (!lt->o.suggest && (lt->o.anchor_re == NULL || lt->o.nlayers == 0)) {
 		kt_cli_warn("--anchor-regex and --num-layers are needed (or "
 		    "--suggest)");
 		usage(stderr);
+		lt_free(lt);
 		return 2;
 	}
-	if (o.anchor_re != NULL)
-		compile(&anchor_rx, o.anchor_re, "--anchor-regex");
-	if (o.end_re != NULL)
-		compile(&end_rx, o.end_re, "--end-anchor-regex");
+	if (lt->o.anchor_re != NULL)
+		compile(&lt->anchor_rx, lt->o.anchor_re, "--anchor-regex");
+	if (lt->o.end_re != NULL)
+		compile(&lt->end_rx, lt->o.end_re, "--end-anchor-regex");
 	path = argc == 1 ? argv[0] : "-";
 	name = strcmp(path, "-") == 0 ? "<stdin>" : path;
 	kt_cli_inputs(argv, argc);
-	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
+	if (kt_cli_check_output(lt->o.co.output, argv, argc) == -1) {
+		lt_free(lt);
 		return 2;
-	if (o.report != NULL)
-		report = o.report;
-	else if (!o.suggest && kt_cli_report_beside(o.co.output, ".layers.json",
-	    rbuf, sizeof(rbuf)))
+	}
+	if (lt->o.report != NULL)
+		report = lt->o.report;
+	else if (!lt->o.suggest && kt_cli_report_beside(lt->o.co.output,
+	    ".layers.json", rbuf, sizeof(rbuf)))
 		report = rbuf;
-	if (report != NULL && kt_cli_check_output(report, argv, argc) == -1)
+	if (report != NULL && kt_cli_check_output(report, argv, argc) == -1) {
+		lt_free(lt);
 		return 2;
-	if (o.co.output != NULL && report != NULL && strcmp(report, o.co.output) ==
-	    0) {
+	}
+	if (lt->o.co.output != NULL && report != NULL && strcmp(report,
+	    lt->o.co.output) == 0) {
 		kt_cli_warn("--report and --output name the same file");
+		lt_free(lt);
 		return 2;
 	}
 	{
-		size_t n = sizeof(KT_GUIDE_PREFIX) + strlen(o.phase) +
+		size_t n = sizeof(KT_GUIDE_PREFIX) + strlen(lt->o.phase) +
 		    sizeof(GUIDE_SUFFIX);
 
-		if ((trackname = malloc(n)) == NULL)
+		if ((lt->trackname = malloc(n)) == NULL)
 			kt_cli_nomem();
-		snprintf(trackname, n, "%s%s%s", KT_GUIDE_PREFIX, o.phase,
-		    GUIDE_SUFFIX);
+		snprintf(lt->trackname, n, "%s%s%s", KT_GUIDE_PREFIX,
+		    lt->o.phase, GUIDE_SUFFIX);
 	}
-	if ((names = kt_intern_new()) == NULL ||
-	    (gputab = kt_intern_new()) == NULL ||
-	    (threads = kt_intern_new()) == NULL ||
-	    (opnames = kt_intern_new()) == NULL)
+	if ((lt->names = kt_intern_new()) == NULL ||
+	    (lt->gputab = kt_intern_new()) == NULL ||
+	    (lt->threads = kt_intern_new()) == NULL ||
+	    (lt->opnames = kt_intern_new()) == NULL)
 		kt_cli_nomem();
 	/* Standard input is read twice: keep a copy. */
 	if (strcmp(path, "-") == 0)
 		path = kt_cli_spool_stdin();
 	/* First, what the decision needs; nothing is written before it. */
-	r = open_trace(path, o.co.rflags, &src);
-	pass(r, NULL);
-	if (o.suggest) {
+	r = open_trace(lt, path, lt->o.co.rflags, &src);
+	pass(lt, r, NULL);
+	if (lt->o.suggest) {
 		close_trace(src, r, name);
-		return suggest(kt_cli_out_open(o.co.output, -1));
+		rc = suggest(lt, kt_cli_out_open(lt->o.co.output, -1));
+		lt_free(lt);
+		return rc;
 	}
-	decide();
-	place();
+	decide(lt);
+	place(lt);
 	kt_cli_report_repairs(name, kt_reader_repairs(r));
-	splice = splice_ok(src, r, path, &at);
+	splice = splice_ok(lt, src, r, path, &at);
 	close_trace(src, r, name);
-	out = kt_cli_out_open(o.co.output, o.co.level);
+	out = kt_cli_out_open(lt->o.co.output, lt->o.co.level);
 	if (splice) {
 		/* The input's bytes, the guides after its last event. */
-		rawout = out;
+		lt->rawout = out;
 		if (kt_file_copy(path, 0, at, out) == -1 ||
-		    write_guides(NULL, 0) == -1 ||
+		    write_guides(lt, NULL, 0) == -1 ||
 		    kt_file_copy(path, at, 0, out) == -1)
 			rc = -1;
 	} else {
 		/* Again, through the writer. */
 		if ((w = kt_writer_new(out, 0)) == NULL)
 			kt_cli_nomem();
-		collecting = 0;
-		r = open_trace(path, o.co.rflags, &src);
-		next = pass(r, w);
+		lt->collecting = 0;
+		r = open_trace(lt, path, lt->o.co.rflags, &src);
+		next = pass(lt, r, w);
 		if (next == UINT64_MAX)
 			rc = -1;
 		if (rc == 0)
-			rc = write_guides(w, next);
+			rc = write_guides(lt, w, next);
 		metas = kt_reader_metas(r, &nm);
 		if (rc == 0)
 			rc = kt_writer_end(w, metas, nm);
@@ -1509,13 +1607,14 @@ main(int argc, char *argv[])
 		kt_writer_free(w);
 	}
 	if (rc == -1)
-		kt_error_set(&err, o.co.output ? o.co.output : "<stdout>", 0, 0,
-		    "cannot write the trace");
+		kt_error_set(&err, lt->o.co.output ? lt->o.co.output :
+		    "<stdout>", 0, 0, "cannot write the trace");
 	kt_cli_out_commit(out, rc == -1, &err);
 	if (report != NULL)
-		write_report(report, name, path);
-	if (present)
+		write_report(lt, report, name, path);
+	if (lt->present)
 		kt_cli_warn("the input already has these %zu guides on tid "
-		    "%lld: nothing added", nguides, (long long)guide_tid);
+		    "%lld: nothing added", lt->nguides, (long long)lt->guide_tid);
+	lt_free(lt);
 	return 0;
 }
