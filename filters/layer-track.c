@@ -136,6 +136,11 @@ struct lt {
 	int		 present;	/* the same guides are in the input */
 	char		*trackname;
 	uint32_t	 anchor_name;
+	/* The input and the outputs. */
+	const char	*path;		/* the file read (stdin: a copy) */
+	const char	*input;		/* its name in messages */
+	const char	*report;	/* the report's path, or NULL */
+	char		 rbuf[4200];	/* the default report's path */
 };
 
 /* A run's state with the defaults: no option given yet. */
@@ -1308,50 +1313,13 @@ write_guides(struct lt *lt, struct kt_writer *w, uint64_t next)
 	return rc;
 }
 
-/* Write the report to path: what was labelled, from what, and where. */
-static void
-write_report(struct lt *lt, const char *path, const char *input,
-    const char *hashpath)
+/* The report's guides, their times also relative to base. */
+static json_t *
+report_guides(const struct lt *lt, int64_t base)
 {
-	struct kt_error err;
-	struct kt_out *out;
-	json_t *j, *gs, *pid;
-	char hex[65], *s;
-	size_t i, len;
-	const char *an = kt_intern_get(lt->names, lt->anchor_name, &len);
-	int64_t base = lt->tstart == INT64_MAX ? 0 : lt->tstart;
+	json_t *gs = json_array();
+	size_t i;
 
-	if (kt_sha256_file(hashpath, hex, &err) == -1)
-		kt_cli_die(&err);
-	if ((pid = json_loadb(lt->chosen->pid, lt->chosen->pidlen,
-	    JSON_DECODE_ANY, NULL)) == NULL)
-		pid = json_null();
-	j = json_object();
-	gs = json_array();
-	json_object_set_new(j, "input", json_string(input));
-	json_object_set_new(j, "inputSha256", json_string(hex));
-	json_object_set_new(j, "pid", pid);
-	json_object_set_new(j, "device", lt->chosen->device >= 0 ?
-	    json_integer(lt->chosen->device) : json_null());
-	json_object_set_new(j, "anchorRegex", json_string(lt->o.anchor_re));
-	json_object_set_new(j, "anchorKernel", json_string(unescape(lt, an,
-	    len)));
-	json_object_set_new(j, "endAnchorRegex", lt->o.end_re ?
-	    json_string(lt->o.end_re) : json_null());
-	json_object_set_new(j, "anchorOffset", json_integer(lt->o.offset));
-	json_object_set_new(j, "anchorsMatched", json_integer((json_int_t)
-	    lt->nanc));
-	json_object_set_new(j, "passes", json_integer((json_int_t)
-	    (lt->nguides / (size_t)lt->o.nlayers)));
-	json_object_set_new(j, "numLayers", json_integer(lt->o.nlayers));
-	json_object_set_new(j, "firstLayer", json_integer(lt->o.first));
-	json_object_set_new(j, "phase", json_string(lt->o.phase));
-	json_object_set_new(j, "evidence", lt->o.evidence ?
-	    json_string(lt->o.evidence) : json_null());
-	json_object_set_new(j, "trackName", json_string(lt->trackname));
-	json_object_set_new(j, "tid", json_integer(lt->guide_tid));
-	json_object_set_new(j, "alreadyPresent", json_boolean(lt->present));
-	json_object_set_new(j, "traceStartNs", json_integer(base));
 	for (i = 0; i < lt->nguides; i++) {
 		const struct guide *g = &lt->guides[i];
 		json_t *x = json_object();
@@ -1364,17 +1332,78 @@ write_report(struct lt *lt, const char *path, const char *input,
 		json_object_set_new(x, "startNs", json_integer(g->ts));
 		json_object_set_new(x, "endNs", json_integer(g->end));
 		json_object_set_new(x, "durNs", json_integer(g->end - g->ts));
-		json_object_set_new(x, "relStartNs", json_integer(g->ts - base));
-		json_object_set_new(x, "relEndNs", json_integer(g->end - base));
+		json_object_set_new(x, "relStartNs", json_integer(g->ts -
+		    base));
+		json_object_set_new(x, "relEndNs", json_integer(g->end -
+		    base));
 		json_array_append_new(gs, x);
 	}
-	json_object_set_new(j, "guides", gs);
+	return gs;
+}
+
+/*
+ * The report: what was labelled, from what (hex: the input's SHA-256),
+ * and where.
+ */
+static json_t *
+report_json(struct lt *lt, const char *hex)
+{
+	const struct opts *o = &lt->o;
+	json_t *j, *pid;
+	size_t len;
+	const char *an = kt_intern_get(lt->names, lt->anchor_name, &len);
+	int64_t base = lt->tstart == INT64_MAX ? 0 : lt->tstart;
+
+	if ((pid = json_loadb(lt->chosen->pid, lt->chosen->pidlen,
+	    JSON_DECODE_ANY, NULL)) == NULL)
+		pid = json_null();
+	j = json_object();
+	json_object_set_new(j, "input", json_string(lt->input));
+	json_object_set_new(j, "inputSha256", json_string(hex));
+	json_object_set_new(j, "pid", pid);
+	json_object_set_new(j, "device", lt->chosen->device >= 0 ?
+	    json_integer(lt->chosen->device) : json_null());
+	json_object_set_new(j, "anchorRegex", json_string(o->anchor_re));
+	json_object_set_new(j, "anchorKernel", json_string(unescape(lt, an,
+	    len)));
+	json_object_set_new(j, "endAnchorRegex", o->end_re ?
+	    json_string(o->end_re) : json_null());
+	json_object_set_new(j, "anchorOffset", json_integer(o->offset));
+	json_object_set_new(j, "anchorsMatched", json_integer((json_int_t)
+	    lt->nanc));
+	json_object_set_new(j, "passes", json_integer((json_int_t)
+	    (lt->nguides / (size_t)o->nlayers)));
+	json_object_set_new(j, "numLayers", json_integer(o->nlayers));
+	json_object_set_new(j, "firstLayer", json_integer(o->first));
+	json_object_set_new(j, "phase", json_string(o->phase));
+	json_object_set_new(j, "evidence", o->evidence ?
+	    json_string(o->evidence) : json_null());
+	json_object_set_new(j, "trackName", json_string(lt->trackname));
+	json_object_set_new(j, "tid", json_integer(lt->guide_tid));
+	json_object_set_new(j, "alreadyPresent", json_boolean(lt->present));
+	json_object_set_new(j, "traceStartNs", json_integer(base));
+	json_object_set_new(j, "guides", report_guides(lt, base));
+	return j;
+}
+
+/* Write the report to lt->report. */
+static void
+write_report(struct lt *lt)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	json_t *j;
+	char hex[65], *s;
+
+	if (kt_sha256_file(lt->path, hex, &err) == -1)
+		kt_cli_die(&err);
+	j = report_json(lt, hex);
 	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	if (s == NULL)
 		kt_cli_nomem();
-	out = kt_cli_out_open(path, 0);
-	kt_error_set(&err, path, 0, 0, "cannot write the report");
+	out = kt_cli_out_open(lt->report, 0);
+	kt_error_set(&err, lt->report, 0, 0, "cannot write the report");
 	kt_cli_out_commit(out, kt_out_write(out, s, strlen(s)) == -1 ||
 	    kt_out_write(out, "\n", 1) == -1, &err);
 	free(s);
@@ -1422,8 +1451,9 @@ splice_ok(struct lt *lt, struct kt_source *src, struct kt_reader *r,
 	return ok;
 }
 
-int
-main(int argc, char *argv[])
+/* Read the options into lt->o; returns optind. */
+static int
+parse_opts(struct lt *lt, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "anchor-regex", required_argument, NULL, 'a' },
@@ -1446,175 +1476,231 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct kt_error err;
-	struct kt_source *src;
-	struct kt_reader *r;
-	struct kt_out *out;
-	struct kt_writer *w;
-	const struct kt_meta *metas;
-	char rbuf[4200];
-	const char *path, *name, *report = NULL;
-	size_t nm;
-	uint64_t next, at = 0;
-	int ch, rc = 0, splice;
-	struct lt *lt;
+	struct opts *o = &lt->o;
+	int ch;
 
-	kt_cli_init("kt-layer-track");
-	lt = lt_new();
 	while ((ch = getopt_long(argc, argv, "a:d:E:e:f:hI:k:l:m:n:o:P:p:r:SsV",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
-			lt->o.anchor_re = optarg;
+			o->anchor_re = optarg;
 			break;
 		case 'd':
-			lt->o.device = kt_cli_int("--device", optarg, 0,
+			o->device = kt_cli_int("--device", optarg, 0,
 			    INT32_MAX);
-			lt->o.has_device = 1;
+			o->has_device = 1;
 			break;
 		case 'E':
-			lt->o.evidence = optarg;
+			o->evidence = optarg;
 			break;
 		case 'e':
-			lt->o.end_re = optarg;
+			o->end_re = optarg;
 			break;
 		case 'f':
-			lt->o.first = kt_cli_int("--first-layer", optarg, 0,
+			o->first = kt_cli_int("--first-layer", optarg, 0,
 			    1000000);
 			break;
 		case 'I':
-			lt->o.pid = optarg;
+			o->pid = optarg;
 			break;
 		case 'k':
-			lt->o.offset = kt_cli_int("--anchor-offset", optarg, 0,
+			o->offset = kt_cli_int("--anchor-offset", optarg, 0,
 			    INT32_MAX);
 			break;
 		case 'n':
-			lt->o.nlayers = kt_cli_int("--num-layers", optarg, 1,
+			o->nlayers = kt_cli_int("--num-layers", optarg, 1,
 			    1000000);
 			break;
 		case 'P':
-			lt->o.passes = kt_cli_int("--passes", optarg, 1,
+			o->passes = kt_cli_int("--passes", optarg, 1,
 			    1000000);
 			break;
 		case 'p':
-			lt->o.phase = optarg;
+			o->phase = optarg;
 			break;
 		case 'r':
-			lt->o.report = optarg;
+			o->report = optarg;
 			break;
 		case 's':
-			lt->o.suggest = 1;
+			o->suggest = 1;
 			break;
 		default:
-			kt_cli_opt(&lt->o.co, ch, optarg, usage);
+			kt_cli_opt(&o->co, ch, optarg, usage);
 		}
 	}
-	argc -= optind;
-	argv += optind;
+	return optind;
+}
+
+/*
+ * Check the operands argv[0..argc) and the options; compile the regexes,
+ * name the input and the report.  Returns 0, or 2 after a warning.
+ */
+static int
+check_args(struct lt *lt, int argc, char *argv[])
+{
+	const struct opts *o = &lt->o;
+
 	if (argc > 1) {
 		kt_cli_warn("one input at most; %d were given", argc);
-		lt_free(lt);
 		return 2;
 	}
-	if (!lt->o.suggest && (lt->o.anchor_re == NULL || lt->o.nlayers == 0)) {
+	if (!o->suggest && (o->anchor_re == NULL || o->nlayers == 0)) {
 		kt_cli_warn("--anchor-regex and --num-layers are needed (or "
 		    "--suggest)");
 		usage(stderr);
-		lt_free(lt);
 		return 2;
 	}
-	if (lt->o.anchor_re != NULL)
-		compile(&lt->anchor_rx, lt->o.anchor_re, "--anchor-regex");
-	if (lt->o.end_re != NULL)
-		compile(&lt->end_rx, lt->o.end_re, "--end-anchor-regex");
-	path = argc == 1 ? argv[0] : "-";
-	name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	if (o->anchor_re != NULL)
+		compile(&lt->anchor_rx, o->anchor_re, "--anchor-regex");
+	if (o->end_re != NULL)
+		compile(&lt->end_rx, o->end_re, "--end-anchor-regex");
+	lt->path = argc == 1 ? argv[0] : "-";
+	lt->input = strcmp(lt->path, "-") == 0 ? "<stdin>" : lt->path;
 	kt_cli_inputs(argv, argc);
-	if (kt_cli_check_output(lt->o.co.output, argv, argc) == -1) {
-		lt_free(lt);
+	if (kt_cli_check_output(o->co.output, argv, argc) == -1)
 		return 2;
-	}
-	if (lt->o.report != NULL)
-		report = lt->o.report;
-	else if (!lt->o.suggest && kt_cli_report_beside(lt->o.co.output,
-	    ".layers.json", rbuf, sizeof(rbuf)))
-		report = rbuf;
-	if (report != NULL && kt_cli_check_output(report, argv, argc) == -1) {
-		lt_free(lt);
+	if (o->report != NULL)
+		lt->report = o->report;
+	else if (!o->suggest && kt_cli_report_beside(o->co.output,
+	    ".layers.json", lt->rbuf, sizeof(lt->rbuf)))
+		lt->report = lt->rbuf;
+	if (lt->report != NULL && kt_cli_check_output(lt->report, argv,
+	    argc) == -1)
 		return 2;
-	}
-	if (lt->o.co.output != NULL && report != NULL && strcmp(report,
-	    lt->o.co.output) == 0) {
+	if (o->co.output != NULL && lt->report != NULL &&
+	    strcmp(lt->report, o->co.output) == 0) {
 		kt_cli_warn("--report and --output name the same file");
-		lt_free(lt);
 		return 2;
 	}
-	{
-		size_t n = sizeof(KT_GUIDE_PREFIX) + strlen(lt->o.phase) +
-		    sizeof(GUIDE_SUFFIX);
+	return 0;
+}
 
-		if ((lt->trackname = malloc(n)) == NULL)
-			kt_cli_nomem();
-		snprintf(lt->trackname, n, "%s%s%s", KT_GUIDE_PREFIX,
-		    lt->o.phase, GUIDE_SUFFIX);
-	}
+/* The guide row's name, the tables, and a copy of standard input. */
+static void
+prepare(struct lt *lt)
+{
+	size_t n = sizeof(KT_GUIDE_PREFIX) + strlen(lt->o.phase) +
+	    sizeof(GUIDE_SUFFIX);
+
+	if ((lt->trackname = malloc(n)) == NULL)
+		kt_cli_nomem();
+	snprintf(lt->trackname, n, "%s%s%s", KT_GUIDE_PREFIX, lt->o.phase,
+	    GUIDE_SUFFIX);
 	if ((lt->names = kt_intern_new()) == NULL ||
 	    (lt->gputab = kt_intern_new()) == NULL ||
 	    (lt->threads = kt_intern_new()) == NULL ||
 	    (lt->opnames = kt_intern_new()) == NULL)
 		kt_cli_nomem();
 	/* Standard input is read twice: keep a copy. */
-	if (strcmp(path, "-") == 0)
-		path = kt_cli_spool_stdin();
-	/* First, what the decision needs; nothing is written before it. */
-	r = open_trace(lt, path, lt->o.co.rflags, &src);
-	pass(lt, r, NULL);
-	if (lt->o.suggest) {
-		close_trace(src, r, name);
-		rc = suggest(lt, kt_cli_out_open(lt->o.co.output, -1));
-		lt_free(lt);
-		return rc;
-	}
-	decide(lt);
-	place(lt);
-	kt_cli_report_repairs(name, kt_reader_repairs(r));
-	splice = splice_ok(lt, src, r, path, &at);
-	close_trace(src, r, name);
+	if (strcmp(lt->path, "-") == 0)
+		lt->path = kt_cli_spool_stdin();
+}
+
+/*
+ * Write the input again through a writer, collecting nothing, with the
+ * guides after its events.  Returns 0 or -1.
+ */
+static int
+rewrite(struct lt *lt, struct kt_out *out)
+{
+	struct kt_source *src;
+	struct kt_reader *r;
+	struct kt_writer *w;
+	const struct kt_meta *metas;
+	size_t nm;
+	uint64_t next;
+	int rc = 0;
+
+	if ((w = kt_writer_new(out, 0)) == NULL)
+		kt_cli_nomem();
+	lt->collecting = 0;
+	r = open_trace(lt, lt->path, lt->o.co.rflags, &src);
+	next = pass(lt, r, w);
+	if (next == UINT64_MAX)
+		rc = -1;
+	if (rc == 0)
+		rc = write_guides(lt, w, next);
+	metas = kt_reader_metas(r, &nm);
+	if (rc == 0)
+		rc = kt_writer_end(w, metas, nm);
+	close_trace(src, r, lt->input);
+	kt_writer_free(w);
+	return rc;
+}
+
+/*
+ * Write the labelled trace: when splice, the input's bytes with the
+ * guides put in at offset at; else through the writer.
+ */
+static void
+write_trace(struct lt *lt, int splice, uint64_t at)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	int rc = 0;
+
 	out = kt_cli_out_open(lt->o.co.output, lt->o.co.level);
 	if (splice) {
 		/* The input's bytes, the guides after its last event. */
 		lt->rawout = out;
-		if (kt_file_copy(path, 0, at, out) == -1 ||
+		if (kt_file_copy(lt->path, 0, at, out) == -1 ||
 		    write_guides(lt, NULL, 0) == -1 ||
-		    kt_file_copy(path, at, 0, out) == -1)
+		    kt_file_copy(lt->path, at, 0, out) == -1)
 			rc = -1;
-	} else {
-		/* Again, through the writer. */
-		if ((w = kt_writer_new(out, 0)) == NULL)
-			kt_cli_nomem();
-		lt->collecting = 0;
-		r = open_trace(lt, path, lt->o.co.rflags, &src);
-		next = pass(lt, r, w);
-		if (next == UINT64_MAX)
-			rc = -1;
-		if (rc == 0)
-			rc = write_guides(lt, w, next);
-		metas = kt_reader_metas(r, &nm);
-		if (rc == 0)
-			rc = kt_writer_end(w, metas, nm);
-		close_trace(src, r, name);
-		kt_writer_free(w);
-	}
+	} else
+		rc = rewrite(lt, out);
 	if (rc == -1)
 		kt_error_set(&err, lt->o.co.output ? lt->o.co.output :
 		    "<stdout>", 0, 0, "cannot write the trace");
 	kt_cli_out_commit(out, rc == -1, &err);
-	if (report != NULL)
-		write_report(lt, report, name, path);
+}
+
+/*
+ * Read the input for the decision (nothing is written before it), then
+ * suggest, or decide, write the trace and the report.  Returns the exit
+ * status.
+ */
+static int
+run(struct lt *lt)
+{
+	struct kt_source *src;
+	struct kt_reader *r;
+	uint64_t at = 0;
+	int splice;
+
+	r = open_trace(lt, lt->path, lt->o.co.rflags, &src);
+	pass(lt, r, NULL);
+	if (lt->o.suggest) {
+		close_trace(src, r, lt->input);
+		return suggest(lt, kt_cli_out_open(lt->o.co.output, -1));
+	}
+	decide(lt);
+	place(lt);
+	kt_cli_report_repairs(lt->input, kt_reader_repairs(r));
+	splice = splice_ok(lt, src, r, lt->path, &at);
+	close_trace(src, r, lt->input);
+	write_trace(lt, splice, at);
+	if (lt->report != NULL)
+		write_report(lt);
 	if (lt->present)
 		kt_cli_warn("the input already has these %zu guides on tid "
 		    "%lld: nothing added", lt->nguides, (long long)lt->guide_tid);
-	lt_free(lt);
 	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct lt *lt;
+	int n, rc;
+
+	kt_cli_init("kt-layer-track");
+	lt = lt_new();
+	n = parse_opts(lt, argc, argv);
+	if ((rc = check_args(lt, argc - n, argv + n)) == 0) {
+		prepare(lt);
+		rc = run(lt);
+	}
+	lt_free(lt);
+	return rc;
 }
