@@ -806,6 +806,168 @@ before(const struct srow *x, const struct srow *y)
 	return x->count > y->count;
 }
 
+/*
+ * --suggest: keep the kernels on the chosen GPUs, grouped by GPU and
+ * name (each group in file order).  Returns how many are kept.
+ */
+static size_t
+group_kernels(struct lt *lt)
+{
+	struct kern *k = lt->kerns, *s;
+	struct kt_pair *pr;
+	size_t i, nc = 0;
+
+	for (i = 0; i < lt->nkerns; i++)
+		if (gpu_chosen(lt, &lt->gpus[k[i].gpu]))
+			k[nc++] = k[i];
+	if ((pr = calloc(nc + 1, sizeof(*pr))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < nc; i++) {
+		pr[i].key = (uint64_t)k[i].gpu << 32 | k[i].name;
+		pr[i].val = i;
+	}
+	if (kt_sort_pairs(pr, nc) == -1)
+		kt_cli_nomem();
+	if ((s = malloc((nc + 1) * sizeof(*s))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < nc; i++)
+		s[i] = k[pr[i].val];
+	if (nc > 0)
+		memcpy(k, s, nc * sizeof(*s));
+	free(s);
+	free(pr);
+	return nc;
+}
+
+/*
+ * --suggest: the row of the c kernels k[0..c) of one group (sorted here
+ * by time), as passes of s->per; v has room for c intervals.
+ */
+static void
+suggest_stats(struct lt *lt, struct kern *k, size_t c, int64_t *v,
+    struct srow *s)
+{
+	char why[WHY_TEXT];
+	size_t p, q, nv = 0;
+
+	s->count = c;
+	s->per = lt->o.nlayers > 0 ? (size_t)lt->o.nlayers : c;
+	s->passes = c / s->per;
+	qsort(k, c, sizeof(*k), cmp_kern);
+	for (p = 0; p < s->passes; p++)
+		for (q = 0; q + 1 < s->per; q++)
+			v[nv++] = k[p * s->per + q + 1].ts -
+			    k[p * s->per + q].ts;
+	s->med = median(v, nv);
+	s->lo = nv ? v[0] : 0;
+	s->hi = nv ? v[nv - 1] : 0;
+	s->mixedp = mixed(lt, k, s->per, s->passes, why) != NULL;
+	s->stream = k[0].stream;
+	for (q = 0; q < c; q++)
+		if (k[q].stream != s->stream)
+			s->stream = -2;
+}
+
+/*
+ * --suggest: what launched the kernels k[0..c) (by correlation) and the
+ * innermost cpu_op enclosing the first launch found.
+ */
+static void
+suggest_link(const struct lt *lt, const struct kern *k, size_t c,
+    struct srow *s)
+{
+	size_t q, o2;
+
+	for (q = 0; q < c; q++) {
+		struct cpuev key, *l;
+
+		if (k[q].corr < 0 || lt->nlaunches == 0)
+			continue;
+		key.key = k[q].corr;
+		l = bsearch(&key, lt->launches, lt->nlaunches,
+		    sizeof(*lt->launches), cmp_i64);
+		if (l == NULL)
+			continue;
+		s->linked++;
+		if (!s->has_launch) {
+			s->launch = l->name;
+			s->has_launch = 1;
+		}
+		if (s->has_op)
+			continue;
+		/* The innermost op on its thread enclosing it. */
+		for (o2 = 0; o2 < lt->nops; o2++) {
+			const struct cpuev *op = &lt->ops[o2];
+
+			if (op->thread == l->thread && op->ts <= l->ts &&
+			    op->end >= l->end && (!s->has_op ||
+			    op->ts >= lt->ops[s->op].ts)) {
+				s->op = (uint32_t)o2;
+				s->has_op = 1;
+			}
+		}
+	}
+}
+
+/* --suggest: whole passes first, then the most frequent (stable). */
+static void
+sort_srows(struct srow *sr, size_t nsr)
+{
+	size_t i, j;
+
+	for (i = 1; i < nsr; i++)
+		for (j = i; j > 0 && before(&sr[j], &sr[j - 1]); j--) {
+			struct srow x = sr[j];
+
+			sr[j] = sr[j - 1];
+			sr[j - 1] = x;
+		}
+}
+
+/* --suggest: the cells of row s. */
+static void
+suggest_cells(struct lt *lt, struct kt_table *t, const struct srow *s)
+{
+	const struct kern *a = &lt->kerns[s->start];
+	const struct gpu *g = &lt->gpus[a->gpu];
+	char med[40], pt[PID_TEXT];
+
+	kt_table_int(t, (int64_t)s->count);
+	kt_table_int(t, (int64_t)s->per);
+	kt_table_int(t, (int64_t)s->passes);
+	kt_table_int(t, (int64_t)(s->count - s->passes * s->per));
+	if (g->device >= 0)
+		kt_table_cellf(t, "pid %s device %lld", pid_text(g->pid,
+		    g->pidlen, pt), (long long)g->device);
+	else
+		kt_table_cellf(t, "pid %s", pid_text(g->pid, g->pidlen, pt));
+	if (s->stream == -2)
+		kt_table_cell(t, "several");
+	else
+		kt_table_int(t, s->stream);
+	kt_time_format(s->med, 0, med);
+	kt_table_cell(t, med);
+	if (s->med > 0) {
+		char lo[64], hi[64];
+
+		kt_ratio_format(s->lo, s->med, 2, lo);
+		kt_ratio_format(s->hi, s->med, 2, hi);
+		kt_table_cellf(t, "%s..%s", lo, hi);
+	} else
+		kt_table_cell(t, "-");
+	kt_table_cell(t, s->mixedp ? "yes" : "no");
+	kt_table_int(t, (int64_t)s->linked);
+	if (s->has_op || s->has_launch) {
+		size_t len;
+		const char *nm = kt_intern_get(lt->opnames, s->has_op ?
+		    lt->ops[s->op].name : s->launch, &len);
+
+		kt_table_cell(t, unescape(lt, nm, len));
+	} else
+		kt_table_cell(t, "-");
+	kt_table_cell(t, kname(lt, a->name, 4096));
+}
+
 /* --suggest: one row per candidate kernel; returns the exit status. */
 static int
 suggest(struct lt *lt, struct kt_out *out)
@@ -815,9 +977,8 @@ suggest(struct lt *lt, struct kt_out *out)
 	    "spacing", "mixed", "linked:n", "launched_by", "kernel" };
 	struct kt_table *t;
 	struct kt_error err;
-	char why[WHY_TEXT], pt[PID_TEXT];
 	int64_t *v;
-	size_t i, j, start, nc = 0;
+	size_t i, j, start, nc;
 	struct kern *k = lt->kerns;
 	struct srow *sr = NULL;
 	size_t nsr = 0, csr = 0;
@@ -825,43 +986,15 @@ suggest(struct lt *lt, struct kt_out *out)
 
 	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
 		kt_cli_nomem();
-	/* Group by GPU and name, each group by time. */
-	for (i = 0; i < lt->nkerns; i++)
-		if (gpu_chosen(lt, &lt->gpus[k[i].gpu]))
-			k[nc++] = k[i];
-	{
-		struct kt_pair *pr;
-
-		if ((pr = calloc(nc + 1, sizeof(*pr))) == NULL)
-			kt_cli_nomem();
-		for (i = 0; i < nc; i++) {
-			pr[i].key = (uint64_t)k[i].gpu << 32 | k[i].name;
-			pr[i].val = i;
-		}
-		if (kt_sort_pairs(pr, nc) == -1)
-			kt_cli_nomem();
-		{
-			struct kern *s;
-
-			if ((s = malloc((nc + 1) * sizeof(*s))) == NULL)
-				kt_cli_nomem();
-			for (i = 0; i < nc; i++)
-				s[i] = k[pr[i].val];
-			if (nc > 0)
-				memcpy(k, s, nc * sizeof(*s));
-			free(s);
-		}
-		free(pr);
-	}
+	nc = group_kernels(lt);
 	if (lt->nlaunches > 0)
 		qsort(lt->launches, lt->nlaunches, sizeof(*lt->launches),
 		    cmp_i64);
 	if ((v = calloc(nc + 1, sizeof(*v))) == NULL)
 		kt_cli_nomem();
-
 	for (start = 0; start < nc; start = j) {
 		struct srow s;
-		size_t c, p, q, nv = 0;
+		size_t c;
 
 		for (j = start; j < nc && k[j].gpu == k[start].gpu &&
 		    k[j].name == k[start].name; j++)
@@ -873,106 +1006,14 @@ suggest(struct lt *lt, struct kt_out *out)
 			continue;
 		memset(&s, 0, sizeof(s));
 		s.start = start;
-		s.count = c;
-		s.per = lt->o.nlayers > 0 ? (size_t)lt->o.nlayers : c;
-		s.passes = c / s.per;
-		qsort(&k[start], c, sizeof(*k), cmp_kern);
-		for (p = 0; p < s.passes; p++)
-			for (q = 0; q + 1 < s.per; q++)
-				v[nv++] = k[start + p * s.per + q + 1].ts -
-				    k[start + p * s.per + q].ts;
-		s.med = median(v, nv);
-		s.lo = nv ? v[0] : 0;
-		s.hi = nv ? v[nv - 1] : 0;
-		s.mixedp = mixed(lt, &k[start], s.per, s.passes, why) != NULL;
-		s.stream = k[start].stream;
-		for (q = start; q < j; q++)
-			if (k[q].stream != s.stream)
-				s.stream = -2;
-		/* The launching op: by correlation, the enclosing cpu_op. */
-		for (q = start; q < j; q++) {
-			struct cpuev key, *l;
-			size_t o2;
-
-			if (k[q].corr < 0 || lt->nlaunches == 0)
-				continue;
-			key.key = k[q].corr;
-			l = bsearch(&key, lt->launches, lt->nlaunches,
-			    sizeof(*lt->launches), cmp_i64);
-			if (l == NULL)
-				continue;
-			s.linked++;
-			if (!s.has_launch) {
-				s.launch = l->name;
-				s.has_launch = 1;
-			}
-			if (s.has_op)
-				continue;
-			/* The innermost op on its thread enclosing it. */
-			for (o2 = 0; o2 < lt->nops; o2++) {
-				const struct cpuev *op = &lt->ops[o2];
-
-				if (op->thread == l->thread && op->ts <= l->ts &&
-				    op->end >= l->end && (!s.has_op ||
-				    op->ts >= lt->ops[s.op].ts)) {
-					s.op = (uint32_t)o2;
-					s.has_op = 1;
-				}
-			}
-		}
+		suggest_stats(lt, &k[start], c, v, &s);
+		suggest_link(lt, &k[start], c, &s);
 		grow(&sr, &csr, nsr, sizeof(s));
 		sr[nsr++] = s;
 	}
-	/* Whole passes first, then the most frequent. */
-	for (i = 1; i < nsr; i++)
-		for (j = i; j > 0 && before(&sr[j], &sr[j - 1]); j--) {
-			struct srow x = sr[j];
-
-			sr[j] = sr[j - 1];
-			sr[j - 1] = x;
-		}
-	for (i = 0; i < nsr && rc == 0; i++) {
-		struct srow *s = &sr[i];
-		struct kern *a = &k[s->start];
-		const struct gpu *g = &lt->gpus[a->gpu];
-		char med[40];
-
-		kt_table_int(t, (int64_t)s->count);
-		kt_table_int(t, (int64_t)s->per);
-		kt_table_int(t, (int64_t)s->passes);
-		kt_table_int(t, (int64_t)(s->count - s->passes * s->per));
-		if (g->device >= 0)
-			kt_table_cellf(t, "pid %s device %lld", pid_text(g->pid,
-			    g->pidlen, pt), (long long)g->device);
-		else
-			kt_table_cellf(t, "pid %s", pid_text(g->pid,
-			    g->pidlen, pt));
-		if (s->stream == -2)
-			kt_table_cell(t, "several");
-		else
-			kt_table_int(t, s->stream);
-		kt_time_format(s->med, 0, med);
-		kt_table_cell(t, med);
-		if (s->med > 0) {
-			char lo[64], hi[64];
-
-			kt_ratio_format(s->lo, s->med, 2, lo);
-			kt_ratio_format(s->hi, s->med, 2, hi);
-			kt_table_cellf(t, "%s..%s", lo, hi);
-		} else
-			kt_table_cell(t, "-");
-		kt_table_cell(t, s->mixedp ? "yes" : "no");
-		kt_table_int(t, (int64_t)s->linked);
-		if (s->has_op || s->has_launch) {
-			size_t len;
-			const char *nm = kt_intern_get(lt->opnames, s->has_op ?
-			    lt->ops[s->op].name : s->launch, &len);
-
-			kt_table_cell(t, unescape(lt, nm, len));
-		} else
-			kt_table_cell(t, "-");
-		kt_table_cell(t, kname(lt, a->name, 4096));
-	}
+	sort_srows(sr, nsr);
+	for (i = 0; i < nsr && rc == 0; i++)
+		suggest_cells(lt, t, &sr[i]);
 	kt_cli_out_commit(out, kt_table_write(t, kt_table_form_pick(0, 1), 1,
 	    out) == -1, &err);
 	kt_table_free(t);
