@@ -1098,15 +1098,16 @@ end_between(const struct kern *e, size_t ne, int64_t from, int64_t to,
 	return found;
 }
 
-/* Decide the guides from the anchors, or refuse. */
+/*
+ * The chosen GPU's anchors into lt->anc, and its end anchors into a new
+ * *ep (*nep of them), each by time.
+ */
 static void
-decide(struct lt *lt)
+gather_anchors(struct lt *lt, struct kern **ep, size_t *nep)
 {
-	struct kern *e = NULL;
-	size_t i, ne = 0, n = (size_t)lt->o.nlayers, np, want;
-	char why[WHY_TEXT], pt[PID_TEXT];
+	struct kern *e;
+	size_t i, ne = 0;
 
-	choose_gpu(lt);
 	if ((lt->anc = calloc(lt->nkerns + 1, sizeof(*lt->anc))) == NULL ||
 	    (e = calloc(lt->nkerns + 1, sizeof(*e))) == NULL)
 		kt_cli_nomem();
@@ -1120,48 +1121,70 @@ decide(struct lt *lt)
 	}
 	qsort(lt->anc, lt->nanc, sizeof(*lt->anc), cmp_kern);
 	qsort(e, ne, sizeof(*e), cmp_kern);
-	if ((size_t)lt->o.offset >= lt->nanc)
+	*ep = e;
+	*nep = ne;
+}
+
+/*
+ * How many passes to label from --anchor-offset on: --passes, or every
+ * one; refuse when the anchors do not make them whole.
+ */
+static size_t
+count_passes(const struct lt *lt)
+{
+	const struct opts *o = &lt->o;
+	size_t n = (size_t)o->nlayers, np, want, rest;
+	char pt[PID_TEXT];
+
+	if ((size_t)o->offset >= lt->nanc)
 		refuse("--anchor-offset %lld, but only %zu anchors match "
-		    "'%s' on pid %s", (long long)lt->o.offset, lt->nanc, lt->o.anchor_re,
-		    pid_text(lt->chosen->pid,
+		    "'%s' on pid %s", (long long)o->offset, lt->nanc,
+		    o->anchor_re, pid_text(lt->chosen->pid,
 		    lt->chosen->pidlen, pt));
-	if (lt->o.passes > 0) {
-		np = (size_t)lt->o.passes;
-		want = (size_t)lt->o.offset + np * n;
+	if (o->passes > 0) {
+		np = (size_t)o->passes;
+		want = (size_t)o->offset + np * n;
 		if (want > lt->nanc)
 			refuse("the selection would cut a pass short: "
 			    "--anchor-offset %lld + --passes %lld x "
 			    "--num-layers %zu needs %zu anchors, and %zu match",
-			    (long long)lt->o.offset, (long long)lt->o.passes,
-			    n, want, lt->nanc);
-	} else {
-		size_t rest = lt->nanc - (size_t)lt->o.offset;
-
-		if (rest % n != 0 || rest < n)
-			refuse("%zu anchors after --anchor-offset %lld are not "
-			    "a whole number of passes of %zu layers (%zu left "
-			    "over); give --passes to label only complete "
-			    "passes, or the --anchor-offset of the first L0",
-			    rest, (long long)lt->o.offset, n, rest % n);
-		np = rest / n;
+			    (long long)o->offset, (long long)o->passes, n,
+			    want, lt->nanc);
+		return np;
 	}
-	lt->anchor_name = lt->anc[lt->o.offset].name;
-	if (mixed(lt, &lt->anc[lt->o.offset], n, np, why) != NULL)
-		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
-		    "the passes with --anchor-offset and --passes, or a "
-		    "narrower --anchor-regex", np, n, why);
+	rest = lt->nanc - (size_t)o->offset;
+	if (rest % n != 0 || rest < n)
+		refuse("%zu anchors after --anchor-offset %lld are not a "
+		    "whole number of passes of %zu layers (%zu left over); "
+		    "give --passes to label only complete passes, or the "
+		    "--anchor-offset of the first L0", rest,
+		    (long long)o->offset, n, rest % n);
+	return rest / n;
+}
+
+/*
+ * The guides of np passes from the anchors, each ending at the next
+ * anchor, or for the last of a pass at its end anchor's completion (one
+ * of e[0..ne)) or as a marker; refuse an end anchor not once per layer.
+ */
+static void
+make_guides(struct lt *lt, const struct kern *e, size_t ne, size_t np)
+{
+	const struct opts *o = &lt->o;
+	size_t i, n = (size_t)o->nlayers;
+
 	if ((lt->guides = calloc(np * n + 1, sizeof(*lt->guides))) == NULL)
 		kt_cli_nomem();
 	for (i = 0; i < np * n; i++) {
-		size_t a = (size_t)lt->o.offset + i;
+		size_t a = (size_t)o->offset + i;
 		struct guide *g = &lt->guides[lt->nguides++];
 		int64_t next = a + 1 < lt->nanc ? lt->anc[a + 1].ts : INT64_MAX;
 
 		g->ts = lt->anc[a].ts;
-		g->layer = lt->o.first + (int64_t)(i % n);
+		g->layer = o->first + (int64_t)(i % n);
 		g->pass = (int64_t)(i / n);
 		g->anchor = a;
-		if (lt->o.end_re != NULL) {
+		if (o->end_re != NULL) {
 			const struct kern *k;
 			size_t cnt;
 
@@ -1173,7 +1196,7 @@ decide(struct lt *lt)
 				refuse("the end anchor '%s' occurs %zu times "
 				    "between anchor %zu (pass %lld, layer %lld, "
 				    "ts %s) and the next anchor; it must occur "
-				    "exactly once", lt->o.end_re, cnt, a,
+				    "exactly once", o->end_re, cnt, a,
 				    (long long)g->pass, (long long)g->layer,
 				    at);
 			}
@@ -1189,9 +1212,28 @@ decide(struct lt *lt)
 		}
 		if (i % n != n - 1)
 			g->end = next;
-		else if (lt->o.end_re == NULL)
+		else if (o->end_re == NULL)
 			g->end = g->ts;
 	}
+}
+
+/* Decide the guides from the anchors, or refuse. */
+static void
+decide(struct lt *lt)
+{
+	struct kern *e;
+	size_t ne, np, n = (size_t)lt->o.nlayers;
+	char why[WHY_TEXT];
+
+	choose_gpu(lt);
+	gather_anchors(lt, &e, &ne);
+	np = count_passes(lt);
+	lt->anchor_name = lt->anc[lt->o.offset].name;
+	if (mixed(lt, &lt->anc[lt->o.offset], n, np, why) != NULL)
+		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
+		    "the passes with --anchor-offset and --passes, or a "
+		    "narrower --anchor-regex", np, n, why);
+	make_guides(lt, e, ne, np);
 	free(e);
 }
 
