@@ -389,14 +389,26 @@ val_int(const struct kt_event *ev, const struct kt_val *v, int64_t *out)
 	return kt_event_field_int(&t, KT_F_ID, out);
 }
 
+/* A row's pid (raw JSON text, null when none) and tid (-1) from ev. */
+static void
+row_thread(const struct kt_event *ev, struct row *r)
+{
+	const char *p;
+	size_t n;
+
+	p = kt_event_field(ev, KT_F_PID, &n);
+	r->pid = dup_n(p ? p : "null", p ? n : 4);
+	r->pidlen = p ? n : 4;
+	if (kt_event_field_int(ev, KT_F_TID, &r->tid) == -1)
+		r->tid = -1;
+}
+
 /* Keep what the decision needs from metadata events. */
 static void
 collect_meta(struct lt *lt, const struct kt_event *ev)
 {
 	struct kt_val v;
 	struct row r;
-	const char *p;
-	size_t n;
 
 	memset(&r, 0, sizeof(r));
 	if (kt_event_field_is(ev, KT_F_NAME, "thread_name")) {
@@ -409,11 +421,7 @@ collect_meta(struct lt *lt, const struct kt_event *ev)
 		if ((lt->rows = realloc(lt->rows, (lt->nrows + 1) *
 		    sizeof(*lt->rows))) == NULL)
 			kt_cli_nomem();
-		p = kt_event_field(ev, KT_F_PID, &n);
-		r.pid = dup_n(p ? p : "null", p ? n : 4);
-		r.pidlen = p ? n : 4;
-		if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
-			r.tid = -1;
+		row_thread(ev, &r);
 		lt->rows[lt->nrows++] = r;
 	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index")) {
 		if (kt_event_find(ev, &ev->f[KT_F_ARGS], "sort_index", &v) ==
@@ -422,11 +430,7 @@ collect_meta(struct lt *lt, const struct kt_event *ev)
 		if ((lt->sorts = realloc(lt->sorts, (lt->nsorts + 1) *
 		    sizeof(*lt->sorts))) == NULL)
 			kt_cli_nomem();
-		p = kt_event_field(ev, KT_F_PID, &n);
-		r.pid = dup_n(p ? p : "null", p ? n : 4);
-		r.pidlen = p ? n : 4;
-		if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
-			r.tid = -1;
+		row_thread(ev, &r);
 		lt->sorts[lt->nsorts++] = r;
 	}
 }
@@ -482,50 +486,36 @@ collect_cpu(struct lt *lt, const struct kt_event *ev)
 	}
 }
 
-/* Look at one event for what the decision needs. */
+/* An existing guide event (of any pid and row), for place(). */
 static void
-collect(struct lt *lt, const struct kt_event *ev)
+collect_guide(struct lt *lt, const struct kt_event *ev)
 {
-	enum kt_kind kind = ev->kind;
+	struct row r;
+	const char *p;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	row_thread(ev, &r);
+	p = kt_event_field(ev, KT_F_NAME, &n);
+	r.name = dup_n(p ? p : "", p ? n : 0);
+	r.ts = ev->ts;
+	r.dur = (ev->flags & KT_EV_DUR) ? ev->dur : -1;
+	if ((lt->gevs = realloc(lt->gevs, (lt->ngevs + 1) *
+	    sizeof(*lt->gevs))) == NULL)
+		kt_cli_nomem();
+	lt->gevs[lt->ngevs++] = r;
+}
+
+/* A kernel: keep it when it is an anchor, an end anchor, or (suggest) any. */
+static void
+collect_kernel(struct lt *lt, const struct kt_event *ev)
+{
 	struct kern k;
 	const char *p;
 	size_t n;
 	int64_t id, dur = 0;
 	int m;
 
-	if (ev->ph == 'M') {
-		collect_meta(lt, ev);
-		return;
-	}
-	if ((ev->flags & KT_EV_TS) && ev->ts < lt->tstart)
-		lt->tstart = ev->ts;
-	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
-		return;
-	if (lt->o.suggest && kind != KT_KERNEL) {
-		collect_cpu(lt, ev);
-		return;
-	}
-	if (kind != KT_KERNEL) {
-		if (kt_event_field_is(ev, KT_F_CAT, KT_CAT_LAYER_GUIDE)) {
-			struct row r;
-
-			memset(&r, 0, sizeof(r));
-			p = kt_event_field(ev, KT_F_PID, &n);
-			r.pid = dup_n(p ? p : "null", p ? n : 4);
-			r.pidlen = p ? n : 4;
-			if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
-				r.tid = -1;
-			p = kt_event_field(ev, KT_F_NAME, &n);
-			r.name = dup_n(p ? p : "", p ? n : 0);
-			r.ts = ev->ts;
-			r.dur = (ev->flags & KT_EV_DUR) ? ev->dur : -1;
-			if ((lt->gevs = realloc(lt->gevs, (lt->ngevs + 1) *
-			    sizeof(*lt->gevs))) == NULL)
-				kt_cli_nomem();
-			lt->gevs[lt->ngevs++] = r;
-		}
-		return;
-	}
 	if ((p = kt_event_field(ev, KT_F_NAME, &n)) == NULL ||
 	    ev->f[KT_F_NAME].type != KT_STRING)
 		return;
@@ -550,6 +540,26 @@ collect(struct lt *lt, const struct kt_event *ev)
 	k.is_end = (m & 2) != 0;
 	grow(&lt->kerns, &lt->capkerns, lt->nkerns, sizeof(k));
 	lt->kerns[lt->nkerns++] = k;
+}
+
+/* Look at one event for what the decision needs. */
+static void
+collect(struct lt *lt, const struct kt_event *ev)
+{
+	if (ev->ph == 'M') {
+		collect_meta(lt, ev);
+		return;
+	}
+	if ((ev->flags & KT_EV_TS) && ev->ts < lt->tstart)
+		lt->tstart = ev->ts;
+	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
+		return;
+	if (ev->kind == KT_KERNEL)
+		collect_kernel(lt, ev);
+	else if (lt->o.suggest)
+		collect_cpu(lt, ev);
+	else if (kt_event_field_is(ev, KT_F_CAT, KT_CAT_LAYER_GUIDE))
+		collect_guide(lt, ev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -735,7 +745,8 @@ mixed(struct lt *lt, const struct kern *a, size_t n, size_t np, char *why)
 				    x->name, 60));
 				snprintf(why, WHY_TEXT, "anchor %zu of pass "
 				    "0 is '%s' but anchor %zu of pass %zu is "
-				    "'%s'", j, n1, j, p, kname(lt, y->name, 60));
+				    "'%s'", j, n1, j, p, kname(lt, y->name,
+				    60));
 				return why;
 			}
 			if (x->stream != y->stream) {
@@ -753,7 +764,8 @@ mixed(struct lt *lt, const struct kern *a, size_t n, size_t np, char *why)
 	/* The typical interval: the median over every pass and position. */
 	for (p = 0; p < np; p++)
 		for (j = 0; j + 1 < n; j++)
-			v[p * (n - 1) + j] = a[p * n + j + 1].ts - a[p * n + j].ts;
+			v[p * (n - 1) + j] = a[p * n + j + 1].ts -
+			    a[p * n + j].ts;
 	all = median(v, np * (n - 1));
 	for (j = 0; j + 1 < n; j++) {
 		int64_t m;
@@ -1237,13 +1249,15 @@ decide(struct lt *lt)
 	free(e);
 }
 
-/* Find the guide row for this phase, its sort index, and old guides. */
-static void
-place(struct lt *lt)
+/*
+ * The guide row's tid: the chosen pid's row of this track name, or a new
+ * one past its rows.  Returns whether the row exists.
+ */
+static int
+find_row(struct lt *lt)
 {
-	char pt[PID_TEXT];
-	size_t i, j, nold = 0;
-	int64_t maxtid = -1, minsort = INT64_MAX, minstream = INT64_MAX;
+	size_t i;
+	int64_t maxtid = -1;
 	int found = 0;
 
 	for (i = 0; i < lt->nrows; i++) {
@@ -1258,7 +1272,16 @@ place(struct lt *lt)
 	}
 	if (!found)
 		lt->guide_tid = maxtid >= GUIDE_TID ? maxtid + 1 : GUIDE_TID;
-	/* Next to the streams: above the first one. */
+	return found;
+}
+
+/* The guide row's sort index: next to the streams, above the first. */
+static void
+row_sort(struct lt *lt)
+{
+	size_t i;
+	int64_t minsort = INT64_MAX, minstream = INT64_MAX;
+
 	for (i = 0; i < lt->nsorts; i++)
 		if (same_pid(lt, lt->sorts[i].pid, lt->sorts[i].pidlen) &&
 		    lt->sorts[i].tid != lt->guide_tid &&
@@ -1274,28 +1297,37 @@ place(struct lt *lt)
 		lt->guide_sort = minstream - 1;
 		lt->has_sort = 1;
 	}
-	if (!found)
-		return;
-	/* The row exists: its guides must be these. */
+}
+
+/* Is the old guide r guide g? */
+static int
+same_guide(const struct lt *lt, const struct row *r, const struct guide *g)
+{
+	char want[40];
+
+	snprintf(want, sizeof(want), "\"L%lld\"", (long long)g->layer);
+	return same_pid(lt, r->pid, r->pidlen) && r->tid == lt->guide_tid &&
+	    r->ts == g->ts && r->dur == g->end - g->ts &&
+	    strcmp(r->name, want) == 0;
+}
+
+/* The guide row exists: its guides must be these (present), or refuse. */
+static void
+check_present(struct lt *lt)
+{
+	char pt[PID_TEXT];
+	size_t i, j, nold = 0;
+
 	for (i = 0; i < lt->ngevs; i++)
 		if (same_pid(lt, lt->gevs[i].pid, lt->gevs[i].pidlen) &&
 		    lt->gevs[i].tid == lt->guide_tid)
 			nold++;
 	lt->present = nold == lt->nguides;
 	for (j = 0; j < lt->nguides && lt->present; j++) {
-		char want[40];
 		int hit = 0;
 
-		snprintf(want, sizeof(want), "\"L%lld\"",
-		    (long long)lt->guides[j].layer);
 		for (i = 0; i < lt->ngevs && !hit; i++)
-			if (same_pid(lt, lt->gevs[i].pid, lt->gevs[i].pidlen) &&
-			    lt->gevs[i].tid == lt->guide_tid &&
-			    lt->gevs[i].ts == lt->guides[j].ts &&
-			    lt->gevs[i].dur == lt->guides[j].end -
-			    lt->guides[j].ts &&
-			    strcmp(lt->gevs[i].name, want) == 0)
-				hit = 1;
+			hit = same_guide(lt, &lt->gevs[i], &lt->guides[j]);
 		lt->present = hit;
 	}
 	if (!lt->present)
@@ -1303,6 +1335,17 @@ place(struct lt *lt)
 		    "'%s' (tid %lld, %zu guides); remove it or give another "
 		    "--phase", pid_text(lt->chosen->pid, lt->chosen->pidlen,
 		    pt), lt->o.phase, (long long)lt->guide_tid, nold);
+}
+
+/* Find the guide row for this phase, its sort index, and old guides. */
+static void
+place(struct lt *lt)
+{
+	int found = find_row(lt);
+
+	row_sort(lt);
+	if (found)
+		check_present(lt);
 }
 
 /*
@@ -1324,71 +1367,80 @@ put(struct lt *lt, struct kt_writer *w, struct kt_buf *b, uint64_t index)
 	return kt_writer_event(w, &ev);
 }
 
+/* The i-th guide as an X event's JSON text in b (a: scratch). */
+static void
+guide_event(struct lt *lt, size_t i, struct kt_buf *b, struct kt_buf *a)
+{
+	const struct guide *g = &lt->guides[i];
+	size_t len, n = (size_t)lt->o.nlayers;
+	const char *an = kt_intern_get(lt->names, lt->anchor_name, &len);
+	char num[40];
+
+	b->n = a->n = 0;
+	kt_obj_begin(b);
+	kt_obj_str(b, "ph", "X");
+	kt_obj_str(b, "cat", KT_CAT_LAYER_GUIDE);
+	snprintf(num, sizeof(num), "L%lld", (long long)g->layer);
+	kt_obj_str(b, "name", num);
+	kt_obj_raw(b, "pid", lt->chosen->pid, lt->chosen->pidlen);
+	kt_obj_int(b, "tid", lt->guide_tid);
+	kt_obj_raw(b, "ts", num, kt_time_format(g->ts, 3, num));
+	kt_obj_raw(b, "dur", num, kt_time_format(g->end - g->ts, 3, num));
+	kt_obj_begin(a);
+	kt_obj_int(a, "layer", g->layer);
+	kt_obj_int(a, "pass", g->pass);
+	kt_obj_str(a, "phase", lt->o.phase);
+	kt_obj_int(a, "anchor index", (int64_t)g->anchor);
+	kt_obj_raw(a, "anchor", an, len);
+	kt_obj_str(a, "end", i % n != n - 1 ? "next anchor" :
+	    lt->o.end_re != NULL ? "end anchor completes" : "marker");
+	kt_obj_end(a);
+	kt_obj_raw(b, "args", a->p, a->n);
+	kt_obj_end(b);
+}
+
+/* The guide row's metadata event name, its args the JSON text a, in b. */
+static void
+row_meta(const struct lt *lt, const char *name, const struct kt_buf *a,
+    struct kt_buf *b)
+{
+	b->n = 0;
+	kt_obj_begin(b);
+	kt_obj_str(b, "name", name);
+	kt_obj_str(b, "ph", "M");
+	kt_obj_raw(b, "pid", lt->chosen->pid, lt->chosen->pidlen);
+	kt_obj_int(b, "tid", lt->guide_tid);
+	kt_obj_raw(b, "args", a->p, a->n);
+	kt_obj_end(b);
+}
+
 /* Write the guides and their row's metadata. */
 static int
 write_guides(struct lt *lt, struct kt_writer *w, uint64_t next)
 {
 	struct kt_buf b = KT_BUF_INIT, a = KT_BUF_INIT;
-	char num[40];
-	size_t i, len;
-	const char *an = kt_intern_get(lt->names, lt->anchor_name, &len);
+	size_t i;
 	int rc = 0;
 
 	if (lt->present)
 		return 0;
 	for (i = 0; i < lt->nguides && rc == 0; i++) {
-		const struct guide *g = &lt->guides[i];
-
-		b.n = a.n = 0;
-		kt_obj_begin(&b);
-		kt_obj_str(&b, "ph", "X");
-		kt_obj_str(&b, "cat", KT_CAT_LAYER_GUIDE);
-		snprintf(num, sizeof(num), "L%lld", (long long)g->layer);
-		kt_obj_str(&b, "name", num);
-		kt_obj_raw(&b, "pid", lt->chosen->pid, lt->chosen->pidlen);
-		kt_obj_int(&b, "tid", lt->guide_tid);
-		kt_obj_raw(&b, "ts", num, kt_time_format(g->ts, 3, num));
-		kt_obj_raw(&b, "dur", num, kt_time_format(g->end - g->ts, 3,
-		    num));
-		kt_obj_begin(&a);
-		kt_obj_int(&a, "layer", g->layer);
-		kt_obj_int(&a, "pass", g->pass);
-		kt_obj_str(&a, "phase", lt->o.phase);
-		kt_obj_int(&a, "anchor index", (int64_t)g->anchor);
-		kt_obj_raw(&a, "anchor", an, len);
-		kt_obj_str(&a, "end", i % (size_t)lt->o.nlayers !=
-		    (size_t)lt->o.nlayers - 1 ? "next anchor" :
-		    lt->o.end_re != NULL ? "end anchor completes" : "marker");
-		kt_obj_end(&a);
-		kt_obj_raw(&b, "args", a.p, a.n);
-		kt_obj_end(&b);
+		guide_event(lt, i, &b, &a);
 		rc = put(lt, w, &b, next++);
 	}
-	b.n = a.n = 0;
-	kt_obj_begin(&b);
-	kt_obj_str(&b, "name", "thread_name");
-	kt_obj_str(&b, "ph", "M");
-	kt_obj_raw(&b, "pid", lt->chosen->pid, lt->chosen->pidlen);
-	kt_obj_int(&b, "tid", lt->guide_tid);
+	a.n = 0;
 	kt_obj_begin(&a);
 	kt_obj_str(&a, "name", lt->trackname);
 	kt_obj_end(&a);
-	kt_obj_raw(&b, "args", a.p, a.n);
-	kt_obj_end(&b);
+	row_meta(lt, "thread_name", &a, &b);
 	if (rc == 0)
 		rc = put(lt, w, &b, next++);
 	if (lt->has_sort && rc == 0) {
-		b.n = a.n = 0;
-		kt_obj_begin(&b);
-		kt_obj_str(&b, "name", "thread_sort_index");
-		kt_obj_str(&b, "ph", "M");
-		kt_obj_raw(&b, "pid", lt->chosen->pid, lt->chosen->pidlen);
-		kt_obj_int(&b, "tid", lt->guide_tid);
+		a.n = 0;
 		kt_obj_begin(&a);
 		kt_obj_int(&a, "sort_index", lt->guide_sort);
 		kt_obj_end(&a);
-		kt_obj_raw(&b, "args", a.p, a.n);
-		kt_obj_end(&b);
+		row_meta(lt, "thread_sort_index", &a, &b);
 		rc = put(lt, w, &b, next++);
 	}
 	kt_buf_free(&b);
@@ -1767,7 +1819,8 @@ run(struct lt *lt)
 		write_report(lt);
 	if (lt->present)
 		kt_cli_warn("the input already has these %zu guides on tid "
-		    "%lld: nothing added", lt->nguides, (long long)lt->guide_tid);
+		    "%lld: nothing added", lt->nguides,
+		    (long long)lt->guide_tid);
 	return 0;
 }
 
