@@ -262,7 +262,7 @@ grow(void *pp, size_t *cap, size_t n, size_t sz)
 }
 
 /*
- * The JSON string text s[0..n) (with quotes) unescaped into nbuf
+ * The JSON string text s[0..n) (with quotes) unescaped into lt->nbuf
  * (kt_json_unescape), as a C string: a NUL becomes a space.
  */
 static const char *
@@ -1350,7 +1350,7 @@ place(struct lt *lt)
 
 /*
  * Write one made-up event (JSON text in b) as row number index, through
- * w, or when w is NULL after a separator straight to rawout.
+ * w, or when w is NULL after a separator straight to lt->rawout.
  */
 static int
 put(struct lt *lt, struct kt_writer *w, struct kt_buf *b, uint64_t index)
