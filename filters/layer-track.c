@@ -28,11 +28,11 @@
 
 #include "kt.h"
 
-#define GUIDE_CAT	"layer_guide"
 #define GUIDE_TID	2000000000LL	/* the first guide row's tid */
-#define GUIDE_PREFIX	"Layer guide ("
 #define GUIDE_SUFFIX	") \xe2\x80\x94 anchor intervals"
 #define SPACING_FACTOR	3	/* mixed passes: an interval this far off */
+#define PID_TEXT	128	/* pid_text()'s buffer */
+#define WHY_TEXT	1024	/* mixed()'s buffer */
 
 /* A kernel the filter keeps: an anchor, an end anchor, or (suggest) any. */
 struct kern {
@@ -98,27 +98,110 @@ struct opts {
 	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
-static struct opts o;
-static regex_t anchor_rx, end_rx;
-static struct kt_intern *names;	/* kernel names, raw JSON text */
-static unsigned char *match;	/* per name: 1 anchor, 2 end, 4 known */
-static size_t nmatch;
-static struct kt_intern *gputab;
-static struct gpu *gpus;
-static size_t ngpus;
-static struct kern *kerns;
-static size_t nkerns, capkerns;
-static struct row *rows, *gevs, *sorts;
-static size_t nrows, ngevs, nsorts;
-static struct kt_intern *threads, *opnames;
-static struct cpuev *launches, *ops;
-static size_t nlaunches, nops, caplaunches, capops;
-static int64_t tstart = INT64_MAX;	/* the earliest ts */
-static int collecting = 1;	/* pass() collects for decide() */
-static uint64_t last_end;	/* the input offset after the last event */
-static uint64_t nread;		/* events read */
-static struct kt_out *rawout;	/* splicing: guides go straight here */
-static struct kt_buf nbuf;	/* scratch: an unescaped name */
+/*
+ * One run's state: the options, what the first pass collected, and the
+ * decision.  main() makes it; every step is handed it.
+ */
+struct lt {
+	struct opts	 o;
+	regex_t		 anchor_rx, end_rx;
+	struct kt_intern *names;	/* kernel names, raw JSON text */
+	unsigned char	*match;		/* per name: 1 anchor, 2 end, 4 known */
+	size_t		 nmatch;
+	struct kt_intern *gputab;
+	struct gpu	*gpus;
+	size_t		 ngpus;
+	struct kern	*kerns;
+	size_t		 nkerns, capkerns;
+	struct row	*rows, *gevs, *sorts;
+	size_t		 nrows, ngevs, nsorts;
+	struct kt_intern *threads, *opnames;
+	struct cpuev	*launches, *ops;
+	size_t		 nlaunches, nops, caplaunches, capops;
+	int64_t		 tstart;	/* the earliest ts */
+	int		 collecting;	/* pass() collects for decide() */
+	uint64_t	 last_end;	/* input offset past the last event */
+	uint64_t	 nread;		/* events read */
+	struct kt_out	*rawout;	/* splicing: guides go straight here */
+	struct kt_buf	 nbuf;		/* scratch: an unescaped name */
+
+	/* Labelling. */
+	struct guide	*guides;
+	size_t		 nguides;
+	const struct gpu *chosen;
+	struct kern	*anc;		/* the chosen GPU's anchors, by time */
+	size_t		 nanc;
+	int64_t		 guide_tid, guide_sort;
+	int		 has_sort;
+	int		 present;	/* the same guides are in the input */
+	char		*trackname;
+	uint32_t	 anchor_name;
+	/* The input and the outputs. */
+	const char	*path;		/* the file read (stdin: a copy) */
+	const char	*input;		/* its name in messages */
+	const char	*report;	/* the report's path, or NULL */
+	char		 rbuf[4200];	/* the default report's path */
+};
+
+/* A run's state with the defaults: no option given yet. */
+static struct lt *
+lt_new(void)
+{
+	struct lt *lt;
+
+	if ((lt = calloc(1, sizeof(*lt))) == NULL)
+		kt_cli_nomem();
+	lt->o.co.level = -1;
+	lt->o.phase = "all";
+	lt->tstart = INT64_MAX;
+	lt->collecting = 1;
+	lt->nbuf = (struct kt_buf)KT_BUF_INIT;
+	return lt;
+}
+
+/* Free n rows. */
+static void
+rows_free(struct row *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(r[i].pid);
+		free(r[i].name);
+	}
+	free(r);
+}
+
+/* Free a run's state. */
+static void
+lt_free(struct lt *lt)
+{
+	size_t i;
+
+	if (lt->o.anchor_re != NULL)
+		regfree(&lt->anchor_rx);
+	if (lt->o.end_re != NULL)
+		regfree(&lt->end_rx);
+	kt_intern_free(lt->names);
+	kt_intern_free(lt->gputab);
+	kt_intern_free(lt->threads);
+	kt_intern_free(lt->opnames);
+	free(lt->match);
+	for (i = 0; i < lt->ngpus; i++)
+		free(lt->gpus[i].pid);
+	free(lt->gpus);
+	free(lt->kerns);
+	rows_free(lt->rows, lt->nrows);
+	rows_free(lt->gevs, lt->ngevs);
+	rows_free(lt->sorts, lt->nsorts);
+	free(lt->launches);
+	free(lt->ops);
+	kt_buf_free(&lt->nbuf);
+	free(lt->guides);
+	free(lt->anc);
+	free(lt->trackname);
+	free(lt);
+}
 
 static void
 usage(FILE *f)
@@ -179,11 +262,11 @@ grow(void *pp, size_t *cap, size_t n, size_t sz)
 }
 
 /*
- * The JSON string text s[0..n) (with quotes) unescaped into nbuf
+ * The JSON string text s[0..n) (with quotes) unescaped into lt->nbuf
  * (kt_json_unescape), as a C string: a NUL becomes a space.
  */
 static const char *
-unescape(const char *s, size_t n)
+unescape(struct lt *lt, const char *s, size_t n)
 {
 	size_t i;
 
@@ -191,13 +274,13 @@ unescape(const char *s, size_t n)
 		s++;
 		n -= 2;
 	}
-	if (kt_json_unescape(s, n, &nbuf) == -1 ||
-	    kt_buf_addc(&nbuf, '\0') == -1)
+	if (kt_json_unescape(s, n, &lt->nbuf) == -1 ||
+	    kt_buf_addc(&lt->nbuf, '\0') == -1)
 		kt_cli_nomem();
-	for (i = 0; i + 1 < nbuf.n; i++)
-		if (nbuf.p[i] == '\0')
-			nbuf.p[i] = ' ';
-	return nbuf.p;
+	for (i = 0; i + 1 < lt->nbuf.n; i++)
+		if (lt->nbuf.p[i] == '\0')
+			lt->nbuf.p[i] = ' ';
+	return lt->nbuf.p;
 }
 
 /* Compile an extended regex or exit 2. */
@@ -216,41 +299,42 @@ compile(regex_t *rx, const char *re, const char *opt)
 
 /* The match bits of kernel name id (1 anchor, 2 end anchor). */
 static int
-name_match(uint32_t id)
+name_match(struct lt *lt, uint32_t id)
 {
 	size_t len;
 	const char *s;
 	int m = 4;
 
-	if (id >= nmatch) {
-		size_t n = nmatch ? nmatch : 256;
+	if (id >= lt->nmatch) {
+		size_t n = lt->nmatch ? lt->nmatch : 256;
 		unsigned char *p;
 
 		while (n <= id)
 			n *= 2;
-		if ((p = realloc(match, n)) == NULL)
+		if ((p = realloc(lt->match, n)) == NULL)
 			kt_cli_nomem();
-		memset(p + nmatch, 0, n - nmatch);
-		match = p;
-		nmatch = n;
+		memset(p + lt->nmatch, 0, n - lt->nmatch);
+		lt->match = p;
+		lt->nmatch = n;
 	}
-	if (match[id])
-		return match[id] & 3;
-	s = kt_intern_get(names, id, &len);
-	s = unescape(s, len);
-	if (o.anchor_re != NULL && regexec(&anchor_rx, s, 0, NULL, 0) == 0)
+	if (lt->match[id])
+		return lt->match[id] & 3;
+	s = kt_intern_get(lt->names, id, &len);
+	s = unescape(lt, s, len);
+	if (lt->o.anchor_re != NULL && regexec(&lt->anchor_rx, s, 0, NULL,
+	    0) == 0)
 		m |= 1;
-	if (o.end_re != NULL && regexec(&end_rx, s, 0, NULL, 0) == 0)
+	if (lt->o.end_re != NULL && regexec(&lt->end_rx, s, 0, NULL, 0) == 0)
 		m |= 2;
-	match[id] = (unsigned char)m;
+	lt->match[id] = (unsigned char)m;
 	return m & 3;
 }
 
 /* The GPU id of a kernel event (pid and args.device). */
 static uint32_t
-gpu_of(const struct kt_event *ev)
+gpu_of(struct lt *lt, const struct kt_event *ev)
 {
-	struct kt_buf *k = &nbuf;
+	struct kt_buf *k = &lt->nbuf;
 	const char *p;
 	size_t n;
 	int64_t dev = -1, id;
@@ -265,32 +349,33 @@ gpu_of(const struct kt_event *ev)
 	k->n = 0;
 	kt_buf_add(k, p, n);
 	kt_buf_add(k, &dev, sizeof(dev));
-	if (k->p == NULL || (id = kt_intern_put(gputab, k->p, k->n)) == -1)
+	if (k->p == NULL || (id = kt_intern_put(lt->gputab, k->p, k->n)) == -1)
 		kt_cli_nomem();
-	if ((size_t)id == ngpus) {
+	if ((size_t)id == lt->ngpus) {
 		struct gpu *g;
 
-		if ((g = realloc(gpus, (ngpus + 1) * sizeof(*g))) == NULL)
+		if ((g = realloc(lt->gpus, (lt->ngpus + 1) * sizeof(*g))) ==
+		    NULL)
 			kt_cli_nomem();
-		gpus = g;
-		g[ngpus].pid = dup_n(p, n);
-		g[ngpus].pidlen = n;
-		g[ngpus].device = dev;
-		g[ngpus].anchors = 0;
-		ngpus++;
+		lt->gpus = g;
+		g[lt->ngpus].pid = dup_n(p, n);
+		g[lt->ngpus].pidlen = n;
+		g[lt->ngpus].device = dev;
+		g[lt->ngpus].anchors = 0;
+		lt->ngpus++;
 	}
 	return (uint32_t)id;
 }
 
 /* A string field's text in a new C string (unescaped), or NULL. */
 static char *
-field_str(const struct kt_event *ev, const struct kt_val *v)
+field_str(struct lt *lt, const struct kt_event *ev, const struct kt_val *v)
 {
 	const char *s;
 
 	if (v->type != KT_STRING)
 		return NULL;
-	s = unescape(ev->raw + v->off, v->len);
+	s = unescape(lt, ev->raw + v->off, v->len);
 	return dup_n(s, strlen(s));
 }
 
@@ -304,63 +389,68 @@ val_int(const struct kt_event *ev, const struct kt_val *v, int64_t *out)
 	return kt_event_field_int(&t, KT_F_ID, out);
 }
 
+/* A row's pid (raw JSON text, null when none) and tid (-1) from ev. */
+static void
+row_thread(const struct kt_event *ev, struct row *r)
+{
+	const char *p;
+	size_t n;
+
+	p = kt_event_field(ev, KT_F_PID, &n);
+	r->pid = dup_n(p ? p : "null", p ? n : 4);
+	r->pidlen = p ? n : 4;
+	if (kt_event_field_int(ev, KT_F_TID, &r->tid) == -1)
+		r->tid = -1;
+}
+
 /* Keep what the decision needs from metadata events. */
 static void
-collect_meta(const struct kt_event *ev)
+collect_meta(struct lt *lt, const struct kt_event *ev)
 {
 	struct kt_val v;
 	struct row r;
-	const char *p;
-	size_t n;
 
 	memset(&r, 0, sizeof(r));
 	if (kt_event_field_is(ev, KT_F_NAME, "thread_name")) {
 		if (kt_event_find(ev, &ev->f[KT_F_ARGS], "name", &v) == -1 ||
-		    v.type != KT_STRING || v.len < sizeof(GUIDE_PREFIX) ||
-		    memcmp(ev->raw + v.off + 1, GUIDE_PREFIX,
-		    sizeof(GUIDE_PREFIX) - 1) != 0)
+		    v.type != KT_STRING || v.len < sizeof(KT_GUIDE_PREFIX) ||
+		    memcmp(ev->raw + v.off + 1, KT_GUIDE_PREFIX,
+		    sizeof(KT_GUIDE_PREFIX) - 1) != 0)
 			return;
-		r.name = field_str(ev, &v);
-		if ((rows = realloc(rows, (nrows + 1) * sizeof(*rows))) == NULL)
+		r.name = field_str(lt, ev, &v);
+		if ((lt->rows = realloc(lt->rows, (lt->nrows + 1) *
+		    sizeof(*lt->rows))) == NULL)
 			kt_cli_nomem();
-		p = kt_event_field(ev, KT_F_PID, &n);
-		r.pid = dup_n(p ? p : "null", p ? n : 4);
-		r.pidlen = p ? n : 4;
-		if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
-			r.tid = -1;
-		rows[nrows++] = r;
+		row_thread(ev, &r);
+		lt->rows[lt->nrows++] = r;
 	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index")) {
 		if (kt_event_find(ev, &ev->f[KT_F_ARGS], "sort_index", &v) ==
 		    -1 || val_int(ev, &v, &r.sort) == -1)
 			return;
-		if ((sorts = realloc(sorts, (nsorts + 1) * sizeof(*sorts))) ==
-		    NULL)
+		if ((lt->sorts = realloc(lt->sorts, (lt->nsorts + 1) *
+		    sizeof(*lt->sorts))) == NULL)
 			kt_cli_nomem();
-		p = kt_event_field(ev, KT_F_PID, &n);
-		r.pid = dup_n(p ? p : "null", p ? n : 4);
-		r.pidlen = p ? n : 4;
-		if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
-			r.tid = -1;
-		sorts[nsorts++] = r;
+		row_thread(ev, &r);
+		lt->sorts[lt->nsorts++] = r;
 	}
 }
 
 /* The id of ev's thread (pid and tid text) in threads. */
 static uint32_t
-thread_of(const struct kt_event *ev)
+thread_of(struct lt *lt, const struct kt_event *ev)
 {
 	int64_t id;
 
-	nbuf.n = 0;
-	if (kt_event_thread_key(ev, &nbuf) == -1 || (id = kt_intern_put(threads,
-	    nbuf.p, nbuf.n)) == -1)
+	lt->nbuf.n = 0;
+	if (kt_event_thread_key(ev, &lt->nbuf) == -1 ||
+	    (id = kt_intern_put(lt->threads, lt->nbuf.p, lt->nbuf.n)) == -1)
 		kt_cli_nomem();
 	return (uint32_t)id;
 }
 
 /* --suggest: keep launches (by correlation) and cpu_ops. */
 static void
-collect_cpu(const struct kt_event *ev)
+collect_cpu(struct lt *lt, const struct kt_event *ev)
 {
 	struct cpuev c;
 	const char *p;
@@ -374,79 +464,65 @@ collect_cpu(const struct kt_event *ev)
 	c.end = ev->ts + ((ev->flags & KT_EV_DUR) ? ev->dur : 0);
 	if ((ev->kind == KT_CUDA_RUNTIME || ev->kind == KT_CUDA_DRIVER) &&
 	    kt_event_field_int(ev, KT_F_CORR, &c.key) == 0) {
-		c.thread = thread_of(ev);
+		c.thread = thread_of(lt, ev);
 		if ((p = kt_event_field(ev, KT_F_NAME, &n)) == NULL) {
 			p = "\"\"";
 			n = 2;
 		}
-		if ((id = kt_intern_put(opnames, p, n)) == -1)
+		if ((id = kt_intern_put(lt->opnames, p, n)) == -1)
 			kt_cli_nomem();
 		c.name = (uint32_t)id;
-		grow(&launches, &caplaunches, nlaunches, sizeof(c));
-		launches[nlaunches++] = c;
+		grow(&lt->launches, &lt->caplaunches, lt->nlaunches, sizeof(c));
+		lt->launches[lt->nlaunches++] = c;
 	} else if (ev->kind == KT_CPU_OP && ev->ph == 'X' &&
 	    (p = kt_event_field(ev, KT_F_NAME, &n)) != NULL) {
-		c.thread = thread_of(ev);
-		if ((id = kt_intern_put(opnames, p, n)) == -1)
+		c.thread = thread_of(lt, ev);
+		if ((id = kt_intern_put(lt->opnames, p, n)) == -1)
 			kt_cli_nomem();
 		c.name = (uint32_t)id;
 		c.key = c.ts;
-		grow(&ops, &capops, nops, sizeof(c));
-		ops[nops++] = c;
+		grow(&lt->ops, &lt->capops, lt->nops, sizeof(c));
+		lt->ops[lt->nops++] = c;
 	}
 }
 
-/* Look at one event for what the decision needs. */
+/* An existing guide event (of any pid and row), for place(). */
 static void
-collect(const struct kt_event *ev)
+collect_guide(struct lt *lt, const struct kt_event *ev)
 {
-	enum kt_kind kind = ev->kind;
+	struct row r;
+	const char *p;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	row_thread(ev, &r);
+	p = kt_event_field(ev, KT_F_NAME, &n);
+	r.name = dup_n(p ? p : "", p ? n : 0);
+	r.ts = ev->ts;
+	r.dur = (ev->flags & KT_EV_DUR) ? ev->dur : -1;
+	if ((lt->gevs = realloc(lt->gevs, (lt->ngevs + 1) *
+	    sizeof(*lt->gevs))) == NULL)
+		kt_cli_nomem();
+	lt->gevs[lt->ngevs++] = r;
+}
+
+/* A kernel: keep it when it is an anchor, an end anchor, or (suggest) any. */
+static void
+collect_kernel(struct lt *lt, const struct kt_event *ev)
+{
 	struct kern k;
 	const char *p;
 	size_t n;
 	int64_t id, dur = 0;
 	int m;
 
-	if (ev->ph == 'M') {
-		collect_meta(ev);
-		return;
-	}
-	if ((ev->flags & KT_EV_TS) && ev->ts < tstart)
-		tstart = ev->ts;
-	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
-		return;
-	if (o.suggest && kind != KT_KERNEL) {
-		collect_cpu(ev);
-		return;
-	}
-	if (kind != KT_KERNEL) {
-		if (kt_event_field_is(ev, KT_F_CAT, GUIDE_CAT)) {
-			struct row r;
-
-			memset(&r, 0, sizeof(r));
-			p = kt_event_field(ev, KT_F_PID, &n);
-			r.pid = dup_n(p ? p : "null", p ? n : 4);
-			r.pidlen = p ? n : 4;
-			if (kt_event_field_int(ev, KT_F_TID, &r.tid) == -1)
-				r.tid = -1;
-			p = kt_event_field(ev, KT_F_NAME, &n);
-			r.name = dup_n(p ? p : "", p ? n : 0);
-			r.ts = ev->ts;
-			r.dur = (ev->flags & KT_EV_DUR) ? ev->dur : -1;
-			if ((gevs = realloc(gevs, (ngevs + 1) *
-			    sizeof(*gevs))) == NULL)
-				kt_cli_nomem();
-			gevs[ngevs++] = r;
-		}
-		return;
-	}
 	if ((p = kt_event_field(ev, KT_F_NAME, &n)) == NULL ||
 	    ev->f[KT_F_NAME].type != KT_STRING)
 		return;
-	if ((id = kt_intern_put(names, p, n)) == -1)
+	if ((id = kt_intern_put(lt->names, p, n)) == -1)
 		kt_cli_nomem();
-	m = o.suggest ? 0 : name_match((uint32_t)id);
-	if (!o.suggest && m == 0)
+	m = lt->o.suggest ? 0 : name_match(lt, (uint32_t)id);
+	if (!lt->o.suggest && m == 0)
 		return;
 	if (ev->flags & KT_EV_DUR)
 		dur = ev->dur;
@@ -459,11 +535,31 @@ collect(const struct kt_event *ev)
 		k.stream = -1;
 	if (kt_event_field_int(ev, KT_F_CORR, &k.corr) == -1)
 		k.corr = -1;
-	k.gpu = gpu_of(ev);
+	k.gpu = gpu_of(lt, ev);
 	k.is_anchor = m & 1;
 	k.is_end = (m & 2) != 0;
-	grow(&kerns, &capkerns, nkerns, sizeof(k));
-	kerns[nkerns++] = k;
+	grow(&lt->kerns, &lt->capkerns, lt->nkerns, sizeof(k));
+	lt->kerns[lt->nkerns++] = k;
+}
+
+/* Look at one event for what the decision needs. */
+static void
+collect(struct lt *lt, const struct kt_event *ev)
+{
+	if (ev->ph == 'M') {
+		collect_meta(lt, ev);
+		return;
+	}
+	if ((ev->flags & KT_EV_TS) && ev->ts < lt->tstart)
+		lt->tstart = ev->ts;
+	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
+		return;
+	if (ev->kind == KT_KERNEL)
+		collect_kernel(lt, ev);
+	else if (lt->o.suggest)
+		collect_cpu(lt, ev);
+	else if (kt_event_field_is(ev, KT_F_CAT, KT_CAT_LAYER_GUIDE))
+		collect_guide(lt, ev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -471,9 +567,10 @@ collect(const struct kt_event *ev)
 
 /* Open path and return its one trace (several: an error). */
 static struct kt_reader *
-open_trace(const char *path, unsigned flags, struct kt_source **srcp)
+open_trace(struct lt *lt, const char *path, unsigned flags,
+    struct kt_source **srcp)
 {
-	return kt_cli_open_one(path, path, o.co.member, flags, srcp);
+	return kt_cli_open_one(path, path, lt->o.co.member, flags, srcp);
 }
 
 /* After the last event: refuse an archive of several traces. */
@@ -491,7 +588,7 @@ close_trace(struct kt_source *src, struct kt_reader *r, const char *name)
  * NULL.  Returns the next free row number.
  */
 static uint64_t
-pass(struct kt_reader *r, struct kt_writer *w)
+pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 {
 	struct kt_event ev;
 	struct kt_error err;
@@ -520,10 +617,10 @@ pass(struct kt_reader *r, struct kt_writer *w)
 			kt_cli_progress(r);
 		if (ev.index >= next)
 			next = ev.index + 1;
-		nread++;
-		last_end = kt_reader_offset(r);
-		if (collecting)
-			collect(&ev);
+		lt->nread++;
+		lt->last_end = kt_reader_offset(r);
+		if (lt->collecting)
+			collect(lt, &ev);
 		if (w != NULL && kt_writer_event(w, &ev) == -1)
 			return UINT64_MAX;
 	}
@@ -562,41 +659,45 @@ median(int64_t *v, size_t n)
 	return v[(n - 1) / 2];
 }
 
-/* A pid's text as the user would write it (quotes removed). */
+/*
+ * A pid's text as the user would write it (quotes removed), in buf (of
+ * PID_TEXT bytes); returns buf.
+ */
 static const char *
-pid_text(const char *p, size_t n)
+pid_text(const char *p, size_t n, char *buf)
 {
-	static char buf[128];
-
 	if (n >= 2 && p[0] == '"') {
 		p++;
 		n -= 2;
 	}
-	snprintf(buf, sizeof(buf), "%.*s", (int)(n < 100 ? n : 100), p);
+	snprintf(buf, PID_TEXT, "%.*s", (int)(n < 100 ? n : 100), p);
 	return buf;
 }
 
 /* Does GPU g pass --pid and --device? */
 static int
-gpu_chosen(const struct gpu *g)
+gpu_chosen(const struct lt *lt, const struct gpu *g)
 {
-	if (o.pid != NULL && strcmp(pid_text(g->pid, g->pidlen), o.pid) != 0)
+	char pt[PID_TEXT];
+
+	if (lt->o.pid != NULL && strcmp(pid_text(g->pid, g->pidlen, pt),
+	    lt->o.pid) != 0)
 		return 0;
-	if (o.has_device && g->device != o.device)
+	if (lt->o.has_device && g->device != lt->o.device)
 		return 0;
 	return 1;
 }
 
 /* A kernel name, unescaped and cut for a message. */
 static const char *
-kname(uint32_t id, size_t max)
+kname(struct lt *lt, uint32_t id, size_t max)
 {
 	size_t len;
-	const char *raw = kt_intern_get(names, id, &len);
-	const char *s = unescape(raw, len);
+	const char *raw = kt_intern_get(lt->names, id, &len);
+	const char *s = unescape(lt, raw, len);
 
 	if (strlen(s) > max)
-		nbuf.p[max] = '\0';
+		lt->nbuf.p[max] = '\0';
 	return s;
 }
 
@@ -624,12 +725,12 @@ refuse(const char *fmt, ...)
  * (with two passes or more) the interval after each position must be
  * within SPACING_FACTOR of its median over the passes, or differ from
  * it by no more than half the median interval of all.  Returns NULL
- * when they agree, else what differs (static text).
+ * when they agree, else what differs, written in why (of WHY_TEXT
+ * bytes).
  */
 static const char *
-mixed(const struct kern *a, size_t n, size_t np)
+mixed(struct lt *lt, const struct kern *a, size_t n, size_t np, char *why)
 {
-	static char why[1024];
 	int64_t *v, all;
 	size_t p, j;
 
@@ -640,15 +741,16 @@ mixed(const struct kern *a, size_t n, size_t np)
 			if (x->name != y->name) {
 				char n1[80];
 
-				snprintf(n1, sizeof(n1), "%s", kname(x->name,
-				    60));
-				snprintf(why, sizeof(why), "anchor %zu of pass "
+				snprintf(n1, sizeof(n1), "%s", kname(lt,
+				    x->name, 60));
+				snprintf(why, WHY_TEXT, "anchor %zu of pass "
 				    "0 is '%s' but anchor %zu of pass %zu is "
-				    "'%s'", j, n1, j, p, kname(y->name, 60));
+				    "'%s'", j, n1, j, p, kname(lt, y->name,
+				    60));
 				return why;
 			}
 			if (x->stream != y->stream) {
-				snprintf(why, sizeof(why), "anchor %zu of pass "
+				snprintf(why, WHY_TEXT, "anchor %zu of pass "
 				    "0 runs on stream %lld but in pass %zu on "
 				    "stream %lld", j, (long long)x->stream, p,
 				    (long long)y->stream);
@@ -662,7 +764,8 @@ mixed(const struct kern *a, size_t n, size_t np)
 	/* The typical interval: the median over every pass and position. */
 	for (p = 0; p < np; p++)
 		for (j = 0; j + 1 < n; j++)
-			v[p * (n - 1) + j] = a[p * n + j + 1].ts - a[p * n + j].ts;
+			v[p * (n - 1) + j] = a[p * n + j + 1].ts -
+			    a[p * n + j].ts;
 	all = median(v, np * (n - 1));
 	for (j = 0; j + 1 < n; j++) {
 		int64_t m;
@@ -675,7 +778,7 @@ mixed(const struct kern *a, size_t n, size_t np)
 
 			if ((d > SPACING_FACTOR * m || d * SPACING_FACTOR <
 			    m) && 2 * (d > m ? d - m : m - d) > all) {
-				snprintf(why, sizeof(why), "the interval from "
+				snprintf(why, WHY_TEXT, "the interval from "
 				    "anchor %zu to %zu is %lld ns in pass %zu "
 				    "but its median over the %zu passes is %lld "
 				    "ns (more than %dx apart, and by more than "
@@ -715,122 +818,115 @@ before(const struct srow *x, const struct srow *y)
 	return x->count > y->count;
 }
 
-/* --suggest: one row per candidate kernel; returns the exit status. */
-static int
-suggest(struct kt_out *out)
+/*
+ * --suggest: keep the kernels on the chosen GPUs, grouped by GPU and
+ * name (each group in file order).  Returns how many are kept.
+ */
+static size_t
+group_kernels(struct lt *lt)
 {
-	static const char *cols[] = { "count:n", "per_pass:n", "passes:n",
-	    "left_over:n", "gpu", "stream", "interval_us:n", "spacing",
-	    "mixed", "linked:n", "launched_by", "kernel" };
-	struct kt_table *t;
-	struct kt_error err;
-	int64_t *v;
-	size_t i, j, start, nc = 0;
-	struct kern *k = kerns;
-	struct srow *sr = NULL;
-	size_t nsr = 0, csr = 0;
-	int rc = 0;
+	struct kern *k = lt->kerns, *s;
+	struct kt_pair *pr;
+	size_t i, nc = 0;
 
-	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
-		kt_cli_nomem();
-	/* Group by GPU and name, each group by time. */
-	for (i = 0; i < nkerns; i++)
-		if (gpu_chosen(&gpus[k[i].gpu]))
+	for (i = 0; i < lt->nkerns; i++)
+		if (gpu_chosen(lt, &lt->gpus[k[i].gpu]))
 			k[nc++] = k[i];
-	{
-		struct kt_pair *pr;
-
-		if ((pr = calloc(nc + 1, sizeof(*pr))) == NULL)
-			kt_cli_nomem();
-		for (i = 0; i < nc; i++) {
-			pr[i].key = (uint64_t)k[i].gpu << 32 | k[i].name;
-			pr[i].val = i;
-		}
-		if (kt_sort_pairs(pr, nc) == -1)
-			kt_cli_nomem();
-		{
-			struct kern *s;
-
-			if ((s = malloc((nc + 1) * sizeof(*s))) == NULL)
-				kt_cli_nomem();
-			for (i = 0; i < nc; i++)
-				s[i] = k[pr[i].val];
-			if (nc > 0)
-				memcpy(k, s, nc * sizeof(*s));
-			free(s);
-		}
-		free(pr);
-	}
-	if (nlaunches > 0)
-		qsort(launches, nlaunches, sizeof(*launches), cmp_i64);
-	if ((v = calloc(nc + 1, sizeof(*v))) == NULL)
+	if ((pr = calloc(nc + 1, sizeof(*pr))) == NULL)
 		kt_cli_nomem();
+	for (i = 0; i < nc; i++) {
+		pr[i].key = (uint64_t)k[i].gpu << 32 | k[i].name;
+		pr[i].val = i;
+	}
+	if (kt_sort_pairs(pr, nc) == -1)
+		kt_cli_nomem();
+	if ((s = malloc((nc + 1) * sizeof(*s))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < nc; i++)
+		s[i] = k[pr[i].val];
+	if (nc > 0)
+		memcpy(k, s, nc * sizeof(*s));
+	free(s);
+	free(pr);
+	return nc;
+}
 
-	for (start = 0; start < nc; start = j) {
-		struct srow s;
-		size_t c, p, q, nv = 0;
+/*
+ * --suggest: the row of the c kernels k[0..c) of one group (sorted here
+ * by time), as passes of s->per; v has room for c intervals.
+ */
+static void
+suggest_stats(struct lt *lt, struct kern *k, size_t c, int64_t *v,
+    struct srow *s)
+{
+	char why[WHY_TEXT];
+	size_t p, q, nv = 0;
 
-		for (j = start; j < nc && k[j].gpu == k[start].gpu &&
-		    k[j].name == k[start].name; j++)
-			;
-		c = j - start;
-		if (c < 2)
+	s->count = c;
+	s->per = lt->o.nlayers > 0 ? (size_t)lt->o.nlayers : c;
+	s->passes = c / s->per;
+	qsort(k, c, sizeof(*k), cmp_kern);
+	for (p = 0; p < s->passes; p++)
+		for (q = 0; q + 1 < s->per; q++)
+			v[nv++] = k[p * s->per + q + 1].ts -
+			    k[p * s->per + q].ts;
+	s->med = median(v, nv);
+	s->lo = nv ? v[0] : 0;
+	s->hi = nv ? v[nv - 1] : 0;
+	s->mixedp = mixed(lt, k, s->per, s->passes, why) != NULL;
+	s->stream = k[0].stream;
+	for (q = 0; q < c; q++)
+		if (k[q].stream != s->stream)
+			s->stream = -2;
+}
+
+/*
+ * --suggest: what launched the kernels k[0..c) (by correlation) and the
+ * innermost cpu_op enclosing the first launch found.
+ */
+static void
+suggest_link(const struct lt *lt, const struct kern *k, size_t c,
+    struct srow *s)
+{
+	size_t q, o2;
+
+	for (q = 0; q < c; q++) {
+		struct cpuev key, *l;
+
+		if (k[q].corr < 0 || lt->nlaunches == 0)
 			continue;
-		if (o.nlayers > 0 && c < (size_t)o.nlayers)
+		key.key = k[q].corr;
+		l = bsearch(&key, lt->launches, lt->nlaunches,
+		    sizeof(*lt->launches), cmp_i64);
+		if (l == NULL)
 			continue;
-		memset(&s, 0, sizeof(s));
-		s.start = start;
-		s.count = c;
-		s.per = o.nlayers > 0 ? (size_t)o.nlayers : c;
-		s.passes = c / s.per;
-		qsort(&k[start], c, sizeof(*k), cmp_kern);
-		for (p = 0; p < s.passes; p++)
-			for (q = 0; q + 1 < s.per; q++)
-				v[nv++] = k[start + p * s.per + q + 1].ts -
-				    k[start + p * s.per + q].ts;
-		s.med = median(v, nv);
-		s.lo = nv ? v[0] : 0;
-		s.hi = nv ? v[nv - 1] : 0;
-		s.mixedp = mixed(&k[start], s.per, s.passes) != NULL;
-		s.stream = k[start].stream;
-		for (q = start; q < j; q++)
-			if (k[q].stream != s.stream)
-				s.stream = -2;
-		/* The launching op: by correlation, the enclosing cpu_op. */
-		for (q = start; q < j; q++) {
-			struct cpuev key, *l;
-			size_t o2;
+		s->linked++;
+		if (!s->has_launch) {
+			s->launch = l->name;
+			s->has_launch = 1;
+		}
+		if (s->has_op)
+			continue;
+		/* The innermost op on its thread enclosing it. */
+		for (o2 = 0; o2 < lt->nops; o2++) {
+			const struct cpuev *op = &lt->ops[o2];
 
-			if (k[q].corr < 0 || nlaunches == 0)
-				continue;
-			key.key = k[q].corr;
-			l = bsearch(&key, launches, nlaunches,
-			    sizeof(*launches), cmp_i64);
-			if (l == NULL)
-				continue;
-			s.linked++;
-			if (!s.has_launch) {
-				s.launch = l->name;
-				s.has_launch = 1;
-			}
-			if (s.has_op)
-				continue;
-			/* The innermost op on its thread enclosing it. */
-			for (o2 = 0; o2 < nops; o2++) {
-				const struct cpuev *op = &ops[o2];
-
-				if (op->thread == l->thread && op->ts <= l->ts &&
-				    op->end >= l->end && (!s.has_op ||
-				    op->ts >= ops[s.op].ts)) {
-					s.op = (uint32_t)o2;
-					s.has_op = 1;
-				}
+			if (op->thread == l->thread && op->ts <= l->ts &&
+			    op->end >= l->end && (!s->has_op ||
+			    op->ts >= lt->ops[s->op].ts)) {
+				s->op = (uint32_t)o2;
+				s->has_op = 1;
 			}
 		}
-		grow(&sr, &csr, nsr, sizeof(s));
-		sr[nsr++] = s;
 	}
-	/* Whole passes first, then the most frequent. */
+}
+
+/* --suggest: whole passes first, then the most frequent (stable). */
+static void
+sort_srows(struct srow *sr, size_t nsr)
+{
+	size_t i, j;
+
 	for (i = 1; i < nsr; i++)
 		for (j = i; j > 0 && before(&sr[j], &sr[j - 1]); j--) {
 			struct srow x = sr[j];
@@ -838,48 +934,98 @@ suggest(struct kt_out *out)
 			sr[j] = sr[j - 1];
 			sr[j - 1] = x;
 		}
-	for (i = 0; i < nsr && rc == 0; i++) {
-		struct srow *s = &sr[i];
-		struct kern *a = &k[s->start];
-		const struct gpu *g = &gpus[a->gpu];
-		char med[40];
+}
 
-		kt_table_int(t, (int64_t)s->count);
-		kt_table_int(t, (int64_t)s->per);
-		kt_table_int(t, (int64_t)s->passes);
-		kt_table_int(t, (int64_t)(s->count - s->passes * s->per));
-		if (g->device >= 0)
-			kt_table_cellf(t, "pid %s device %lld", pid_text(g->pid,
-			    g->pidlen), (long long)g->device);
-		else
-			kt_table_cellf(t, "pid %s", pid_text(g->pid,
-			    g->pidlen));
-		if (s->stream == -2)
-			kt_table_cell(t, "several");
-		else
-			kt_table_int(t, s->stream);
-		kt_time_format(s->med, 0, med);
-		kt_table_cell(t, med);
-		if (s->med > 0) {
-			char lo[64], hi[64];
+/* --suggest: the cells of row s. */
+static void
+suggest_cells(struct lt *lt, struct kt_table *t, const struct srow *s)
+{
+	const struct kern *a = &lt->kerns[s->start];
+	const struct gpu *g = &lt->gpus[a->gpu];
+	char med[40], pt[PID_TEXT];
 
-			kt_ratio_format(s->lo, s->med, 2, lo);
-			kt_ratio_format(s->hi, s->med, 2, hi);
-			kt_table_cellf(t, "%s..%s", lo, hi);
-		} else
-			kt_table_cell(t, "-");
-		kt_table_cell(t, s->mixedp ? "yes" : "no");
-		kt_table_int(t, (int64_t)s->linked);
-		if (s->has_op || s->has_launch) {
-			size_t len;
-			const char *nm = kt_intern_get(opnames, s->has_op ?
-			    ops[s->op].name : s->launch, &len);
+	kt_table_int(t, (int64_t)s->count);
+	kt_table_int(t, (int64_t)s->per);
+	kt_table_int(t, (int64_t)s->passes);
+	kt_table_int(t, (int64_t)(s->count - s->passes * s->per));
+	if (g->device >= 0)
+		kt_table_cellf(t, "pid %s device %lld", pid_text(g->pid,
+		    g->pidlen, pt), (long long)g->device);
+	else
+		kt_table_cellf(t, "pid %s", pid_text(g->pid, g->pidlen, pt));
+	if (s->stream == -2)
+		kt_table_cell(t, "several");
+	else
+		kt_table_int(t, s->stream);
+	kt_time_format(s->med, 0, med);
+	kt_table_cell(t, med);
+	if (s->med > 0) {
+		char lo[64], hi[64];
 
-			kt_table_cell(t, unescape(nm, len));
-		} else
-			kt_table_cell(t, "-");
-		kt_table_cell(t, kname(a->name, 4096));
+		kt_ratio_format(s->lo, s->med, 2, lo);
+		kt_ratio_format(s->hi, s->med, 2, hi);
+		kt_table_cellf(t, "%s..%s", lo, hi);
+	} else
+		kt_table_cell(t, "-");
+	kt_table_cell(t, s->mixedp ? "yes" : "no");
+	kt_table_int(t, (int64_t)s->linked);
+	if (s->has_op || s->has_launch) {
+		size_t len;
+		const char *nm = kt_intern_get(lt->opnames, s->has_op ?
+		    lt->ops[s->op].name : s->launch, &len);
+
+		kt_table_cell(t, unescape(lt, nm, len));
+	} else
+		kt_table_cell(t, "-");
+	kt_table_cell(t, kname(lt, a->name, 4096));
+}
+
+/* --suggest: one row per candidate kernel; returns the exit status. */
+static int
+suggest(struct lt *lt, struct kt_out *out)
+{
+	static const char *const cols[] = { "count:n", "per_pass:n",
+	    "passes:n", "left_over:n", "gpu", "stream", "interval_us:n",
+	    "spacing", "mixed", "linked:n", "launched_by", "kernel" };
+	struct kt_table *t;
+	struct kt_error err;
+	int64_t *v;
+	size_t i, j, start, nc;
+	struct kern *k = lt->kerns;
+	struct srow *sr = NULL;
+	size_t nsr = 0, csr = 0;
+	int rc = 0;
+
+	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+		kt_cli_nomem();
+	nc = group_kernels(lt);
+	if (lt->nlaunches > 0)
+		qsort(lt->launches, lt->nlaunches, sizeof(*lt->launches),
+		    cmp_i64);
+	if ((v = calloc(nc + 1, sizeof(*v))) == NULL)
+		kt_cli_nomem();
+	for (start = 0; start < nc; start = j) {
+		struct srow s;
+		size_t c;
+
+		for (j = start; j < nc && k[j].gpu == k[start].gpu &&
+		    k[j].name == k[start].name; j++)
+			;
+		c = j - start;
+		if (c < 2)
+			continue;
+		if (lt->o.nlayers > 0 && c < (size_t)lt->o.nlayers)
+			continue;
+		memset(&s, 0, sizeof(s));
+		s.start = start;
+		suggest_stats(lt, &k[start], c, v, &s);
+		suggest_link(lt, &k[start], c, &s);
+		grow(&sr, &csr, nsr, sizeof(s));
+		sr[nsr++] = s;
 	}
+	sort_srows(sr, nsr);
+	for (i = 0; i < nsr && rc == 0; i++)
+		suggest_cells(lt, t, &sr[i]);
 	kt_cli_out_commit(out, kt_table_write(t, kt_table_form_pick(0, 1), 1,
 	    out) == -1, &err);
 	kt_table_free(t);
@@ -891,55 +1037,47 @@ suggest(struct kt_out *out)
 /* ------------------------------------------------------------------ */
 /* Labelling. */
 
-static struct guide *guides;
-static size_t nguides;
-static const struct gpu *chosen;
-static struct kern *anc;	/* the chosen GPU's anchors, by time */
-static size_t nanc;
-static int64_t guide_tid, guide_sort;
-static int has_sort;
-static int present;		/* the same guides are in the input */
-static char *trackname;
-static uint32_t anchor_name;
-
 /* Is the raw pid text p[0..n) the chosen GPU's pid? */
 static int
-same_pid(const char *p, size_t n)
+same_pid(const struct lt *lt, const char *p, size_t n)
 {
-	return n == chosen->pidlen && memcmp(p, chosen->pid, n) == 0;
+	return n == lt->chosen->pidlen && memcmp(p, lt->chosen->pid, n) == 0;
 }
 
 /* Choose the GPU, or refuse when the anchors are on several. */
 static void
-choose_gpu(void)
+choose_gpu(struct lt *lt)
 {
 	size_t i, nchosen = 0;
 	struct kt_buf b = KT_BUF_INIT;
+	char pt[PID_TEXT];
 
-	for (i = 0; i < nkerns; i++)
-		if (kerns[i].is_anchor)
-			gpus[kerns[i].gpu].anchors++;
-	for (i = 0; i < ngpus; i++)
-		if (gpus[i].anchors > 0 && gpu_chosen(&gpus[i])) {
+	for (i = 0; i < lt->nkerns; i++)
+		if (lt->kerns[i].is_anchor)
+			lt->gpus[lt->kerns[i].gpu].anchors++;
+	for (i = 0; i < lt->ngpus; i++)
+		if (lt->gpus[i].anchors > 0 && gpu_chosen(lt, &lt->gpus[i])) {
 			nchosen++;
-			chosen = &gpus[i];
+			lt->chosen = &lt->gpus[i];
 		}
 	if (nchosen == 1)
 		return;
-	for (i = 0; i < ngpus; i++) {
+	for (i = 0; i < lt->ngpus; i++) {
 		char line[200];
 
-		if (gpus[i].anchors == 0)
+		if (lt->gpus[i].anchors == 0)
 			continue;
 		snprintf(line, sizeof(line), "%spid %s device %lld (%llu)",
-		    b.n ? ", " : "", pid_text(gpus[i].pid, gpus[i].pidlen),
-		    (long long)gpus[i].device,
-		    (unsigned long long)gpus[i].anchors);
+		    b.n ? ", " : "", pid_text(lt->gpus[i].pid,
+		    lt->gpus[i].pidlen, pt),
+		    (long long)lt->gpus[i].device,
+		    (unsigned long long)lt->gpus[i].anchors);
 		kt_buf_adds(&b, line);
 	}
 	kt_buf_addc(&b, '\0');
 	if (nchosen == 0 && b.n <= 1)
-		refuse("no kernel matches --anchor-regex '%s'", o.anchor_re);
+		refuse("no kernel matches --anchor-regex '%s'",
+		    lt->o.anchor_re);
 	if (nchosen == 0)
 		refuse("no anchor on the chosen GPU; anchors are on: %s", b.p);
 	refuse("anchors occur on several GPUs or processes: %s; choose one "
@@ -972,87 +1110,112 @@ end_between(const struct kern *e, size_t ne, int64_t from, int64_t to,
 	return found;
 }
 
-/* Decide the guides from the anchors, or refuse. */
+/*
+ * The chosen GPU's anchors into lt->anc, and its end anchors into a new
+ * *ep (*nep of them), each by time.
+ */
 static void
-decide(void)
+gather_anchors(struct lt *lt, struct kern **ep, size_t *nep)
 {
-	struct kern *e = NULL;
-	size_t i, ne = 0, n = (size_t)o.nlayers, np, want;
-	const char *why;
+	struct kern *e;
+	size_t i, ne = 0;
 
-	choose_gpu();
-	if ((anc = calloc(nkerns + 1, sizeof(*anc))) == NULL ||
-	    (e = calloc(nkerns + 1, sizeof(*e))) == NULL)
+	if ((lt->anc = calloc(lt->nkerns + 1, sizeof(*lt->anc))) == NULL ||
+	    (e = calloc(lt->nkerns + 1, sizeof(*e))) == NULL)
 		kt_cli_nomem();
-	for (i = 0; i < nkerns; i++) {
-		if (&gpus[kerns[i].gpu] != chosen)
+	for (i = 0; i < lt->nkerns; i++) {
+		if (&lt->gpus[lt->kerns[i].gpu] != lt->chosen)
 			continue;
-		if (kerns[i].is_anchor)
-			anc[nanc++] = kerns[i];
-		if (kerns[i].is_end)
-			e[ne++] = kerns[i];
+		if (lt->kerns[i].is_anchor)
+			lt->anc[lt->nanc++] = lt->kerns[i];
+		if (lt->kerns[i].is_end)
+			e[ne++] = lt->kerns[i];
 	}
-	qsort(anc, nanc, sizeof(*anc), cmp_kern);
+	qsort(lt->anc, lt->nanc, sizeof(*lt->anc), cmp_kern);
 	qsort(e, ne, sizeof(*e), cmp_kern);
-	if ((size_t)o.offset >= nanc)
+	*ep = e;
+	*nep = ne;
+}
+
+/*
+ * How many passes to label from --anchor-offset on: --passes, or every
+ * one; refuse when the anchors do not make them whole.
+ */
+static size_t
+count_passes(const struct lt *lt)
+{
+	const struct opts *o = &lt->o;
+	size_t n = (size_t)o->nlayers, np, want, rest;
+	char pt[PID_TEXT];
+
+	if ((size_t)o->offset >= lt->nanc)
 		refuse("--anchor-offset %lld, but only %zu anchors match "
-		    "'%s' on pid %s", (long long)o.offset, nanc, o.anchor_re,
-		    pid_text(chosen->pid, chosen->pidlen));
-	if (o.passes > 0) {
-		np = (size_t)o.passes;
-		want = (size_t)o.offset + np * n;
-		if (want > nanc)
+		    "'%s' on pid %s", (long long)o->offset, lt->nanc,
+		    o->anchor_re, pid_text(lt->chosen->pid,
+		    lt->chosen->pidlen, pt));
+	if (o->passes > 0) {
+		np = (size_t)o->passes;
+		want = (size_t)o->offset + np * n;
+		if (want > lt->nanc)
 			refuse("the selection would cut a pass short: "
 			    "--anchor-offset %lld + --passes %lld x "
 			    "--num-layers %zu needs %zu anchors, and %zu match",
-			    (long long)o.offset, (long long)o.passes, n, want,
-			    nanc);
-	} else {
-		size_t rest = nanc - (size_t)o.offset;
-
-		if (rest % n != 0 || rest < n)
-			refuse("%zu anchors after --anchor-offset %lld are not "
-			    "a whole number of passes of %zu layers (%zu left "
-			    "over); give --passes to label only complete "
-			    "passes, or the --anchor-offset of the first L0",
-			    rest, (long long)o.offset, n, rest % n);
-		np = rest / n;
+			    (long long)o->offset, (long long)o->passes, n,
+			    want, lt->nanc);
+		return np;
 	}
-	anchor_name = anc[o.offset].name;
-	if ((why = mixed(&anc[o.offset], n, np)) != NULL)
-		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
-		    "the passes with --anchor-offset and --passes, or a "
-		    "narrower --anchor-regex", np, n, why);
-	if ((guides = calloc(np * n + 1, sizeof(*guides))) == NULL)
+	rest = lt->nanc - (size_t)o->offset;
+	if (rest % n != 0 || rest < n)
+		refuse("%zu anchors after --anchor-offset %lld are not a "
+		    "whole number of passes of %zu layers (%zu left over); "
+		    "give --passes to label only complete passes, or the "
+		    "--anchor-offset of the first L0", rest,
+		    (long long)o->offset, n, rest % n);
+	return rest / n;
+}
+
+/*
+ * The guides of np passes from the anchors, each ending at the next
+ * anchor, or for the last of a pass at its end anchor's completion (one
+ * of e[0..ne)) or as a marker; refuse an end anchor not once per layer.
+ */
+static void
+make_guides(struct lt *lt, const struct kern *e, size_t ne, size_t np)
+{
+	const struct opts *o = &lt->o;
+	size_t i, n = (size_t)o->nlayers;
+
+	if ((lt->guides = calloc(np * n + 1, sizeof(*lt->guides))) == NULL)
 		kt_cli_nomem();
 	for (i = 0; i < np * n; i++) {
-		size_t a = (size_t)o.offset + i;
-		struct guide *g = &guides[nguides++];
-		int64_t next = a + 1 < nanc ? anc[a + 1].ts : INT64_MAX;
+		size_t a = (size_t)o->offset + i;
+		struct guide *g = &lt->guides[lt->nguides++];
+		int64_t next = a + 1 < lt->nanc ? lt->anc[a + 1].ts : INT64_MAX;
 
-		g->ts = anc[a].ts;
-		g->layer = o.first + (int64_t)(i % n);
+		g->ts = lt->anc[a].ts;
+		g->layer = o->first + (int64_t)(i % n);
 		g->pass = (int64_t)(i / n);
 		g->anchor = a;
-		if (o.end_re != NULL) {
+		if (o->end_re != NULL) {
 			const struct kern *k;
 			size_t cnt;
 
-			k = end_between(e, ne, anc[a].ts, next, &cnt);
+			k = end_between(e, ne, lt->anc[a].ts, next, &cnt);
 			if (cnt != 1) {
 				char at[32];
 
-				kt_time_format(anc[a].ts, 3, at);
+				kt_time_format(lt->anc[a].ts, 3, at);
 				refuse("the end anchor '%s' occurs %zu times "
 				    "between anchor %zu (pass %lld, layer %lld, "
 				    "ts %s) and the next anchor; it must occur "
-				    "exactly once", o.end_re, cnt, a,
+				    "exactly once", o->end_re, cnt, a,
 				    (long long)g->pass, (long long)g->layer,
 				    at);
 			}
 			if (i % n == n - 1) {
 				g->end = k->end;
-				if (i + 1 < np * n && g->end > anc[a + 1].ts)
+				if (i + 1 < np * n &&
+				    g->end > lt->anc[a + 1].ts)
 					refuse("the end anchor of pass %lld "
 					    "completes after the next pass's "
 					    "first anchor starts: the guides "
@@ -1061,89 +1224,142 @@ decide(void)
 		}
 		if (i % n != n - 1)
 			g->end = next;
-		else if (o.end_re == NULL)
+		else if (o->end_re == NULL)
 			g->end = g->ts;
 	}
+}
+
+/* Decide the guides from the anchors, or refuse. */
+static void
+decide(struct lt *lt)
+{
+	struct kern *e;
+	size_t ne, np, n = (size_t)lt->o.nlayers;
+	char why[WHY_TEXT];
+
+	choose_gpu(lt);
+	gather_anchors(lt, &e, &ne);
+	np = count_passes(lt);
+	lt->anchor_name = lt->anc[lt->o.offset].name;
+	if (mixed(lt, &lt->anc[lt->o.offset], n, np, why) != NULL)
+		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
+		    "the passes with --anchor-offset and --passes, or a "
+		    "narrower --anchor-regex", np, n, why);
+	make_guides(lt, e, ne, np);
 	free(e);
 }
 
-/* Find the guide row for this phase, its sort index, and old guides. */
-static void
-place(void)
+/*
+ * The guide row's tid: the chosen pid's row of this track name, or a new
+ * one past its rows.  Returns whether the row exists.
+ */
+static int
+find_row(struct lt *lt)
 {
-	size_t i, j, nold = 0;
-	int64_t maxtid = -1, minsort = INT64_MAX, minstream = INT64_MAX;
+	size_t i;
+	int64_t maxtid = -1;
 	int found = 0;
 
-	for (i = 0; i < nrows; i++) {
-		if (!same_pid(rows[i].pid, rows[i].pidlen))
+	for (i = 0; i < lt->nrows; i++) {
+		if (!same_pid(lt, lt->rows[i].pid, lt->rows[i].pidlen))
 			continue;
-		if (rows[i].tid > maxtid)
-			maxtid = rows[i].tid;
-		if (strcmp(rows[i].name, trackname) == 0 && !found) {
-			guide_tid = rows[i].tid;
+		if (lt->rows[i].tid > maxtid)
+			maxtid = lt->rows[i].tid;
+		if (strcmp(lt->rows[i].name, lt->trackname) == 0 && !found) {
+			lt->guide_tid = lt->rows[i].tid;
 			found = 1;
 		}
 	}
 	if (!found)
-		guide_tid = maxtid >= GUIDE_TID ? maxtid + 1 : GUIDE_TID;
-	/* Next to the streams: above the first one. */
-	for (i = 0; i < nsorts; i++)
-		if (same_pid(sorts[i].pid, sorts[i].pidlen) &&
-		    sorts[i].tid != guide_tid && sorts[i].sort < minsort)
-			minsort = sorts[i].sort;
-	for (i = 0; i < nanc; i++)
-		if (anc[i].stream >= 0 && anc[i].stream < minstream)
-			minstream = anc[i].stream;
+		lt->guide_tid = maxtid >= GUIDE_TID ? maxtid + 1 : GUIDE_TID;
+	return found;
+}
+
+/* The guide row's sort index: next to the streams, above the first. */
+static void
+row_sort(struct lt *lt)
+{
+	size_t i;
+	int64_t minsort = INT64_MAX, minstream = INT64_MAX;
+
+	for (i = 0; i < lt->nsorts; i++)
+		if (same_pid(lt, lt->sorts[i].pid, lt->sorts[i].pidlen) &&
+		    lt->sorts[i].tid != lt->guide_tid &&
+		    lt->sorts[i].sort < minsort)
+			minsort = lt->sorts[i].sort;
+	for (i = 0; i < lt->nanc; i++)
+		if (lt->anc[i].stream >= 0 && lt->anc[i].stream < minstream)
+			minstream = lt->anc[i].stream;
 	if (minsort != INT64_MAX) {
-		guide_sort = minsort - 1;
-		has_sort = 1;
+		lt->guide_sort = minsort - 1;
+		lt->has_sort = 1;
 	} else if (minstream != INT64_MAX) {
-		guide_sort = minstream - 1;
-		has_sort = 1;
+		lt->guide_sort = minstream - 1;
+		lt->has_sort = 1;
 	}
-	if (!found)
-		return;
-	/* The row exists: its guides must be these. */
-	for (i = 0; i < ngevs; i++)
-		if (same_pid(gevs[i].pid, gevs[i].pidlen) &&
-		    gevs[i].tid == guide_tid)
+}
+
+/* Is the old guide r guide g? */
+static int
+same_guide(const struct lt *lt, const struct row *r, const struct guide *g)
+{
+	char want[40];
+
+	snprintf(want, sizeof(want), "\"L%lld\"", (long long)g->layer);
+	return same_pid(lt, r->pid, r->pidlen) && r->tid == lt->guide_tid &&
+	    r->ts == g->ts && r->dur == g->end - g->ts &&
+	    strcmp(r->name, want) == 0;
+}
+
+/* The guide row exists: its guides must be these (present), or refuse. */
+static void
+check_present(struct lt *lt)
+{
+	char pt[PID_TEXT];
+	size_t i, j, nold = 0;
+
+	for (i = 0; i < lt->ngevs; i++)
+		if (same_pid(lt, lt->gevs[i].pid, lt->gevs[i].pidlen) &&
+		    lt->gevs[i].tid == lt->guide_tid)
 			nold++;
-	present = nold == nguides;
-	for (j = 0; j < nguides && present; j++) {
-		char want[40];
+	lt->present = nold == lt->nguides;
+	for (j = 0; j < lt->nguides && lt->present; j++) {
 		int hit = 0;
 
-		snprintf(want, sizeof(want), "\"L%lld\"",
-		    (long long)guides[j].layer);
-		for (i = 0; i < ngevs && !hit; i++)
-			if (same_pid(gevs[i].pid, gevs[i].pidlen) &&
-			    gevs[i].tid == guide_tid &&
-			    gevs[i].ts == guides[j].ts &&
-			    gevs[i].dur == guides[j].end - guides[j].ts &&
-			    strcmp(gevs[i].name, want) == 0)
-				hit = 1;
-		present = hit;
+		for (i = 0; i < lt->ngevs && !hit; i++)
+			hit = same_guide(lt, &lt->gevs[i], &lt->guides[j]);
+		lt->present = hit;
 	}
-	if (!present)
+	if (!lt->present)
 		refuse("pid %s already has a different layer guide for phase "
 		    "'%s' (tid %lld, %zu guides); remove it or give another "
-		    "--phase", pid_text(chosen->pid, chosen->pidlen), o.phase,
-		    (long long)guide_tid, nold);
+		    "--phase", pid_text(lt->chosen->pid, lt->chosen->pidlen,
+		    pt), lt->o.phase, (long long)lt->guide_tid, nold);
+}
+
+/* Find the guide row for this phase, its sort index, and old guides. */
+static void
+place(struct lt *lt)
+{
+	int found = find_row(lt);
+
+	row_sort(lt);
+	if (found)
+		check_present(lt);
 }
 
 /*
  * Write one made-up event (JSON text in b) as row number index, through
- * w, or when w is NULL after a separator straight to rawout.
+ * w, or when w is NULL after a separator straight to lt->rawout.
  */
 static int
-put(struct kt_writer *w, struct kt_buf *b, uint64_t index)
+put(struct lt *lt, struct kt_writer *w, struct kt_buf *b, uint64_t index)
 {
 	struct kt_event ev;
 
 	if (w == NULL)
-		return kt_out_write(rawout, ",\n  ", 4) == -1 ||
-		    kt_out_write(rawout, b->p, b->n) == -1 ? -1 : 0;
+		return kt_out_write(lt->rawout, ",\n  ", 4) == -1 ||
+		    kt_out_write(lt->rawout, b->p, b->n) == -1 ? -1 : 0;
 	memset(&ev, 0, sizeof(ev));
 	if (kt_event_scan(b->p, b->n, &ev, NULL) == -1)
 		return -1;
@@ -1151,123 +1367,96 @@ put(struct kt_writer *w, struct kt_buf *b, uint64_t index)
 	return kt_writer_event(w, &ev);
 }
 
+/* The i-th guide as an X event's JSON text in b (a: scratch). */
+static void
+guide_event(struct lt *lt, size_t i, struct kt_buf *b, struct kt_buf *a)
+{
+	const struct guide *g = &lt->guides[i];
+	size_t len, n = (size_t)lt->o.nlayers;
+	const char *an = kt_intern_get(lt->names, lt->anchor_name, &len);
+	char num[40];
+
+	b->n = a->n = 0;
+	kt_obj_begin(b);
+	kt_obj_str(b, "ph", "X");
+	kt_obj_str(b, "cat", KT_CAT_LAYER_GUIDE);
+	snprintf(num, sizeof(num), "L%lld", (long long)g->layer);
+	kt_obj_str(b, "name", num);
+	kt_obj_raw(b, "pid", lt->chosen->pid, lt->chosen->pidlen);
+	kt_obj_int(b, "tid", lt->guide_tid);
+	kt_obj_raw(b, "ts", num, kt_time_format(g->ts, 3, num));
+	kt_obj_raw(b, "dur", num, kt_time_format(g->end - g->ts, 3, num));
+	kt_obj_begin(a);
+	kt_obj_int(a, "layer", g->layer);
+	kt_obj_int(a, "pass", g->pass);
+	kt_obj_str(a, "phase", lt->o.phase);
+	kt_obj_int(a, "anchor index", (int64_t)g->anchor);
+	kt_obj_raw(a, "anchor", an, len);
+	kt_obj_str(a, "end", i % n != n - 1 ? "next anchor" :
+	    lt->o.end_re != NULL ? "end anchor completes" : "marker");
+	kt_obj_end(a);
+	kt_obj_raw(b, "args", a->p, a->n);
+	kt_obj_end(b);
+}
+
+/* The guide row's metadata event name, its args the JSON text a, in b. */
+static void
+row_meta(const struct lt *lt, const char *name, const struct kt_buf *a,
+    struct kt_buf *b)
+{
+	b->n = 0;
+	kt_obj_begin(b);
+	kt_obj_str(b, "name", name);
+	kt_obj_str(b, "ph", "M");
+	kt_obj_raw(b, "pid", lt->chosen->pid, lt->chosen->pidlen);
+	kt_obj_int(b, "tid", lt->guide_tid);
+	kt_obj_raw(b, "args", a->p, a->n);
+	kt_obj_end(b);
+}
+
 /* Write the guides and their row's metadata. */
 static int
-write_guides(struct kt_writer *w, uint64_t next)
+write_guides(struct lt *lt, struct kt_writer *w, uint64_t next)
 {
 	struct kt_buf b = KT_BUF_INIT, a = KT_BUF_INIT;
-	char num[40];
-	size_t i, len;
-	const char *an = kt_intern_get(names, anchor_name, &len);
+	size_t i;
 	int rc = 0;
 
-	if (present)
+	if (lt->present)
 		return 0;
-	for (i = 0; i < nguides && rc == 0; i++) {
-		const struct guide *g = &guides[i];
-
-		b.n = a.n = 0;
-		kt_obj_begin(&b);
-		kt_obj_str(&b, "ph", "X");
-		kt_obj_str(&b, "cat", GUIDE_CAT);
-		snprintf(num, sizeof(num), "L%lld", (long long)g->layer);
-		kt_obj_str(&b, "name", num);
-		kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
-		kt_obj_int(&b, "tid", guide_tid);
-		kt_obj_raw(&b, "ts", num, kt_time_format(g->ts, 3, num));
-		kt_obj_raw(&b, "dur", num, kt_time_format(g->end - g->ts, 3,
-		    num));
-		kt_obj_begin(&a);
-		kt_obj_int(&a, "layer", g->layer);
-		kt_obj_int(&a, "pass", g->pass);
-		kt_obj_str(&a, "phase", o.phase);
-		kt_obj_int(&a, "anchor index", (int64_t)g->anchor);
-		kt_obj_raw(&a, "anchor", an, len);
-		kt_obj_str(&a, "end", i % (size_t)o.nlayers !=
-		    (size_t)o.nlayers - 1 ? "next anchor" : o.end_re != NULL ?
-		    "end anchor completes" : "marker");
-		kt_obj_end(&a);
-		kt_obj_raw(&b, "args", a.p, a.n);
-		kt_obj_end(&b);
-		rc = put(w, &b, next++);
+	for (i = 0; i < lt->nguides && rc == 0; i++) {
+		guide_event(lt, i, &b, &a);
+		rc = put(lt, w, &b, next++);
 	}
-	b.n = a.n = 0;
-	kt_obj_begin(&b);
-	kt_obj_str(&b, "name", "thread_name");
-	kt_obj_str(&b, "ph", "M");
-	kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
-	kt_obj_int(&b, "tid", guide_tid);
+	a.n = 0;
 	kt_obj_begin(&a);
-	kt_obj_str(&a, "name", trackname);
+	kt_obj_str(&a, "name", lt->trackname);
 	kt_obj_end(&a);
-	kt_obj_raw(&b, "args", a.p, a.n);
-	kt_obj_end(&b);
+	row_meta(lt, "thread_name", &a, &b);
 	if (rc == 0)
-		rc = put(w, &b, next++);
-	if (has_sort && rc == 0) {
-		b.n = a.n = 0;
-		kt_obj_begin(&b);
-		kt_obj_str(&b, "name", "thread_sort_index");
-		kt_obj_str(&b, "ph", "M");
-		kt_obj_raw(&b, "pid", chosen->pid, chosen->pidlen);
-		kt_obj_int(&b, "tid", guide_tid);
+		rc = put(lt, w, &b, next++);
+	if (lt->has_sort && rc == 0) {
+		a.n = 0;
 		kt_obj_begin(&a);
-		kt_obj_int(&a, "sort_index", guide_sort);
+		kt_obj_int(&a, "sort_index", lt->guide_sort);
 		kt_obj_end(&a);
-		kt_obj_raw(&b, "args", a.p, a.n);
-		kt_obj_end(&b);
-		rc = put(w, &b, next++);
+		row_meta(lt, "thread_sort_index", &a, &b);
+		rc = put(lt, w, &b, next++);
 	}
 	kt_buf_free(&b);
 	kt_buf_free(&a);
 	return rc;
 }
 
-/* Write the report to path: what was labelled, from what, and where. */
-static void
-write_report(const char *path, const char *input, const char *hashpath)
+/* The report's guides, their times also relative to base. */
+static json_t *
+report_guides(const struct lt *lt, int64_t base)
 {
-	struct kt_error err;
-	struct kt_out *out;
-	json_t *j, *gs, *pid;
-	char hex[65], *s;
-	size_t i, len;
-	const char *an = kt_intern_get(names, anchor_name, &len);
-	int64_t base = tstart == INT64_MAX ? 0 : tstart;
+	json_t *gs = json_array();
+	size_t i;
 
-	if (kt_sha256_file(hashpath, hex, &err) == -1)
-		kt_cli_die(&err);
-	if ((pid = json_loadb(chosen->pid, chosen->pidlen,
-	    JSON_DECODE_ANY, NULL)) == NULL)
-		pid = json_null();
-	j = json_object();
-	gs = json_array();
-	json_object_set_new(j, "input", json_string(input));
-	json_object_set_new(j, "inputSha256", json_string(hex));
-	json_object_set_new(j, "pid", pid);
-	json_object_set_new(j, "device", chosen->device >= 0 ?
-	    json_integer(chosen->device) : json_null());
-	json_object_set_new(j, "anchorRegex", json_string(o.anchor_re));
-	json_object_set_new(j, "anchorKernel", json_string(unescape(an,
-	    len)));
-	json_object_set_new(j, "endAnchorRegex", o.end_re ?
-	    json_string(o.end_re) : json_null());
-	json_object_set_new(j, "anchorOffset", json_integer(o.offset));
-	json_object_set_new(j, "anchorsMatched", json_integer((json_int_t)
-	    nanc));
-	json_object_set_new(j, "passes", json_integer((json_int_t)
-	    (nguides / (size_t)o.nlayers)));
-	json_object_set_new(j, "numLayers", json_integer(o.nlayers));
-	json_object_set_new(j, "firstLayer", json_integer(o.first));
-	json_object_set_new(j, "phase", json_string(o.phase));
-	json_object_set_new(j, "evidence", o.evidence ?
-	    json_string(o.evidence) : json_null());
-	json_object_set_new(j, "trackName", json_string(trackname));
-	json_object_set_new(j, "tid", json_integer(guide_tid));
-	json_object_set_new(j, "alreadyPresent", json_boolean(present));
-	json_object_set_new(j, "traceStartNs", json_integer(base));
-	for (i = 0; i < nguides; i++) {
-		const struct guide *g = &guides[i];
+	for (i = 0; i < lt->nguides; i++) {
+		const struct guide *g = &lt->guides[i];
 		json_t *x = json_object();
 		char nm[40];
 
@@ -1278,17 +1467,78 @@ write_report(const char *path, const char *input, const char *hashpath)
 		json_object_set_new(x, "startNs", json_integer(g->ts));
 		json_object_set_new(x, "endNs", json_integer(g->end));
 		json_object_set_new(x, "durNs", json_integer(g->end - g->ts));
-		json_object_set_new(x, "relStartNs", json_integer(g->ts - base));
-		json_object_set_new(x, "relEndNs", json_integer(g->end - base));
+		json_object_set_new(x, "relStartNs", json_integer(g->ts -
+		    base));
+		json_object_set_new(x, "relEndNs", json_integer(g->end -
+		    base));
 		json_array_append_new(gs, x);
 	}
-	json_object_set_new(j, "guides", gs);
+	return gs;
+}
+
+/*
+ * The report: what was labelled, from what (hex: the input's SHA-256),
+ * and where.
+ */
+static json_t *
+report_json(struct lt *lt, const char *hex)
+{
+	const struct opts *o = &lt->o;
+	json_t *j, *pid;
+	size_t len;
+	const char *an = kt_intern_get(lt->names, lt->anchor_name, &len);
+	int64_t base = lt->tstart == INT64_MAX ? 0 : lt->tstart;
+
+	if ((pid = json_loadb(lt->chosen->pid, lt->chosen->pidlen,
+	    JSON_DECODE_ANY, NULL)) == NULL)
+		pid = json_null();
+	j = json_object();
+	json_object_set_new(j, "input", json_string(lt->input));
+	json_object_set_new(j, "inputSha256", json_string(hex));
+	json_object_set_new(j, "pid", pid);
+	json_object_set_new(j, "device", lt->chosen->device >= 0 ?
+	    json_integer(lt->chosen->device) : json_null());
+	json_object_set_new(j, "anchorRegex", json_string(o->anchor_re));
+	json_object_set_new(j, "anchorKernel", json_string(unescape(lt, an,
+	    len)));
+	json_object_set_new(j, "endAnchorRegex", o->end_re ?
+	    json_string(o->end_re) : json_null());
+	json_object_set_new(j, "anchorOffset", json_integer(o->offset));
+	json_object_set_new(j, "anchorsMatched", json_integer((json_int_t)
+	    lt->nanc));
+	json_object_set_new(j, "passes", json_integer((json_int_t)
+	    (lt->nguides / (size_t)o->nlayers)));
+	json_object_set_new(j, "numLayers", json_integer(o->nlayers));
+	json_object_set_new(j, "firstLayer", json_integer(o->first));
+	json_object_set_new(j, "phase", json_string(o->phase));
+	json_object_set_new(j, "evidence", o->evidence ?
+	    json_string(o->evidence) : json_null());
+	json_object_set_new(j, "trackName", json_string(lt->trackname));
+	json_object_set_new(j, "tid", json_integer(lt->guide_tid));
+	json_object_set_new(j, "alreadyPresent", json_boolean(lt->present));
+	json_object_set_new(j, "traceStartNs", json_integer(base));
+	json_object_set_new(j, "guides", report_guides(lt, base));
+	return j;
+}
+
+/* Write the report to lt->report. */
+static void
+write_report(struct lt *lt)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	json_t *j;
+	char hex[65], *s;
+
+	if (kt_sha256_file(lt->path, hex, &err) == -1)
+		kt_cli_die(&err);
+	j = report_json(lt, hex);
 	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
 	if (s == NULL)
 		kt_cli_nomem();
-	out = kt_cli_out_open(path, 0);
-	kt_error_set(&err, path, 0, 0, "cannot write the report");
+	out = kt_cli_out_open(lt->report, 0);
+	kt_error_set(&err, lt->report, 0, 0, "cannot write the report");
 	kt_cli_out_commit(out, kt_out_write(out, s, strlen(s)) == -1 ||
 	    kt_out_write(out, "\n", 1) == -1, &err);
 	free(s);
@@ -1301,15 +1551,15 @@ write_report(const char *path, const char *input, const char *hashpath)
  * closes the events.  Sets *at to that event's end.
  */
 static int
-splice_ok(struct kt_source *src, struct kt_reader *r, const char *path,
-    uint64_t *at)
+splice_ok(struct lt *lt, struct kt_source *src, struct kt_reader *r,
+    const char *path, uint64_t *at)
 {
 	const struct kt_repairs *rp = kt_reader_repairs(r);
 	unsigned char buf[4096];
 	ssize_t n, i;
 	int fd, k, ok = 0;
 
-	if (nread == 0 || kt_source_archived(src) ||
+	if (lt->nread == 0 || kt_source_archived(src) ||
 	    kt_reader_form(r) == KT_FORM_TSV || rp->truncated_bytes != 0)
 		return 0;
 	for (k = 0; k < KT_NREPAIRS; k++)
@@ -1324,7 +1574,7 @@ splice_ok(struct kt_source *src, struct kt_reader *r, const char *path,
 			;
 		ok = i < n && (buf[i] == '{' || buf[i] == '[');
 	}
-	if (ok && (n = pread(fd, buf, sizeof(buf), (off_t)last_end)) > 0) {
+	if (ok && (n = pread(fd, buf, sizeof(buf), (off_t)lt->last_end)) > 0) {
 		for (i = 0; i < n && (buf[i] == ' ' || buf[i] == '\t' ||
 		    buf[i] == '\r' || buf[i] == '\n'); i++)
 			;
@@ -1332,12 +1582,13 @@ splice_ok(struct kt_source *src, struct kt_reader *r, const char *path,
 	} else
 		ok = 0;
 	close(fd);
-	*at = last_end;
+	*at = lt->last_end;
 	return ok;
 }
 
-int
-main(int argc, char *argv[])
+/* Read the options into lt->o; returns optind. */
+static int
+parse_opts(struct lt *lt, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "anchor-regex", required_argument, NULL, 'a' },
@@ -1360,164 +1611,232 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct kt_error err;
-	struct kt_source *src;
-	struct kt_reader *r;
-	struct kt_out *out;
-	struct kt_writer *w;
-	const struct kt_meta *metas;
-	char rbuf[4200];
-	const char *path, *name, *report = NULL;
-	size_t nm;
-	uint64_t next, at = 0;
-	int ch, rc = 0, splice;
+	struct opts *o = &lt->o;
+	int ch;
 
-	memset(&o, 0, sizeof(o));
-	o.co.level = -1;
-	o.phase = "all";
-	kt_cli_init("kt-layer-track");
 	while ((ch = getopt_long(argc, argv, "a:d:E:e:f:hI:k:l:m:n:o:P:p:r:SsV",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
-			o.anchor_re = optarg;
+			o->anchor_re = optarg;
 			break;
 		case 'd':
-			o.device = kt_cli_int("--device", optarg, 0, INT32_MAX);
-			o.has_device = 1;
+			o->device = kt_cli_int("--device", optarg, 0,
+			    INT32_MAX);
+			o->has_device = 1;
 			break;
 		case 'E':
-			o.evidence = optarg;
+			o->evidence = optarg;
 			break;
 		case 'e':
-			o.end_re = optarg;
+			o->end_re = optarg;
 			break;
 		case 'f':
-			o.first = kt_cli_int("--first-layer", optarg, 0,
+			o->first = kt_cli_int("--first-layer", optarg, 0,
 			    1000000);
 			break;
 		case 'I':
-			o.pid = optarg;
+			o->pid = optarg;
 			break;
 		case 'k':
-			o.offset = kt_cli_int("--anchor-offset", optarg, 0,
+			o->offset = kt_cli_int("--anchor-offset", optarg, 0,
 			    INT32_MAX);
 			break;
 		case 'n':
-			o.nlayers = kt_cli_int("--num-layers", optarg, 1,
+			o->nlayers = kt_cli_int("--num-layers", optarg, 1,
 			    1000000);
 			break;
 		case 'P':
-			o.passes = kt_cli_int("--passes", optarg, 1, 1000000);
+			o->passes = kt_cli_int("--passes", optarg, 1,
+			    1000000);
 			break;
 		case 'p':
-			o.phase = optarg;
+			o->phase = optarg;
 			break;
 		case 'r':
-			o.report = optarg;
+			o->report = optarg;
 			break;
 		case 's':
-			o.suggest = 1;
+			o->suggest = 1;
 			break;
 		default:
-			kt_cli_opt(&o.co, ch, optarg, usage);
+			kt_cli_opt(&o->co, ch, optarg, usage);
 		}
 	}
-	argc -= optind;
-	argv += optind;
+	return optind;
+}
+
+/*
+ * Check the operands argv[0..argc) and the options; compile the regexes,
+ * name the input and the report.  Returns 0, or 2 after a warning.
+ */
+static int
+check_args(struct lt *lt, int argc, char *argv[])
+{
+	const struct opts *o = &lt->o;
+
 	if (argc > 1) {
 		kt_cli_warn("one input at most; %d were given", argc);
 		return 2;
 	}
-	if (!o.suggest && (o.anchor_re == NULL || o.nlayers == 0)) {
+	if (!o->suggest && (o->anchor_re == NULL || o->nlayers == 0)) {
 		kt_cli_warn("--anchor-regex and --num-layers are needed (or "
 		    "--suggest)");
 		usage(stderr);
 		return 2;
 	}
-	if (o.anchor_re != NULL)
-		compile(&anchor_rx, o.anchor_re, "--anchor-regex");
-	if (o.end_re != NULL)
-		compile(&end_rx, o.end_re, "--end-anchor-regex");
-	path = argc == 1 ? argv[0] : "-";
-	name = strcmp(path, "-") == 0 ? "<stdin>" : path;
+	if (o->anchor_re != NULL)
+		compile(&lt->anchor_rx, o->anchor_re, "--anchor-regex");
+	if (o->end_re != NULL)
+		compile(&lt->end_rx, o->end_re, "--end-anchor-regex");
+	lt->path = argc == 1 ? argv[0] : "-";
+	lt->input = strcmp(lt->path, "-") == 0 ? "<stdin>" : lt->path;
 	kt_cli_inputs(argv, argc);
-	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
+	if (kt_cli_check_output(o->co.output, argv, argc) == -1)
 		return 2;
-	if (o.report != NULL)
-		report = o.report;
-	else if (!o.suggest && kt_cli_report_beside(o.co.output, ".layers.json",
-	    rbuf, sizeof(rbuf)))
-		report = rbuf;
-	if (report != NULL && kt_cli_check_output(report, argv, argc) == -1)
+	if (o->report != NULL)
+		lt->report = o->report;
+	else if (!o->suggest && kt_cli_report_beside(o->co.output,
+	    ".layers.json", lt->rbuf, sizeof(lt->rbuf)))
+		lt->report = lt->rbuf;
+	if (lt->report != NULL && kt_cli_check_output(lt->report, argv,
+	    argc) == -1)
 		return 2;
-	if (o.co.output != NULL && report != NULL && strcmp(report, o.co.output) ==
-	    0) {
+	if (o->co.output != NULL && lt->report != NULL &&
+	    strcmp(lt->report, o->co.output) == 0) {
 		kt_cli_warn("--report and --output name the same file");
 		return 2;
 	}
-	{
-		size_t n = sizeof(GUIDE_PREFIX) + strlen(o.phase) +
-		    sizeof(GUIDE_SUFFIX);
+	return 0;
+}
 
-		if ((trackname = malloc(n)) == NULL)
-			kt_cli_nomem();
-		snprintf(trackname, n, "%s%s%s", GUIDE_PREFIX, o.phase,
-		    GUIDE_SUFFIX);
-	}
-	if ((names = kt_intern_new()) == NULL ||
-	    (gputab = kt_intern_new()) == NULL ||
-	    (threads = kt_intern_new()) == NULL ||
-	    (opnames = kt_intern_new()) == NULL)
+/* The guide row's name, the tables, and a copy of standard input. */
+static void
+prepare(struct lt *lt)
+{
+	size_t n = sizeof(KT_GUIDE_PREFIX) + strlen(lt->o.phase) +
+	    sizeof(GUIDE_SUFFIX);
+
+	if ((lt->trackname = malloc(n)) == NULL)
+		kt_cli_nomem();
+	snprintf(lt->trackname, n, "%s%s%s", KT_GUIDE_PREFIX, lt->o.phase,
+	    GUIDE_SUFFIX);
+	if ((lt->names = kt_intern_new()) == NULL ||
+	    (lt->gputab = kt_intern_new()) == NULL ||
+	    (lt->threads = kt_intern_new()) == NULL ||
+	    (lt->opnames = kt_intern_new()) == NULL)
 		kt_cli_nomem();
 	/* Standard input is read twice: keep a copy. */
-	if (strcmp(path, "-") == 0)
-		path = kt_cli_spool_stdin();
-	/* First, what the decision needs; nothing is written before it. */
-	r = open_trace(path, o.co.rflags, &src);
-	pass(r, NULL);
-	if (o.suggest) {
-		close_trace(src, r, name);
-		return suggest(kt_cli_out_open(o.co.output, -1));
-	}
-	decide();
-	place();
-	kt_cli_report_repairs(name, kt_reader_repairs(r));
-	splice = splice_ok(src, r, path, &at);
-	close_trace(src, r, name);
-	out = kt_cli_out_open(o.co.output, o.co.level);
+	if (strcmp(lt->path, "-") == 0)
+		lt->path = kt_cli_spool_stdin();
+}
+
+/*
+ * Write the input again through a writer, collecting nothing, with the
+ * guides after its events.  Returns 0 or -1.
+ */
+static int
+rewrite(struct lt *lt, struct kt_out *out)
+{
+	struct kt_source *src;
+	struct kt_reader *r;
+	struct kt_writer *w;
+	const struct kt_meta *metas;
+	size_t nm;
+	uint64_t next;
+	int rc = 0;
+
+	if ((w = kt_writer_new(out, 0)) == NULL)
+		kt_cli_nomem();
+	lt->collecting = 0;
+	r = open_trace(lt, lt->path, lt->o.co.rflags, &src);
+	next = pass(lt, r, w);
+	if (next == UINT64_MAX)
+		rc = -1;
+	if (rc == 0)
+		rc = write_guides(lt, w, next);
+	metas = kt_reader_metas(r, &nm);
+	if (rc == 0)
+		rc = kt_writer_end(w, metas, nm);
+	close_trace(src, r, lt->input);
+	kt_writer_free(w);
+	return rc;
+}
+
+/*
+ * Write the labelled trace: when splice, the input's bytes with the
+ * guides put in at offset at; else through the writer.
+ */
+static void
+write_trace(struct lt *lt, int splice, uint64_t at)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	int rc = 0;
+
+	out = kt_cli_out_open(lt->o.co.output, lt->o.co.level);
 	if (splice) {
 		/* The input's bytes, the guides after its last event. */
-		rawout = out;
-		if (kt_file_copy(path, 0, at, out) == -1 ||
-		    write_guides(NULL, 0) == -1 ||
-		    kt_file_copy(path, at, 0, out) == -1)
+		lt->rawout = out;
+		if (kt_file_copy(lt->path, 0, at, out) == -1 ||
+		    write_guides(lt, NULL, 0) == -1 ||
+		    kt_file_copy(lt->path, at, 0, out) == -1)
 			rc = -1;
-	} else {
-		/* Again, through the writer. */
-		if ((w = kt_writer_new(out, 0)) == NULL)
-			kt_cli_nomem();
-		collecting = 0;
-		r = open_trace(path, o.co.rflags, &src);
-		next = pass(r, w);
-		if (next == UINT64_MAX)
-			rc = -1;
-		if (rc == 0)
-			rc = write_guides(w, next);
-		metas = kt_reader_metas(r, &nm);
-		if (rc == 0)
-			rc = kt_writer_end(w, metas, nm);
-		close_trace(src, r, name);
-		kt_writer_free(w);
-	}
+	} else
+		rc = rewrite(lt, out);
 	if (rc == -1)
-		kt_error_set(&err, o.co.output ? o.co.output : "<stdout>", 0, 0,
-		    "cannot write the trace");
+		kt_error_set(&err, lt->o.co.output ? lt->o.co.output :
+		    "<stdout>", 0, 0, "cannot write the trace");
 	kt_cli_out_commit(out, rc == -1, &err);
-	if (report != NULL)
-		write_report(report, name, path);
-	if (present)
+}
+
+/*
+ * Read the input for the decision (nothing is written before it), then
+ * suggest, or decide, write the trace and the report.  Returns the exit
+ * status.
+ */
+static int
+run(struct lt *lt)
+{
+	struct kt_source *src;
+	struct kt_reader *r;
+	uint64_t at = 0;
+	int splice;
+
+	r = open_trace(lt, lt->path, lt->o.co.rflags, &src);
+	pass(lt, r, NULL);
+	if (lt->o.suggest) {
+		close_trace(src, r, lt->input);
+		return suggest(lt, kt_cli_out_open(lt->o.co.output, -1));
+	}
+	decide(lt);
+	place(lt);
+	kt_cli_report_repairs(lt->input, kt_reader_repairs(r));
+	splice = splice_ok(lt, src, r, lt->path, &at);
+	close_trace(src, r, lt->input);
+	write_trace(lt, splice, at);
+	if (lt->report != NULL)
+		write_report(lt);
+	if (lt->present)
 		kt_cli_warn("the input already has these %zu guides on tid "
-		    "%lld: nothing added", nguides, (long long)guide_tid);
+		    "%lld: nothing added", lt->nguides,
+		    (long long)lt->guide_tid);
 	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct lt *lt;
+	int n, rc;
+
+	kt_cli_init("kt-layer-track");
+	lt = lt_new();
+	n = parse_opts(lt, argc, argv);
+	if ((rc = check_args(lt, argc - n, argv + n)) == 0) {
+		prepare(lt);
+		rc = run(lt);
+	}
+	lt_free(lt);
+	return rc;
 }
