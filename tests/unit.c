@@ -96,6 +96,12 @@ test_time(void)
 	CHECK(kt_duration_parse("2s", &ns) == 0 && ns == 2000000000);
 	CHECK(kt_duration_parse("300us", &ns) == 0 && ns == 300000);
 	CHECK(kt_duration_parse("7", &ns) == -1);
+	/* Past the range: refused, never saturated (fuzz-time found it). */
+	CHECK(kt_duration_parse("9223372036854775808ns", &ns) == -1);
+	CHECK(kt_duration_parse("9999999999999999999ns", &ns) == -1);
+	CHECK(kt_duration_parse("4611686018427387903ns", &ns) == 0 &&
+	    ns == KT_TIME_MAX);
+	CHECK(kt_duration_parse("4611686018427387904ns", &ns) == -1);
 	CHECK(kt_duration_parse("ms", &ns) == -1);
 	kt_time_format(1500, 0, buf);
 	CHECK(strcmp(buf, "1.5") == 0);

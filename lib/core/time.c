@@ -3,6 +3,7 @@
  * them as int64 nanoseconds.  No floating point is used anywhere here,
  * so 1712195495505582.988 survives digit for digit.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,15 +201,22 @@ kt_duration_parse(const char *s, int64_t *ns)
 			/* Whole nanoseconds: read as they are. */
 			char *end;
 
-			*ns = strtoll(s, &end, 10);
-			return *end == 'n' ? 0 : -1;
+			errno = 0;
+			v = strtoll(s, &end, 10);
+			if (*end != 'n' || errno == ERANGE || v > KT_TIME_MAX)
+				return -1;
+			*ns = v;
+			return 0;
 		}
 		/* The number read as microseconds gives value * 1000. */
 		if (kt_time_parse(s, n - ul, &v, NULL, NULL) == -1)
 			return -1;
 		if (v > INT64_MAX / units[i].mul || v < INT64_MIN / units[i].mul)
 			return -1;
-		*ns = v * units[i].mul / units[i].div;
+		v = v * units[i].mul / units[i].div;
+		if (v > KT_TIME_MAX || v < -KT_TIME_MAX)
+			return -1;
+		*ns = v;
 		return 0;
 	}
 	return -1;

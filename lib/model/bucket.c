@@ -484,6 +484,13 @@ struct mrow {
 	size_t	 order;		/* first seen */
 };
 
+/* *d += v, or -1 when the sum would not fit (never a wrap). */
+static int
+add_to(int64_t *d, int64_t v)
+{
+	return __builtin_add_overflow(*d, v, d) ? -1 : 0;
+}
+
 /* Parse a whole decimal integer cell; 0, or -1. */
 static int
 cell_num(const char *s, int64_t *v)
@@ -724,16 +731,25 @@ fail_f:
 
 			if (w > 0 && strcmp(rows[w - 1].key, rows[i].key) == 0) {
 				d = &rows[w - 1];
-				d->count += rows[i].count;
-				d->total += rows[i].total;
-				d->uni += rows[i].uni;
+				if (add_to(&d->count, rows[i].count) == -1 ||
+				    add_to(&d->total, rows[i].total) == -1 ||
+				    add_to(&d->uni, rows[i].uni) == -1 ||
+				    (rows[i].has_bytes && (add_to(&d->bytes,
+				    rows[i].bytes) == -1 || add_to(&d->bytes_ns,
+				    rows[i].bytes_ns) == -1))) {
+					kt_error_set(err, paths[0], 0, 0,
+					    "merged totals out of range (past "
+					    "2^63)");
+					/* Keep each row once for the cleanup. */
+					while (i < nrows)
+						rows[w++] = rows[i++];
+					nrows = w;
+					goto fail;
+				}
 				if (rows[i].max > d->max)
 					d->max = rows[i].max;
-				if (rows[i].has_bytes) {
-					d->bytes += rows[i].bytes;
-					d->bytes_ns += rows[i].bytes_ns;
+				if (rows[i].has_bytes)
 					d->has_bytes = 1;
-				}
 				d->inputs++;
 				free(rows[i].key);
 				free(rows[i].p50);
@@ -745,8 +761,11 @@ fail_f:
 		nrows = w;
 	}
 	for (i = 0; i < nrows; i++)
-		if (rows[i].kind == 2)
-			busy_all += rows[i].uni;
+		if (rows[i].kind == 2 && add_to(&busy_all, rows[i].uni) == -1) {
+			kt_error_set(err, paths[0], 0, 0, "merged totals out of "
+			    "range (past 2^63)");
+			goto fail;
+		}
 	mc.mkeys = icount - 1;
 	mc.mnumeric = numeric + 1;
 	kt_sort_r(rows, nrows, sizeof(*rows), cmp_mrow_out, &mc);

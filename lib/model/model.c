@@ -85,6 +85,7 @@ struct load {
 	struct kt_buf	 tmp;
 	struct kt_buf	 key;
 	int64_t		*dev_rank;	/* per temporary device: rank */
+	int64_t		 gpu_sum;	/* every activity's dur, added */
 	/* The last device and thread keys looked up, to skip the hashing. */
 	struct kt_buf	 dev_key, th_key;
 	uint32_t	 last_dev;
@@ -333,14 +334,25 @@ int_or(const struct kt_event *ev, enum kt_field f, int64_t dflt)
 	return v;
 }
 
-/* Take one event into the model.  0 or -1 (out of memory). */
+/*
+ * Take one event into the model.  0, -1 (out of memory) or -2: a time
+ * out of range (an end past KT_TIME_MAX, or GPU time that adds up past
+ * it), so that no sum or difference the views make can wrap.
+ */
 static int
 take(struct load *l, const struct kt_event *ev)
 {
-	int64_t rank, id;
+	int64_t rank, id, end;
 
 	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
 		return 0;
+	if ((ev->flags & KT_EV_DUR) && ev->dur > 0 &&
+	    kt_time_add(ev->ts, ev->dur, &end) == -1)
+		return -2;
+	if ((ev->kind == KT_KERNEL || ev->kind == KT_GPU_MEMCPY ||
+	    ev->kind == KT_GPU_MEMSET) && (ev->flags & KT_EV_DUR) &&
+	    ev->dur > 0 && kt_time_add(l->gpu_sum, ev->dur, &l->gpu_sum) == -1)
+		return -2;
 	switch (ev->kind) {
 	case KT_KERNEL:
 	case KT_GPU_MEMCPY:
@@ -883,8 +895,15 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 		m->nevents++;
 		if (progress != NULL && (m->nevents & 0x3fff) == 0)
 			progress(rd);
-		if (take(&l, &ev) == -1)
+		if ((rc = take(&l, &ev)) == -1)
 			goto nomem;
+		if (rc == -2) {
+			kt_error_set(err, kt_reader_name(rd), 0, 0, "%s:%llu: "
+			    "time out of range: an end or the GPU time adds up "
+			    "past 2^62 ns (146 years)", kt_kind_name(ev.kind),
+			    (unsigned long long)ev.index);
+			goto fail;
+		}
 	}
 	if (rc == -1)
 		goto fail;

@@ -254,4 +254,30 @@ for origin in 9223372036854775807 4611686018427387903; do
 		bad "hostile: TSV origin $origin: status $rc"
 	fi
 done
+
+# An activity whose end, or GPU time that adds up, passes the range is
+# refused by the model (so no view wraps), with its row id.
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","ts":4611686018427387,"dur":1000,"name":"a","pid":1,"tid":1,"args":{"stream":7,"device":0}}]}' >end.json
+printf '{"traceEvents":[{"ph":"X","cat":"kernel","ts":1,"dur":3611686018427387,"name":"a","pid":1,"tid":1,"args":{"stream":7,"device":0}},{"ph":"X","cat":"kernel","ts":2,"dur":3611686018427387,"name":"a","pid":1,"tid":1,"args":{"stream":7,"device":0}}]}' >sum.json
+for f in end.json sum.json; do
+	for k in bucket gaps decompose overlap; do
+		run kt-$k $f >out 2>err
+		rc=$?
+		if [ "$rc" -eq 2 ] && [ ! -s out ] && grep -q 'kernel:[01]: time out of range' err; then
+			ok "hostile: $k refuses $f (time out of range)"
+		else
+			bad "hostile: $k on $f: status $rc: $(head -c 200 err)"
+		fi
+	done
+done
+# Merged bucket tables whose totals pass 2^63: refused, not wrapped.
+run kt-bucket t.json >b1.tsv 2>/dev/null
+awk -F'\t' -v OFS='\t' 'NR > 1 { $5 = 9223372036854775000 } 1' b1.tsv >b2.tsv
+run kt-bucket --merge b2.tsv b2.tsv >out 2>err
+rc=$?
+if [ "$rc" -eq 2 ] && [ ! -s out ] && grep -q 'out of range' err; then
+	ok "hostile: bucket --merge refuses totals past 2^63"
+else
+	bad "hostile: bucket --merge past 2^63: status $rc"
+fi
 exit 0
