@@ -28,9 +28,6 @@
 #include "kt.h"
 
 #define NVIEWS		5
-#define GAPS_MIN	10000	/* ns: kt-gaps's --min-gap default */
-#define GAPS_TINY	5000	/* ns: kt-gaps's --tiny default */
-#define GAPS_RUN	8	/* kt-gaps's --run-min default */
 
 static const char *const vname[NVIEWS] = {
 	"1_runtime_decomposition", "2_lost_time", "3_kernel_table",
@@ -178,7 +175,7 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	struct kt_decompose *dc;
 	struct kt_overlap *ov;
 	struct kt_bucket_opts bo;
-	struct kt_gaps_opts go;
+	struct kt_gaps_opts go = KT_GAPS_OPTS_INIT;
 
 	m = kt_cli_model(rd);
 	if ((dc = kt_decompose_new(m, rs, &err)) == NULL ||
@@ -192,10 +189,6 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	in->txtname[0][1] = "per step";
 	in->txtname[0][2] = "across ranks";
 
-	memset(&go, 0, sizeof(go));
-	go.min_gap = GAPS_MIN;
-	go.tiny = GAPS_TINY;
-	go.run_min = GAPS_RUN;
 	go.top = (int64_t)o->top;
 	go.summary = 1;
 	need(in->tsv[1] = kt_gaps_table(m, &go, NULL, NULL));
@@ -204,20 +197,20 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 
 	memset(&bo, 0, sizeof(bo));
 	bo.rules = rs;
-	if (kt_bucket_by_parse(&bo, "bucket") == -1)
+	if (kt_bucket_by_parse(&bo, KT_BUCKET_BY_DEFAULT) == -1)
 		kt_cli_nomem();
 	need(in->tsv[2] = kt_bucket_table(m, &bo));
 	in->txt[2][0] = in->tsv[2];
 	in->txtname[2][0] = "by bucket";
 	memset(&bo, 0, sizeof(bo));
 	bo.rules = rs;
-	if (kt_bucket_by_parse(&bo, "step,bucket") == -1)
+	if (kt_bucket_by_parse(&bo, "step," KT_BUCKET_BY_DEFAULT) == -1)
 		kt_cli_nomem();
 	need(in->txt[2][1] = kt_bucket_table(m, &bo));
 	in->txtname[2][1] = "by step and bucket";
 
 	need(in->tsv[3] = kt_overlap_table(ov, 0));
-	need(in->txt[3][0] = kt_overlap_summary(ov, 1));
+	need(in->txt[3][0] = kt_overlap_summary(ov, KT_OVERLAP_THRESHOLD));
 	need(in->txt[3][1] = kt_overlap_table(ov, o->top));
 	in->txtname[3][0] = "per device";
 	in->txtname[3][1] = "communication kernels, most exposed first";
@@ -362,8 +355,8 @@ write_svg(const struct views *vw)
 
 	for (i = 0; i < vw->nins; i++) {
 		b.n = 0;
-		if (kt_memory_svg(vw->ins[i].mem, 2000, vw->ins[i].name,
-		    &b) == -1)
+		if (kt_memory_svg(vw->ins[i].mem, KT_MEMORY_SVG_POINTS,
+		    vw->ins[i].name, &b) == -1)
 			kt_cli_nomem();
 		if (vw->nins == 1)
 			snprintf(name, sizeof(name), "memory");
