@@ -21,7 +21,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-gaps [-jStTu] [-f pct] [-g dur] [-k n] [-m glob] [-n n]\n"
+	    "usage: kt-gaps [-jsStT] [-f pct] [-g dur] [-k n] [-m glob] [-n n]\n"
 	    "               [-o file] [-z dur] [file]\n"
 	    "  -f, --fail-above PCT  exit 1 when idle is over PCT%% of the wall\n"
 	    "  -g, --min-gap DUR     smallest idle gap reported (default 10us)\n"
