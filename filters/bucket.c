@@ -60,7 +60,7 @@ main(int argc, char *argv[])
 	struct kt_error err;
 	struct kt_table *t;
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
-	const char *by = "bucket", *explain = NULL, *rulefile = NULL;
+	const char *by = KT_BUCKET_BY_DEFAULT, *explain = NULL, *rulefile = NULL;
 	int ch, merge = 0, replace = 0;
 
 	memset(&err, 0, sizeof(err));
@@ -100,7 +100,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if (merge && (rulefile != NULL || explain != NULL ||
-	    strcmp(by, "bucket") != 0)) {
+	    strcmp(by, KT_BUCKET_BY_DEFAULT) != 0)) {
 		kt_cli_warn("--merge takes tables: no --rules, --explain or "
 		    "--by");
 		return 2;

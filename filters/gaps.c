@@ -21,7 +21,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-gaps [-jStTu] [-f pct] [-g dur] [-k n] [-m glob] [-n n]\n"
+	    "usage: kt-gaps [-jsStT] [-f pct] [-g dur] [-k n] [-m glob] [-n n]\n"
 	    "               [-o file] [-z dur] [file]\n"
 	    "  -f, --fail-above PCT  exit 1 when idle is over PCT%% of the wall\n"
 	    "  -g, --min-gap DUR     smallest idle gap reported (default 10us)\n"
@@ -110,7 +110,7 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct kt_gaps_opts go;
+	struct kt_gaps_opts go = KT_GAPS_OPTS_INIT;
 	struct kt_gaps_total tot;
 	struct kt_table *t, *st = NULL;
 	struct kt_source *src;
@@ -121,10 +121,6 @@ main(int argc, char *argv[])
 	int64_t fail = -1;
 	int ch, rc;
 
-	memset(&go, 0, sizeof(go));
-	go.min_gap = 10000;
-	go.tiny = 5000;
-	go.run_min = 8;
 	kt_cli_init("kt-gaps");
 	while ((ch = getopt_long(argc, argv, "f:g:hjk:m:n:o:sStTVz:",
 	    longopts, NULL)) != -1) {

@@ -57,7 +57,7 @@ write_svg(const struct kt_memory *m, const char *path, const char *title,
 	struct kt_out *out;
 	struct kt_buf b = { 0 };
 
-	if (kt_memory_svg(m, points == 0 ? 2000 : points, title, &b) == -1)
+	if (kt_memory_svg(m, points == 0 ? KT_MEMORY_SVG_POINTS : points, title, &b) == -1)
 		kt_cli_nomem();
 	out = kt_cli_out_open(path, -1);
 	kt_error_set(&err, path, 0, 0, "cannot write");

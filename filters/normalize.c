@@ -55,7 +55,6 @@ struct state {
 	size_t			 nclosers;
 	uint64_t		 nextindex;	/* for synthesized events */
 	uint64_t		*index;		/* row numbers, when not 0..n-1 */
-	int64_t			 thread_end_cap;
 };
 
 static void	unmatched(struct state *);

@@ -65,7 +65,7 @@ main(int argc, char *argv[])
 	const char *rules = NULL;
 	int ch, summary = 0;
 	size_t top = 0;
-	int64_t threshold = 1;
+	int64_t threshold = KT_OVERLAP_THRESHOLD;
 
 	kt_cli_init("kt-overlap");
 	while ((ch = getopt_long(argc, argv, "hjm:n:o:r:sSTtVx:", longopts,

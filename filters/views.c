@@ -28,9 +28,6 @@
 #include "kt.h"
 
 #define NVIEWS		5
-#define GAPS_MIN	10000	/* ns: kt-gaps's --min-gap default */
-#define GAPS_TINY	5000	/* ns: kt-gaps's --tiny default */
-#define GAPS_RUN	8	/* kt-gaps's --run-min default */
 
 static const char *const vname[NVIEWS] = {
 	"1_runtime_decomposition", "2_lost_time", "3_kernel_table",
@@ -62,38 +59,68 @@ struct opts {
 	struct kt_cli_opts co;	/* -m, -S */
 };
 
-static char *spool;
-static int quiet;		/* no progress (the memory child) */
-static pid_t child = -1;	/* the memory pass, while it runs */
-static char childerr[64];	/* its standard error */
+/* What one run keeps: the options, the inputs' tables, the child. */
+struct views {
+	struct opts	 o;
+	struct input	*ins;
+	size_t		 nins;
+	char		*spool;		/* standard input's copy, or NULL */
+	int		 quiet;		/* no progress (the memory child) */
+	pid_t		 child;		/* the memory pass, while it runs */
+	char		 childerr[64];	/* its standard error, or "" */
+};
 
 /*
  * Remove standard input's copy and the child's messages, and stop the
  * child if this process ends first (it failed: its message is out).
  */
 static void
+cleanup(struct views *vw)
+{
+	if (vw->child > 0) {
+		kill(vw->child, SIGTERM);
+		waitpid(vw->child, NULL, 0);
+		vw->child = -1;
+	}
+	if (vw->childerr[0] != '\0')
+		unlink(vw->childerr);
+	if (vw->spool != NULL)
+		unlink(vw->spool);
+}
+
+/*
+ * The run to clean up after when the program ends through exit(3) from
+ * deep inside the library (kt_cli_die): atexit(3) handlers take no
+ * argument, so this pointer is the file's one piece of state.
+ */
+static struct views *atexit_views;
+
+static void
 unspool(void)
 {
-	if (child > 0) {
-		kill(child, SIGTERM);
-		waitpid(child, NULL, 0);
-		child = -1;
-	}
-	if (childerr[0] != '\0')
-		unlink(childerr);
-	if (spool != NULL)
-		unlink(spool);
+	if (atexit_views != NULL)
+		cleanup(atexit_views);
+}
+
+/* Clean up before main returns (its vw goes with it); returns rc. */
+static int
+leave(struct views *vw, int rc)
+{
+	atexit_views = NULL;
+	cleanup(vw);
+	return rc;
 }
 
 /* Copy the child's messages to standard error. */
 static void
-child_messages(void)
+child_messages(const struct views *vw)
 {
 	char buf[4096];
 	ssize_t n;
 	int fd;
 
-	if (childerr[0] == '\0' || (fd = open(childerr, O_RDONLY)) == -1)
+	if (vw->childerr[0] == '\0' ||
+	    (fd = open(vw->childerr, O_RDONLY)) == -1)
 		return;
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		if (write(STDERR_FILENO, buf, (size_t)n) != n)
@@ -117,18 +144,15 @@ usage(FILE *f)
 	    "  -h, --help, -V, --version\n");
 }
 
-static struct input *ins;
-static size_t nins;
-
 static struct input *
-new_input(const char *name)
+new_input(struct views *vw, const char *name)
 {
 	struct input *t;
 
-	if ((t = realloc(ins, (nins + 1) * sizeof(*t))) == NULL)
+	if ((t = realloc(vw->ins, (vw->nins + 1) * sizeof(*t))) == NULL)
 		kt_cli_nomem();
-	ins = t;
-	t = &ins[nins++];
+	vw->ins = t;
+	t = &vw->ins[vw->nins++];
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	return t;
@@ -151,7 +175,7 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	struct kt_decompose *dc;
 	struct kt_overlap *ov;
 	struct kt_bucket_opts bo;
-	struct kt_gaps_opts go;
+	struct kt_gaps_opts go = KT_GAPS_OPTS_INIT;
 
 	m = kt_cli_model(rd);
 	if ((dc = kt_decompose_new(m, rs, &err)) == NULL ||
@@ -165,10 +189,6 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	in->txtname[0][1] = "per step";
 	in->txtname[0][2] = "across ranks";
 
-	memset(&go, 0, sizeof(go));
-	go.min_gap = GAPS_MIN;
-	go.tiny = GAPS_TINY;
-	go.run_min = GAPS_RUN;
 	go.top = (int64_t)o->top;
 	go.summary = 1;
 	need(in->tsv[1] = kt_gaps_table(m, &go, NULL, NULL));
@@ -177,20 +197,20 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 
 	memset(&bo, 0, sizeof(bo));
 	bo.rules = rs;
-	if (kt_bucket_by_parse(&bo, "bucket") == -1)
+	if (kt_bucket_by_parse(&bo, KT_BUCKET_BY_DEFAULT) == -1)
 		kt_cli_nomem();
 	need(in->tsv[2] = kt_bucket_table(m, &bo));
 	in->txt[2][0] = in->tsv[2];
 	in->txtname[2][0] = "by bucket";
 	memset(&bo, 0, sizeof(bo));
 	bo.rules = rs;
-	if (kt_bucket_by_parse(&bo, "step,bucket") == -1)
+	if (kt_bucket_by_parse(&bo, "step," KT_BUCKET_BY_DEFAULT) == -1)
 		kt_cli_nomem();
 	need(in->txt[2][1] = kt_bucket_table(m, &bo));
 	in->txtname[2][1] = "by step and bucket";
 
 	need(in->tsv[3] = kt_overlap_table(ov, 0));
-	need(in->txt[3][0] = kt_overlap_summary(ov, 1));
+	need(in->txt[3][0] = kt_overlap_summary(ov, KT_OVERLAP_THRESHOLD));
 	need(in->txt[3][1] = kt_overlap_table(ov, o->top));
 	in->txtname[3][0] = "per device";
 	in->txtname[3][1] = "communication kernels, most exposed first";
@@ -201,7 +221,7 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 
 /* The second pass: the [memory] instants. */
 static void
-memory_view(struct input *in, struct kt_reader *rd, const struct opts *o)
+memory_view(const struct views *vw, struct input *in, struct kt_reader *rd)
 {
 	struct kt_error err;
 	struct kt_event ev;
@@ -228,15 +248,15 @@ memory_view(struct input *in, struct kt_reader *rd, const struct opts *o)
 		full.kind = kt_event_classify(&full);
 		if (kt_memory_add(in->mem, &full) == -1)
 			kt_cli_nomem();
-		if (!quiet && (ev.index & 0xffff) == 0)
+		if (!vw->quiet && (ev.index & 0xffff) == 0)
 			kt_cli_progress(rd);
 	}
 	if (rc == -1)
 		kt_cli_die(&err);
-	if (!quiet)
+	if (!vw->quiet)
 		kt_cli_progress_done();
 	m = kt_reader_metas(rd, &nm);
-	if (kt_memory_finish(in->mem, m, nm, o->capacity) == -1)
+	if (kt_memory_finish(in->mem, m, nm, vw->o.capacity) == -1)
 		kt_cli_nomem();
 	need(in->tsv[4] = kt_memory_table(in->mem));
 	in->txt[4][0] = in->tsv[4];
@@ -288,13 +308,15 @@ several_ranks(const struct kt_table *t)
 
 /* Write view v: the .txt with every table, the .tsv with the first. */
 static void
-write_view(const struct opts *o, int v)
+write_view(const struct views *vw, int v)
 {
+	const struct input *ins = vw->ins;
+	size_t nins = vw->nins;
 	struct kt_out *out;
 	size_t i, k;
 	char line[1400];
 
-	out = open_in(o->dir, vname[v], ".txt");
+	out = open_in(vw->o.dir, vname[v], ".txt");
 	put(out, vtitle[v]);
 	put(out, "\n");
 	for (i = 0; i < nins; i++)
@@ -316,7 +338,7 @@ write_view(const struct opts *o, int v)
 		    "compute ran on the same device;\nexposed = duration - "
 		    "hidden.  A fully hidden collective is not a finding.\n");
 	commit(out);
-	out = open_in(o->dir, vname[v], ".tsv");
+	out = open_in(vw->o.dir, vname[v], ".tsv");
 	for (i = 0; i < nins; i++)
 		table(out, ins[i].tsv[v], KT_TABLE_TSV, i == 0);
 	commit(out);
@@ -324,22 +346,23 @@ write_view(const struct opts *o, int v)
 
 /* memory.svg: every input's devices, one drawing per input. */
 static void
-write_svg(const struct opts *o)
+write_svg(const struct views *vw)
 {
 	struct kt_out *out;
 	struct kt_buf b = { 0 };
 	size_t i;
 	char name[64];
 
-	for (i = 0; i < nins; i++) {
+	for (i = 0; i < vw->nins; i++) {
 		b.n = 0;
-		if (kt_memory_svg(ins[i].mem, 2000, ins[i].name, &b) == -1)
+		if (kt_memory_svg(vw->ins[i].mem, KT_MEMORY_SVG_POINTS,
+		    vw->ins[i].name, &b) == -1)
 			kt_cli_nomem();
-		if (nins == 1)
+		if (vw->nins == 1)
 			snprintf(name, sizeof(name), "memory");
 		else
 			snprintf(name, sizeof(name), "memory-%zu", i + 1);
-		out = open_in(o->dir, name, ".svg");
+		out = open_in(vw->o.dir, name, ".svg");
 		if (kt_out_write(out, b.p, b.n) == -1)
 			kt_cli_out_commit(out, 1, NULL);
 		commit(out);
@@ -349,23 +372,23 @@ write_svg(const struct opts *o)
 
 /* The model of every trace of the inputs, and the first four views. */
 static void
-model_pass(char **paths, int n, const struct kt_rules *rs,
-    const struct opts *o)
+model_pass(struct views *vw, char **paths, int n, const struct kt_rules *rs)
 {
+	const struct opts *o = &vw->o;
 	struct kt_source *src;
 	struct kt_reader *rd;
 	struct kt_error err;
 	int i, rc;
 
 	for (i = 0; i < n; i++) {
-		size_t first = nins;
+		size_t first = vw->nins;
 
 		if ((src = kt_source_open(paths[i], o->co.member, o->co.rflags,
 		    &err)) == NULL)
 			kt_cli_die(&err);
 		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
-			struct input *in = new_input(paths[i] == spool ?
-			    "<stdin>" : kt_reader_name(rd));
+			struct input *in = new_input(vw, paths[i] ==
+			    vw->spool ? "<stdin>" : kt_reader_name(rd));
 
 			model_views(in, rd, rs, o);
 			kt_cli_report_repairs(kt_reader_name(rd),
@@ -375,8 +398,8 @@ model_pass(char **paths, int n, const struct kt_rules *rs,
 		if (rc == -1)
 			kt_cli_die(&err);
 		kt_source_close(src);
-		if (nins == first) {
-			kt_error_set(&err, paths[i] == spool ? "<stdin>" :
+		if (vw->nins == first) {
+			kt_error_set(&err, paths[i] == vw->spool ? "<stdin>" :
 			    paths[i], 0, 0, "no trace");
 			kt_cli_die(&err);
 		}
@@ -388,8 +411,9 @@ model_pass(char **paths, int n, const struct kt_rules *rs,
  * inputs in order (made here when the model pass has not made them).
  */
 static void
-memory_pass(char **paths, int n, const struct opts *o)
+memory_pass(struct views *vw, char **paths, int n)
 {
+	const struct opts *o = &vw->o;
 	struct kt_source *src;
 	struct kt_reader *rd;
 	struct kt_error err;
@@ -401,12 +425,12 @@ memory_pass(char **paths, int n, const struct opts *o)
 		    KT_READ_SKIM, &err)) == NULL)
 			kt_cli_die(&err);
 		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
-			struct input *in = k < nins ? &ins[k] :
-			    new_input(paths[i] == spool ? "<stdin>" :
+			struct input *in = k < vw->nins ? &vw->ins[k] :
+			    new_input(vw, paths[i] == vw->spool ? "<stdin>" :
 			    kt_reader_name(rd));
 
 			k++;
-			memory_view(in, rd, o);
+			memory_view(vw, in, rd);
 			kt_reader_free(rd);
 		}
 		if (rc == -1)
@@ -431,40 +455,43 @@ main(int argc, char *argv[])
 	};
 	static char dash[] = "-";
 	static char *stdin_arg[] = { dash, NULL };
-	struct opts o;
+	struct views vw;
+	struct opts *o = &vw.o;
 	struct kt_rules *rs;
 	struct kt_error err;
 	struct stat st;
+	struct input *ins;
 	int ch, i, v, status, rc, efd = -1;
 	size_t k;
 
-	memset(&o, 0, sizeof(o));
-	o.capacity = -1;
-	o.top = 50;
+	memset(&vw, 0, sizeof(vw));
+	vw.child = -1;
+	o->capacity = -1;
+	o->top = 50;
 	kt_cli_init("kt-views");
 	while ((ch = getopt_long(argc, argv, "c:hm:n:o:r:SV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
-			o.capacity = kt_cli_gb("--capacity-gb", optarg);
+			o->capacity = kt_cli_gb("--capacity-gb", optarg);
 			break;
 		case 'n':
-			o.top = (size_t)kt_cli_int("--top", optarg, 0,
+			o->top = (size_t)kt_cli_int("--top", optarg, 0,
 			    INT32_MAX);
 			break;
 		case 'o':
-			o.dir = optarg;
+			o->dir = optarg;
 			break;
 		case 'r':
-			o.rules = optarg;
+			o->rules = optarg;
 			break;
 		default:
-			kt_cli_opt(&o.co, ch, optarg, usage);
+			kt_cli_opt(&o->co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	if (o.dir == NULL) {
+	if (o->dir == NULL) {
 		kt_cli_warn("give the folder to write with -o DIR");
 		usage(stderr);
 		return 2;
@@ -474,30 +501,31 @@ main(int argc, char *argv[])
 		argv = stdin_arg;
 	}
 	kt_cli_inputs(argv, argc);
-	if (stat(o.dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		kt_cli_warn("%s: not a folder", o.dir);
+	if (stat(o->dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		kt_cli_warn("%s: not a folder", o->dir);
 		return 2;
 	}
-	if (mkdir(o.dir, 0777) == -1 && errno != EEXIST) {
-		kt_cli_warn("%s: %s", o.dir, strerror(errno));
+	if (mkdir(o->dir, 0777) == -1 && errno != EEXIST) {
+		kt_cli_warn("%s: %s", o->dir, strerror(errno));
 		return 2;
 	}
 	if ((rs = kt_rules_new(1)) == NULL)
 		kt_cli_nomem();
-	if (o.rules != NULL && kt_rules_load(rs, o.rules, 0, &err) == -1)
+	if (o->rules != NULL && kt_rules_load(rs, o->rules, 0, &err) == -1)
 		kt_cli_die(&err);
+	atexit_views = &vw;
 	atexit(unspool);
 	/* Standard input is copied once, for both passes. */
 	for (i = 0; i < argc; i++)
 		if (strcmp(argv[i], "-") == 0) {
-			if (spool != NULL) {
+			if (vw.spool != NULL) {
 				kt_cli_warn("standard input named twice");
-				return 2;
+				return leave(&vw, 2);
 			}
-			if ((spool = kt_spool_stdin(&err)) == NULL)
+			if ((vw.spool = kt_spool_stdin(&err)) == NULL)
 				kt_cli_die(&err);
-			kt_cli_add_temp(spool);
-			argv[i] = spool;
+			kt_cli_add_temp(vw.spool);
+			argv[i] = vw.spool;
 		}
 	/*
 	 * The memory pass runs in a child process beside the model pass, so
@@ -507,44 +535,45 @@ main(int argc, char *argv[])
 	 */
 	fflush(stdout);
 	fflush(stderr);
-	snprintf(childerr, sizeof(childerr), "%s/kt-views.XXXXXX",
+	snprintf(vw.childerr, sizeof(vw.childerr), "%s/kt-views.XXXXXX",
 	    getenv("TMPDIR") != NULL && strlen(getenv("TMPDIR")) < 40 ?
 	    getenv("TMPDIR") : "/tmp");
-	if ((efd = mkstemp(childerr)) == -1)
-		childerr[0] = '\0';
+	if ((efd = mkstemp(vw.childerr)) == -1)
+		vw.childerr[0] = '\0';
 	else
-		kt_cli_add_temp(childerr);
-	if (efd != -1 && (child = fork()) == 0) {
+		kt_cli_add_temp(vw.childerr);
+	if (efd != -1 && (vw.child = fork()) == 0) {
 		/* Its messages wait until the parent knows it needs them. */
 		dup2(efd, STDERR_FILENO);
 		close(efd);
-		quiet = 1;
-		spool = NULL;		/* the parent removes these */
-		childerr[0] = '\0';
-		memory_pass(argv, argc, &o);
-		write_view(&o, 4);
-		write_svg(&o);
+		vw.quiet = 1;
+		vw.spool = NULL;	/* the parent removes these */
+		vw.childerr[0] = '\0';
+		memory_pass(&vw, argv, argc);
+		write_view(&vw, 4);
+		write_svg(&vw);
 		exit(0);
 	}
 	if (efd != -1)
 		close(efd);
-	model_pass(argv, argc, rs, &o);
+	model_pass(&vw, argv, argc, rs);
 	for (v = 0; v < NVIEWS - 1; v++)
-		write_view(&o, v);
-	if (child == -1) {
-		memory_pass(argv, argc, &o);
-		write_view(&o, 4);
-		write_svg(&o);
+		write_view(&vw, v);
+	if (vw.child == -1) {
+		memory_pass(&vw, argv, argc);
+		write_view(&vw, 4);
+		write_svg(&vw);
 	} else {
-		rc = waitpid(child, &status, 0);
-		child = -1;
+		rc = waitpid(vw.child, &status, 0);
+		vw.child = -1;
 		if (rc == -1 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) != 0) {
-			child_messages();
-			return 2;
+			child_messages(&vw);
+			return leave(&vw, 2);
 		}
 	}
-	for (k = 0; k < nins; k++) {
+	ins = vw.ins;
+	for (k = 0; k < vw.nins; k++) {
 		for (v = 0; v < NVIEWS; v++) {
 			if (ins[k].txt[v][0] != ins[k].tsv[v])
 				kt_table_free(ins[k].txt[v][0]);
@@ -556,5 +585,5 @@ main(int argc, char *argv[])
 	}
 	free(ins);
 	kt_rules_free(rs);
-	return 0;
+	return leave(&vw, 0);
 }

@@ -814,7 +814,12 @@ struct kt_table	*kt_memory_series(const struct kt_memory *, size_t);
 size_t		 kt_memory_counter_count(const struct kt_memory *);
 int		 kt_memory_counter_event(const struct kt_memory *, size_t,
 		    struct kt_buf *);
-/* A self-contained SVG of the curves appended to b (title may be NULL). */
+/*
+ * A self-contained SVG of the curves appended to b (title may be NULL).
+ * KT_MEMORY_SVG_POINTS: the points kt-memory --svg --points 0 and kt
+ * views draw.
+ */
+#define KT_MEMORY_SVG_POINTS	2000
 int		 kt_memory_svg(const struct kt_memory *, size_t, const char *,
 		    struct kt_buf *);
 
@@ -1069,6 +1074,9 @@ struct kt_bucket_opts {
 	size_t			 nby;
 };
 
+/* The grouping of kt-bucket without --by, and of kt views' table. */
+#define KT_BUCKET_BY_DEFAULT	"bucket"
+
 /* Parse "step,bucket" into o->by.  0, or -1 (unknown or repeated). */
 int		 kt_bucket_by_parse(struct kt_bucket_opts *, const char *);
 /* The kernel table of a model; NULL when out of memory. */
@@ -1089,6 +1097,16 @@ struct kt_gaps_opts {
 	int64_t		 top;		/* rows kept (0: all) */
 	int		 summary;	/* add the step and total rows */
 };
+
+/*
+ * kt-gaps's defaults, which kt views uses too: --min-gap 10us, --tiny
+ * 5us, --run-min 8, every row, no summary rows.
+ */
+#define KT_GAPS_MIN_GAP		10000	/* ns */
+#define KT_GAPS_TINY		5000	/* ns */
+#define KT_GAPS_RUN_MIN		8
+#define KT_GAPS_OPTS_INIT	{ KT_GAPS_MIN_GAP, KT_GAPS_TINY, \
+				  KT_GAPS_RUN_MIN, 0, 0 }
 
 /* Totals over every step window of every device. */
 struct kt_gaps_total {
@@ -1145,5 +1163,7 @@ void		 kt_overlap_free(struct kt_overlap *);
 struct kt_table	*kt_overlap_table(const struct kt_overlap *, size_t);
 /* One row per device; exposed under threshold % of the span: no finding. */
 struct kt_table	*kt_overlap_summary(const struct kt_overlap *, int64_t);
+/* The threshold of kt-overlap without --threshold, and of kt views. */
+#define KT_OVERLAP_THRESHOLD	1
 
 #endif /* KT_H */

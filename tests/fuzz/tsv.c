@@ -1,0 +1,102 @@
+/*
+ * fuzz/tsv.c: a libFuzzer harness for the reader's TSV event form.  The
+ * input follows a TSV header (10 columns, or 11 with rank: the first
+ * byte chooses), so that every run reaches the rows: the id, kind, ph,
+ * ts_ns, dur_ns, pid, tid, cat, name and rank columns, the json
+ * column's object, the trace row and its metadata.  It is read from
+ * memory (with repairs, strict, skimming, with small buffers) and once
+ * through kt_source_open() on a temporary file (the path filters
+ * take).  Any crash, leak or sanitizer report is a bug.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kt.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+static const char hdr10[] =
+    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\tjson\n";
+static const char hdr11[] =
+    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\trank\tjson\n";
+
+/* Read every event of r, touching what the filters look at. */
+static void
+drain(struct kt_reader *r)
+{
+	struct kt_event ev;
+	struct kt_error err;
+	const struct kt_meta *m;
+	struct kt_buf b = KT_BUF_INIT;
+	size_t nm;
+	int64_t v;
+	int rc;
+
+	while ((rc = kt_reader_next(r, &ev, &err)) == 1) {
+		struct kt_val a;
+
+		(void)kt_event_field_int(&ev, KT_F_CORR, &v);
+		(void)kt_event_find(&ev, &ev.f[KT_F_ARGS], "rank", &a);
+		b.n = 0;
+		(void)kt_event_thread_key(&ev, &b);
+	}
+	m = kt_reader_metas(r, &nm);
+	(void)m;
+	(void)kt_reader_srcindex(r, &nm, NULL);
+	kt_buf_free(&b);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct kt_source *src;
+	struct kt_reader *r;
+	struct kt_error err;
+	const char *hdr;
+	char *buf, path[] = "/tmp/kt-fuzz-tsv.XXXXXX";
+	static const unsigned flagsets[] = { 0, KT_READ_STRICT, KT_READ_SKIM,
+	    KT_READ_SMALL };
+	size_t hn, n, i;
+	FILE *f;
+	int fd;
+
+	if (size == 0)
+		return 0;
+	hdr = (data[0] & 1) ? hdr11 : hdr10;
+	hn = strlen(hdr);
+	n = hn + size - 1;
+	if ((buf = malloc(n)) == NULL)
+		return 0;
+	memcpy(buf, hdr, hn);
+	memcpy(buf + hn, data + 1, size - 1);
+	for (i = 0; i < sizeof(flagsets) / sizeof(flagsets[0]); i++) {
+		if ((r = kt_reader_mem(buf, n, "fuzz", flagsets[i])) == NULL)
+			continue;
+		drain(r);
+		kt_reader_free(r);
+	}
+	if ((fd = mkstemp(path)) != -1) {
+		if ((f = fdopen(fd, "w")) != NULL) {
+			fwrite(buf, 1, n, f);
+			fclose(f);
+			if ((src = kt_source_open(path, NULL, 0, &err)) != NULL) {
+				while (kt_source_next(src, &r, &err) == 1) {
+					(void)kt_reader_tail(r, &err);
+					drain(r);
+					kt_reader_free(r);
+				}
+				kt_source_close(src);
+			}
+		} else
+			close(fd);
+		unlink(path);
+	}
+	free(buf);
+	return 0;
+}
