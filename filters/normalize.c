@@ -892,7 +892,9 @@ main(int argc, char *argv[])
 		return 2;
 	if (kt_cli_check_level(o.co.level, o.co.output) == -1)
 		return 2;
-	r = kt_cli_open_one(path, path, o.co.member, o.co.rflags, &src);
+	/* --check reports a time out of range; the others refuse it. */
+	r = kt_cli_open_one(path, path, o.co.member, o.co.rflags |
+	    (o.check ? KT_READ_ANYTIME : 0), &src);
 	memset(&st, 0, sizeof(st));
 	st.r = r;
 	if ((st.arena = kt_arena_new()) == NULL ||

@@ -363,6 +363,9 @@ struct kt_meta {
 #define KT_READ_SKIM	0x04	/* survey: top-level fields only (args of
 				   metadata events too), no validation; ts
 				   but not dur, kind only for steps */
+#define KT_READ_ANYTIME	0x08	/* a ts or dur out of range reads as
+				   absent (kt-normalize --check reports
+				   it) instead of an error */
 
 struct kt_source;
 struct kt_reader;

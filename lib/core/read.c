@@ -981,6 +981,8 @@ static int
 check_times(struct kt_reader *r, const struct kt_event *ev, size_t at,
     struct kt_error *err)
 {
+	if (r->flags & KT_READ_ANYTIME)
+		return 0;
 	if (ev->f[KT_F_TS].type == KT_NUMBER && !(ev->flags & KT_EV_TS))
 		return fail_at(r, at, err, "ts out of range: kt holds times "
 		    "within 2^62 ns (146 years) of 0");
