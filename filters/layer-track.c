@@ -1726,9 +1726,8 @@ prepare(struct lt *lt)
 	    (lt->threads = kt_intern_new()) == NULL ||
 	    (lt->opnames = kt_intern_new()) == NULL)
 		kt_cli_nomem();
-	/* Standard input is read twice: keep a copy. */
-	if (strcmp(lt->path, "-") == 0)
-		lt->path = kt_cli_spool_stdin();
+	/* Read twice: stdin, a FIFO or a pipe is copied once first. */
+	lt->path = kt_cli_input_path((char *)lt->path);
 }
 
 /*

@@ -383,8 +383,8 @@ model_pass(struct views *vw, char **paths, int n, const struct kt_rules *rs)
 	for (i = 0; i < n; i++) {
 		size_t first = vw->nins;
 
-		if ((src = kt_source_open(paths[i], o->co.member, o->co.rflags,
-		    &err)) == NULL)
+		if ((src = kt_cli_source_open(paths[i], o->co.member,
+		    o->co.rflags, &err)) == NULL)
 			kt_cli_die(&err);
 		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
 			struct input *in = new_input(vw, paths[i] ==
@@ -421,8 +421,8 @@ memory_pass(struct views *vw, char **paths, int n)
 	int i, rc;
 
 	for (i = 0; i < n; i++) {
-		if ((src = kt_source_open(paths[i], o->co.member, o->co.rflags |
-		    KT_READ_SKIM, &err)) == NULL)
+		if ((src = kt_cli_source_open(paths[i], o->co.member,
+		    o->co.rflags | KT_READ_SKIM, &err)) == NULL)
 			kt_cli_die(&err);
 		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
 			struct input *in = k < vw->nins ? &vw->ins[k] :
@@ -515,18 +515,20 @@ main(int argc, char *argv[])
 		kt_cli_die(&err);
 	atexit_views = &vw;
 	atexit(unspool);
-	/* Standard input is copied once, for both passes. */
-	for (i = 0; i < argc; i++)
+	/*
+	 * Standard input, a FIFO or a pipe is copied once, for both passes
+	 * (kt_cli_input_path; the copy is named as the input in messages).
+	 */
+	for (i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "-") == 0) {
 			if (vw.spool != NULL) {
 				kt_cli_warn("standard input named twice");
 				return leave(&vw, 2);
 			}
-			if ((vw.spool = kt_spool_stdin(&err)) == NULL)
-				kt_cli_die(&err);
-			kt_cli_add_temp(vw.spool);
-			argv[i] = vw.spool;
-		}
+			argv[i] = vw.spool = kt_cli_spool_stdin();
+		} else
+			argv[i] = kt_cli_input_path(argv[i]);
+	}
 	/*
 	 * The memory pass runs in a child process beside the model pass, so
 	 * that the two reads take the time of one on two cores: the child

@@ -401,6 +401,16 @@ void	 kt_source_close(struct kt_source *);
  * frees it), or NULL with err set.
  */
 char	*kt_spool_stdin(struct kt_error *);
+/*
+ * The same for any descriptor in (a pipe, a FIFO named as an input),
+ * named name in messages.  The first bytes are looked at before any
+ * copy: content that is no trace (not JSON, TSV, compressed or
+ * archived) is an error and nothing is copied.  More than max bytes
+ * (0: no cap) is an error.  Where /proc is mounted the copy is unlinked
+ * at once and the path returned is /proc/self/fd/N, so nothing is left
+ * behind even after SIGKILL; the caller still may unlink() the path.
+ */
+char	*kt_spool_fd(int, const char *, uint64_t, struct kt_error *);
 
 /*
  * The rank a file name gives, by the first pattern that matches, in this
@@ -716,6 +726,13 @@ void	 kt_cli_opt(struct kt_cli_opts *, int, const char *,
  * same one when called again).
  */
 char	*kt_cli_spool_stdin(void);
+/*
+ * The path to read an input from more than once: path itself for a
+ * regular file; for "-" or NULL the copy of stdin; for a FIFO, a pipe
+ * (<(zcat t.gz)) or a device, a copy of it read once (kt_spool_fd, cap
+ * $KT_SPOOL_MAX bytes, 64 GiB by default), named path in messages.
+ */
+char	*kt_cli_input_path(char *);
 /*
  * kt_source_open() for a filter: the copy of standard input that
  * kt_cli_spool_stdin() made is named "<stdin>" in messages.

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -453,37 +454,109 @@ bad:
 }
 
 
-/* Remove standard input's copy, however the program ends. */
+/*
+ * The copies of inputs that cannot be read twice (stdin, a FIFO or a
+ * pipe named as a file): each path with the name messages give it.
+ */
+#define CLI_NSPOOL	16
+
+static struct {
+	char	*path;
+	char	*name;
+} cli_spools[CLI_NSPOOL];
+static int cli_nspool;
+
+/* Remove the copies, however the program ends (a no-op where they were
+ * unlinked at once and are named /proc/self/fd/N). */
 static void
 cli_unspool(void)
 {
-	if (cli_spool != NULL)
-		unlink(cli_spool);
+	int i;
+
+	for (i = 0; i < cli_nspool; i++)
+		if (strncmp(cli_spools[i].path, "/proc/self/fd/", 14) != 0)
+			unlink(cli_spools[i].path);
+}
+
+/* The cap on a copy: $KT_SPOOL_MAX bytes, else 64 GiB. */
+static uint64_t
+spool_max(void)
+{
+	const char *e = getenv("KT_SPOOL_MAX");
+	char *end;
+	unsigned long long v;
+
+	if (e != NULL && *e != '\0') {
+		errno = 0;
+		v = strtoull(e, &end, 10);
+		if (*end == '\0' && errno == 0)
+			return (uint64_t)v;
+	}
+	return (uint64_t)64 << 30;
+}
+
+/* Copy descriptor fd (named name) and remember it; the copy's path. */
+static char *
+cli_spool_fd(int fd, const char *name)
+{
+	struct kt_error err;
+	char *path;
+
+	if (cli_nspool == CLI_NSPOOL) {
+		kt_cli_warn("too many inputs to copy (FIFOs or pipes)");
+		kt_cli_die(NULL);
+	}
+	if ((path = kt_spool_fd(fd, name, spool_max(), &err)) == NULL)
+		kt_cli_die(&err);
+	if (cli_nspool == 0)
+		atexit(cli_unspool);
+	cli_spools[cli_nspool].path = path;
+	if ((cli_spools[cli_nspool].name = strdup(name)) == NULL)
+		kt_cli_nomem();
+	cli_nspool++;
+	if (strncmp(path, "/proc/self/fd/", 14) != 0)
+		kt_cli_add_temp(path);
+	return path;
+}
+
+char *
+kt_cli_spool_stdin(void)
+{
+	if (cli_spool == NULL)
+		cli_spool = cli_spool_fd(0, "<stdin>");
+	return cli_spool;
+}
+
+char *
+kt_cli_input_path(char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (path == NULL || strcmp(path, "-") == 0)
+		return kt_cli_spool_stdin();
+	if (stat(path, &st) == -1 || S_ISREG(st.st_mode) ||
+	    S_ISDIR(st.st_mode))
+		return path;		/* the reader says what is wrong */
+	/* A FIFO, a pipe, a device: read once, into a copy. */
+	if ((fd = open(path, O_RDONLY)) == -1)
+		return path;
+	path = cli_spool_fd(fd, path);
+	close(fd);
+	return path;
 }
 
 struct kt_source *
 kt_cli_source_open(const char *path, const char *member, unsigned flags,
     struct kt_error *err)
 {
-	int spooled = path != NULL && cli_spool != NULL &&
-	    strcmp(path, cli_spool) == 0;
+	const char *name = NULL;
+	int i;
 
-	return kt_source_open_as(path, spooled ? "<stdin>" : NULL, member,
-	    flags, err);
-}
-
-char *
-kt_cli_spool_stdin(void)
-{
-	struct kt_error err;
-
-	if (cli_spool != NULL)
-		return cli_spool;
-	if ((cli_spool = kt_spool_stdin(&err)) == NULL)
-		kt_cli_die(&err);
-	atexit(cli_unspool);
-	kt_cli_add_temp(cli_spool);
-	return cli_spool;
+	for (i = 0; path != NULL && i < cli_nspool; i++)
+		if (strcmp(path, cli_spools[i].path) == 0)
+			name = cli_spools[i].name;
+	return kt_source_open_as(path, name, member, flags, err);
 }
 
 int

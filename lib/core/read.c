@@ -164,6 +164,18 @@ looks_like_trace(const unsigned char *p, size_t n)
 	return n - i >= 8 && memcmp(p + i, "id\tkind\t", 8) == 0;
 }
 
+/* Is it compressed (gzip, zstd, xz, bzip2) or archived (zip, tar)? */
+static int
+packed(const unsigned char *p, size_t n)
+{
+	return (n >= 2 && p[0] == 0x1f && p[1] == 0x8b) ||
+	    (n >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0) ||
+	    (n >= 6 && memcmp(p, "\xfd" "7zXZ\0", 6) == 0) ||
+	    (n >= 3 && memcmp(p, "BZh", 3) == 0) ||
+	    (n >= 4 && memcmp(p, "PK\3\4", 4) == 0) ||
+	    (n >= 262 && memcmp(p + 257, "ustar", 5) == 0);
+}
+
 struct kt_source *
 kt_source_open(const char *path, const char *glob, unsigned flags,
     struct kt_error *err)
@@ -223,12 +235,7 @@ kt_source_open_as(const char *path, const char *name, const char *glob,
 		s->npeek += (size_t)r;
 	}
 	p = s->peek;
-	if ((s->npeek >= 2 && p[0] == 0x1f && p[1] == 0x8b) ||
-	    (s->npeek >= 4 && memcmp(p, "\x28\xb5\x2f\xfd", 4) == 0) ||
-	    (s->npeek >= 6 && memcmp(p, "\xfd" "7zXZ\0", 6) == 0) ||
-	    (s->npeek >= 3 && memcmp(p, "BZh", 3) == 0) ||
-	    (s->npeek >= 4 && memcmp(p, "PK\3\4", 4) == 0) ||
-	    (s->npeek >= 262 && memcmp(p + 257, "ustar", 5) == 0)) {
+	if (packed(p, s->npeek)) {
 		if ((s->ar = archive_read_new()) == NULL) {
 			kt_error_set(err, s->name, 0, 0, "out of memory");
 			kt_source_close(s);
@@ -388,15 +395,32 @@ nomem:
 char *
 kt_spool_stdin(struct kt_error *err)
 {
+	return kt_spool_fd(0, "<stdin>", 0, err);
+}
+
+char *
+kt_spool_fd(int in, const char *name, uint64_t max, struct kt_error *err)
+{
 	const char *dir = getenv("TMPDIR");
 	char *path, buf[1 << 16];
 	ssize_t n;
+	size_t head = 0;
+	uint64_t total = 0;
 	int fd;
 
 	if (dir == NULL || *dir == '\0')
 		dir = "/tmp";
+	/* The first bytes first: nothing is copied that is not a trace. */
+	while (head < PEEK && (n = fd_read(in, buf + head, PEEK - head)) > 0)
+		head += (size_t)n;
+	if (head > 0 && !packed((unsigned char *)buf, head) &&
+	    !looks_like_trace((unsigned char *)buf, head)) {
+		kt_error_set(err, name, 1, 1, "not a JSON trace: expected "
+		    "'{' or '['; nothing was copied");
+		return NULL;
+	}
 	if ((path = malloc(strlen(dir) + 32)) == NULL) {
-		kt_error_set(err, "<stdin>", 0, 0, "out of memory");
+		kt_error_set(err, name, 0, 0, "out of memory");
 		return NULL;
 	}
 	sprintf(path, "%s/kt-stdin.XXXXXX", dir);
@@ -405,9 +429,33 @@ kt_spool_stdin(struct kt_error *err)
 		free(path);
 		return NULL;
 	}
-	while ((n = fd_read(0, buf, sizeof(buf))) > 0) {
+	/*
+	 * Named by its descriptor from now on: the file is unlinked at
+	 * once, so that nothing is left behind however the program ends.
+	 * Without /proc the path stays, for the caller to remove.
+	 */
+	{
+		char fdpath[32];
+		int probe;
+
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+		if ((probe = open(fdpath, O_RDONLY)) != -1) {
+			close(probe);
+			unlink(path);
+			snprintf(path, strlen(dir) + 32, "%s", fdpath);
+		}
+	}
+	n = (ssize_t)head;
+	do {
 		ssize_t w, off = 0;
 
+		total += (uint64_t)n;
+		if (max > 0 && total > max) {
+			kt_error_set(err, name, 0, 0, "more than %llu bytes to "
+			    "copy (the cap on a copy, KT_SPOOL_MAX; "
+			    "give a file instead)", (unsigned long long)max);
+			goto fail_quiet;
+		}
 		while (off < n) {
 			if ((w = write(fd, buf + off, (size_t)(n - off))) == -1) {
 				if (errno == EINTR)
@@ -416,17 +464,22 @@ kt_spool_stdin(struct kt_error *err)
 			}
 			off += w;
 		}
-	}
-	if (n == -1 || close(fd) == -1) {
+	} while ((n = fd_read(in, buf, sizeof(buf))) > 0);
+	if (n == -1)
+		goto fail;
+	/* fd stays open: it is the file while the path is /proc/self/fd. */
+	if (strncmp(path, "/proc/self/fd/", 14) != 0 && close(fd) == -1) {
 		fd = -1;
 		goto fail;
 	}
 	return path;
 fail:
-	kt_error_set(err, "<stdin>", 0, 0, "%s", strerror(errno));
+	kt_error_set(err, name, 0, 0, "%s", strerror(errno));
+fail_quiet:
 	if (fd != -1)
 		close(fd);
-	unlink(path);
+	if (strncmp(path, "/proc/self/fd/", 14) != 0)
+		unlink(path);
 	free(path);
 	return NULL;
 }
@@ -750,8 +803,11 @@ count_edits(struct kt_reader *r)
 {
 	size_t i;
 
+	/* A run of control characters is one edit of del characters. */
 	for (i = 0; i < r->sc.nedits; i++)
-		r->repairs.n[r->sc.edits[i].repair]++;
+		r->repairs.n[r->sc.edits[i].repair] +=
+		    r->sc.edits[i].repair == KT_R_CONTROL ?
+		    r->sc.edits[i].del : 1;
 }
 
 /*

@@ -42,6 +42,8 @@ enum {
 	S_COLON
 };
 
+static const char hexd[] = "0123456789abcdef";
+
 /* Record an edit; returns -1 when out of memory. */
 static int
 add_edit(struct kt_scanner *sc, size_t off, size_t del, const char *ins,
@@ -60,7 +62,8 @@ add_edit(struct kt_scanner *sc, size_t off, size_t del, const char *ins,
 	e = &sc->edits[sc->nedits++];
 	e->off = off;
 	e->del = del;
-	memcpy(e->ins, ins, inslen);
+	if (inslen > 0)
+		memcpy(e->ins, ins, inslen);
 	e->inslen = (uint8_t)inslen;
 	e->repair = (uint8_t)repair;
 	return 0;
@@ -87,7 +90,6 @@ static size_t
 scan_string(struct kt_scanner *sc, const unsigned char *b, size_t p,
     size_t end, int *rc)
 {
-	static const char hexd[] = "0123456789abcdef";
 
 	p++;
 	for (;;) {
@@ -156,12 +158,18 @@ scan_string(struct kt_scanner *sc, const unsigned char *b, size_t p,
 			sc->err_off = p;
 			sc->err_msg = "raw control character in string";
 			return 0;
+		} else if (sc->nedits > 0 &&
+		    sc->edits[sc->nedits - 1].repair == KT_R_CONTROL &&
+		    sc->edits[sc->nedits - 1].off +
+		    sc->edits[sc->nedits - 1].del == p) {
+			/*
+			 * A run of control characters is one edit, written
+			 * out by kt_scan_apply, so that memory stays bounded
+			 * by the event (one record per run, not per byte).
+			 */
+			sc->edits[sc->nedits - 1].del++;
 		} else {
-			char u[6] = { '\\', 'u', '0', '0', 0, 0 };
-
-			u[4] = hexd[b[p] >> 4];
-			u[5] = hexd[b[p] & 15];
-			if (add_edit(sc, p, 1, u, 6, KT_R_CONTROL) == -1) {
+			if (add_edit(sc, p, 1, NULL, 0, KT_R_CONTROL) == -1) {
 				*rc = KT_SCAN_ERR;
 				sc->err_off = p;
 				sc->err_msg = "out of memory";
@@ -537,8 +545,22 @@ kt_scan_apply(const struct kt_scanner *sc, const char *buf, size_t pos,
 	for (i = 0; i < sc->nedits; i++) {
 		const struct kt_scan_edit *e = &sc->edits[i];
 
-		if (kt_buf_add(out, buf + at, e->off - at) == -1 ||
-		    kt_buf_add(out, e->ins, e->inslen) == -1)
+		if (kt_buf_add(out, buf + at, e->off - at) == -1)
+			return -1;
+		if (e->repair == KT_R_CONTROL) {
+			/* Each control byte of the run as \u00XX. */
+			size_t k;
+			char u[6] = { '\\', 'u', '0', '0', 0, 0 };
+
+			for (k = 0; k < e->del; k++) {
+				unsigned char c = (unsigned char)buf[e->off + k];
+
+				u[4] = hexd[c >> 4];
+				u[5] = hexd[c & 15];
+				if (kt_buf_add(out, u, 6) == -1)
+					return -1;
+			}
+		} else if (kt_buf_add(out, e->ins, e->inslen) == -1)
 			return -1;
 		at = e->off + e->del;
 	}
