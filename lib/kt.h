@@ -331,6 +331,7 @@ enum kt_repair {
 	KT_R_EMPTY_EVENT,	/* {} event dropped */
 	KT_R_UNMATCHED_E,	/* E without B dropped */
 	KT_R_UNMATCHED_B,	/* B without E closed */
+	KT_R_UTF8,		/* a byte of invalid UTF-8 made U+FFFD */
 	KT_NREPAIRS
 };
 

@@ -806,7 +806,8 @@ count_edits(struct kt_reader *r)
 	/* A run of control characters is one edit of del characters. */
 	for (i = 0; i < r->sc.nedits; i++)
 		r->repairs.n[r->sc.edits[i].repair] +=
-		    r->sc.edits[i].repair == KT_R_CONTROL ?
+		    r->sc.edits[i].repair == KT_R_CONTROL ||
+		    r->sc.edits[i].repair == KT_R_UTF8 ?
 		    r->sc.edits[i].del : 1;
 }
 

@@ -14,12 +14,59 @@ const unsigned char kt_ws[256] = {
 	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1
 };
 
-/* Bytes that stop the fast loop inside a string. */
+/* Bytes that stop the fast loop inside a string: quote, backslash,
+ * controls, and the bytes of UTF-8 sequences (validated one by one). */
 static const unsigned char strstop[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	['"'] = 1, ['\\'] = 1
+	['"'] = 1, ['\\'] = 1,
+	[0x80] = 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
 };
+
+/*
+ * The length of the well-formed UTF-8 sequence at b[p] (a byte >= 0x80),
+ * 0 when it is not one, or -1 when it may be one but runs past end.
+ */
+static int
+utf8_len(const unsigned char *b, size_t p, size_t end)
+{
+	unsigned c = b[p], lo = 0x80, hi = 0xbf;
+	int n, i;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef) {
+		n = 3;
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;	/* no surrogates */
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		n = 4;
+		if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;	/* no more than U+10FFFF */
+	} else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if (p + (size_t)i >= end)
+			return -1;
+		c = b[p + (size_t)i];
+		if (c < lo || c > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return n;
+}
 
 static const unsigned char isdig[256] = {
 	['0'] = 1, ['1'] = 1, ['2'] = 1, ['3'] = 1, ['4'] = 1,
@@ -142,6 +189,38 @@ scan_string(struct kt_scanner *sc, const unsigned char *b, size_t p,
 				return 0;
 			}
 			p += 1;
+			continue;
+		}
+		if (b[p] >= 0x80) {
+			int k = utf8_len(b, p, end);
+
+			if (k > 0) {
+				p += (size_t)k;
+				continue;
+			}
+			if (k == -1) {
+				*rc = KT_SCAN_MORE;
+				return 0;
+			}
+			/* Not UTF-8: each such byte becomes U+FFFD. */
+			if (sc->strict) {
+				*rc = KT_SCAN_ERR;
+				sc->err_off = p;
+				sc->err_msg = "invalid UTF-8 in string";
+				return 0;
+			}
+			if (sc->nedits > 0 &&
+			    sc->edits[sc->nedits - 1].repair == KT_R_UTF8 &&
+			    sc->edits[sc->nedits - 1].off +
+			    sc->edits[sc->nedits - 1].del == p)
+				sc->edits[sc->nedits - 1].del++;
+			else if (add_edit(sc, p, 1, NULL, 0, KT_R_UTF8) == -1) {
+				*rc = KT_SCAN_ERR;
+				sc->err_off = p;
+				sc->err_msg = "out of memory";
+				return 0;
+			}
+			p++;
 			continue;
 		}
 		/* A raw control character. */
@@ -560,6 +639,12 @@ kt_scan_apply(const struct kt_scanner *sc, const char *buf, size_t pos,
 				if (kt_buf_add(out, u, 6) == -1)
 					return -1;
 			}
+		} else if (e->repair == KT_R_UTF8) {
+			size_t k;
+
+			for (k = 0; k < e->del; k++)
+				if (kt_buf_add(out, "\xef\xbf\xbd", 3) == -1)
+					return -1;
 		} else if (kt_buf_add(out, e->ins, e->inslen) == -1)
 			return -1;
 		at = e->off + e->del;

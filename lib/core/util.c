@@ -118,6 +118,8 @@ kt_repair_describe(const struct kt_repairs *r, enum kt_repair k, char *buf,
 		{ "empty {} event dropped", "empty {} events dropped" },
 		{ "E without a B dropped", "E events without a B dropped" },
 		{ "B without an E closed", "B events without an E closed" },
+		{ "invalid UTF-8 byte replaced by U+FFFD",
+		    "invalid UTF-8 bytes replaced by U+FFFD" },
 	};
 	unsigned long long c = r->n[k];
 

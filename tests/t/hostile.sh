@@ -335,4 +335,37 @@ if [ "$left" -eq 0 ] && [ -z "$(ls spool)" ]; then
 else
 	bad "hostile: stdin copy left $(ls spool | tr '\n' ' ')"
 fi
+
+# Invalid UTF-8 in a string: each bad byte becomes U+FFFD, reported, so
+# the output is valid JSON (python's strict decoder is the judge); valid
+# sequences (2, 3, 4 bytes) are kept; --strict refuses.
+printf '{"traceEvents":[{"ph":"i","ts":1,"name":"caf\303\251 \377\376 x \342\202 y \355\240\200 \360\237\230\200"}]}' >u8.json
+run kt-normalize u8.json >out 2>err
+rc=$?
+want=$(printf 'caf\303\251 \357\277\275\357\277\275 x \357\277\275\357\277\275 y \357\277\275\357\277\275\357\277\275 \360\237\230\200')
+if [ "$rc" -eq 0 ] && grep -q 'repaired: 7 invalid UTF-8 bytes replaced by U+FFFD' err &&
+    python3 -c 'import json,sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' out &&
+    [ "$(jq -r '.traceEvents[0].name' out)" = "$want" ]; then
+	ok "hostile: invalid UTF-8 repaired as U+FFFD and reported"
+else
+	bad "hostile: invalid UTF-8: status $rc: $(head -c 200 err)"
+fi
+run kt-normalize -S u8.json >out 2>err
+rc=$?
+if [ "$rc" -eq 2 ] && [ ! -s out ] && grep -q 'invalid UTF-8 in string' err; then
+	ok "hostile: --strict refuses invalid UTF-8"
+else
+	bad "hostile: --strict on invalid UTF-8: status $rc"
+fi
+# A long run of raw control characters: every one escaped and counted.
+awk 'BEGIN { printf "{\"traceEvents\":[{\"ph\":\"i\",\"ts\":1,\"name\":\"";
+    for (i = 0; i < 200000; i++) printf "%c", 1; print "x\"}]}" }' >ctl.json
+run kt-normalize ctl.json >out 2>err
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'repaired: 200000 raw control characters escaped' err &&
+    [ "$(jq -r '.traceEvents[0].name | length' out)" -eq 200001 ]; then
+	ok "hostile: a run of 200000 control characters escaped"
+else
+	bad "hostile: control run: status $rc: $(head -c 200 err)"
+fi
 exit 0
