@@ -61,6 +61,7 @@ struct kt_reader {
 	size_t		 lo;		/* parse position */
 	size_t		 hi;		/* end of data */
 	int		 eof;
+	int		 eof_next;	/* the last refill ended at EOF */
 	uint64_t	 base;		/* input offset of buf[0] */
 	long		 line_base;	/* newlines before buf[0] */
 	long		 col_base;	/* bytes after the last of them */
@@ -733,8 +734,9 @@ static int
 refill(struct kt_reader *r, struct kt_error *err)
 {
 	ssize_t n;
+	size_t got;
 
-	if (r->eof || r->src == NULL || r->src->cur != r) {
+	if (r->eof || r->eof_next || r->src == NULL || r->src->cur != r) {
 		r->eof = 1;
 		return 0;
 	}
@@ -768,15 +770,26 @@ refill(struct kt_reader *r, struct kt_error *err)
 		r->buf = p;
 		r->cap = cap;
 	}
-	n = src_read(r->src, r->own + r->hi, r->cap - r->hi, err);
-	if (n < 0)
-		return -1;
-	if (n == 0) {
-		r->eof = 1;
-		return 0;
+	/*
+	 * Fill the free space, however little each read gives (a pipe gives
+	 * 64 KiB): the caller scans again from the event's start after a
+	 * refill, so a refill must at least double what it can see, or a
+	 * large event read from a pipe is scanned quadratically often.
+	 */
+	got = 0;
+	while (r->hi < r->cap) {
+		n = src_read(r->src, r->own + r->hi, r->cap - r->hi, err);
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			r->eof = got == 0;
+			r->eof_next = got > 0;
+			break;
+		}
+		r->hi += (size_t)n;
+		got += (size_t)n;
 	}
-	r->hi += (size_t)n;
-	return 1;
+	return got > 0;
 }
 
 /* Skip whitespace; make sure a byte is there.  1 yes, 0 EOF, -1 error. */

@@ -368,4 +368,17 @@ if [ "$rc" -eq 0 ] && grep -q 'repaired: 200000 raw control characters escaped' 
 else
 	bad "hostile: control run: status $rc: $(head -c 200 err)"
 fi
+
+# A 160 MB string through a pipe: the reader fills its buffer before it
+# scans again, so the event is rescanned O(log n) times, not once per
+# 64 KiB (that took minutes; a guard against the hang, not a speed test).
+python3 -c 'import sys; sys.stdout.write("{\"traceEvents\":[{\"ph\":\"i\",\"ts\":1,\"name\":\"" + "a" * (160 << 20) + "\"}]}")' >bigstr.json
+cat bigstr.json | timeout 120 kt-normalize --keep-order >out 2>err
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(jq -r '.traceEvents[0].name | length' out)" -eq 167772160 ]; then
+	ok "hostile: a 160 MB string read from a pipe"
+else
+	bad "hostile: a 160 MB string from a pipe: $(head -c 200 err)"
+fi
+rm -f bigstr.json out
 exit 0
