@@ -39,11 +39,13 @@ LIB	  = $(LIBCLI) $(LIBMODEL) $(LIBCORE)
 HDRS	  = lib/kt.h lib/core/ktint.h
 FILTERS	 = $(notdir $(basename $(wildcard filters/*.c)))
 BINS	 = $(FILTERS:%=$(O)/bin/kt-%) $(O)/bin/kt
-TOOLS	 = $(O)/build/ktgen $(O)/build/unit
+FUZZERS	 = $(basename $(notdir $(wildcard tests/fuzz/*.c)))
+REPLAYS	 = $(FUZZERS:%=$(O)/build/replay-%)
+TOOLS	 = $(O)/build/ktgen $(O)/build/unit $(REPLAYS)
 MAN1	 = $(wildcard man/*.1)
 MAN7	 = $(wildcard man/*.7)
 
-.PHONY: all check check-asan bench demo deps fuzz fuzz-build install uninstall clean lint
+.PHONY: all check check-asan bench demo deps fuzz fuzz-build fuzz-long install uninstall clean lint
 
 all: $(BINS) $(TOOLS)
 
@@ -79,6 +81,12 @@ $(O)/build/ktgen: tests/ktgen.c
 $(O)/build/unit: tests/unit.c $(LIBMODEL) $(LIBCORE) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIBMODEL) $(LIBCORE) $(PKG_LIBS)
+
+# Each fuzz harness without libFuzzer, for make check to replay the kept
+# corpora (tests/fuzz/corpus/NAME/) with the suite's compiler and flags.
+$(O)/build/replay-%: tests/fuzz/%.c tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCORE) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCORE) $(PKG_LIBS)
 
 # The whole suite: unit tests, golden cases, conformance on ../shared.
 check: all
@@ -117,7 +125,6 @@ deps:
 # for FUZZ_SECONDS, seeded from the golden inputs and from its corpus in
 # tests/fuzz/corpus/NAME/ when there is one.
 FUZZ_SECONDS ?= 60
-FUZZERS	 = $(basename $(notdir $(wildcard tests/fuzz/*.c)))
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
 fuzz-build:
 	$(MAKE) O=build-fuzz CC=clang \
@@ -141,6 +148,28 @@ fuzz: fuzz-build
 	    echo "== fuzz-$$h for $(FUZZ_SECONDS) s"; \
 	    build-fuzz/fuzz-$$h -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
 	        -print_final_stats=1 build-fuzz/corpus-$$h $$seeds || exit 1; \
+	done
+
+# A campaign: every harness in turn for FUZZ_SECONDS (default 600) on
+# its kept corpus, which grows by what it finds new (merged, minimised);
+# the executions and findings per harness are printed and appended to
+# tests/fuzz/LOG.  A finding (crash-*, leak-*, timeout-*) stops it.
+fuzz-long: fuzz-build
+	@for h in $(FUZZERS); do \
+	    mkdir -p tests/fuzz/corpus/$$h build-fuzz/long-$$h build-fuzz/found-$$h; \
+	    secs=$${FUZZ_SECONDS:-600}; \
+	    build-fuzz/fuzz-$$h -max_total_time=$$secs -max_len=65536 \
+	        -print_final_stats=1 -artifact_prefix=build-fuzz/found-$$h/ \
+	        build-fuzz/long-$$h tests/fuzz/corpus/$$h \
+	        >build-fuzz/long-$$h.log 2>&1; rc=$$?; \
+	    execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/long-$$h.log); \
+	    found=$$(ls build-fuzz/found-$$h | wc -l); \
+	    build-fuzz/fuzz-$$h -merge=1 -max_len=65536 tests/fuzz/corpus/$$h \
+	        build-fuzz/long-$$h >/dev/null 2>&1; \
+	    line="$$(date -u +%Y-%m-%dT%H:%MZ) $$h seconds=$$secs execs=$${execs:-0} findings=$$found corpus=$$(ls tests/fuzz/corpus/$$h | wc -l)"; \
+	    echo "$$line"; echo "$$line" >>tests/fuzz/LOG; \
+	    if [ "$$found" -gt 0 ] || [ "$$rc" -ne 0 ]; then \
+	        echo "fuzz-$$h: findings in build-fuzz/found-$$h/"; exit 1; fi; \
 	done
 
 lint:
