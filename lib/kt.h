@@ -296,6 +296,16 @@ int	 kt_patch_arg(struct kt_patch *, const char *, const char *, size_t);
 /* Add args.key, which the caller knows is absent (no search). */
 int	 kt_patch_arg_add(struct kt_patch *, const char *, const char *,
 	    size_t);
+/*
+ * Remove field f (a top-level member; an args field: that member of
+ * args) with the comma that separates it: the first member of an object
+ * goes with the comma after it and one space after that comma (the
+ * inverse of an insertion), another from the end of the member before
+ * it.  0, or -1 when the field is absent or the patch is full.
+ */
+int	 kt_patch_remove(struct kt_patch *, enum kt_field);
+/* Remove args.key (ASCII key) the same way.  0, or -1 when absent. */
+int	 kt_patch_arg_remove(struct kt_patch *, const char *);
 /* Append the patched event to out.  0 or -1. */
 int	 kt_patch_apply(struct kt_patch *, struct kt_buf *);
 void	 kt_patch_free(struct kt_patch *);
