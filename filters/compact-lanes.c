@@ -15,8 +15,9 @@
  * back and writes the source's event array exactly.
  *
  * A lane is known only once every activity of the device is known, so
- * the events are held (lib/hold.c): a plain JSON input file is mapped
- * and its events stay where they are in it, other inputs are copied.
+ * the events are held (lib/hold.c): a plain JSON input file is read
+ * into memory once and its events stay where they are in it, other
+ * inputs are copied; a file that changes while it is read is refused.
  * With a report, the input's SHA-256 is computed in a second thread
  * while the events are read.  --restore holds the compact view the same
  * way.
@@ -1951,6 +1952,9 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 	json_t *rep;
 
 	read_all(c);
+	/* What was read is what is written: the file must not change. */
+	if (kt_hold_check(c->holder, &err) == -1)
+		kt_cli_die(&err);
 	hash_wait(&c->hash);
 	kt_cli_one_trace(src, c->inname, "holds several traces; pick one with "
 	    "--member or merge them with kt rank-tag", 1);

@@ -872,7 +872,7 @@ test_hold(void)
 	struct kt_event ev;
 	struct kt_source *src;
 	struct kt_reader *rd;
-	struct kt_hold *h[2];
+	struct kt_hold *h[3];
 	struct kt_out *out;
 	size_t k, n = 0;
 	FILE *f;
@@ -911,6 +911,21 @@ test_hold(void)
 		CHECK(kt_hold_sha256(h[i], path, hex, &err) == 0 &&
 		    strcmp(hex, want) == 0);
 	}
+	/* Unchanged; then shorter (or touched): the file changed. */
+	CHECK(kt_hold_check(h[0], &err) == 0 && kt_hold_check(h[1], &err) ==
+	    0 && kt_hold_check(NULL, &err) == 0);
+	if (truncate(path, 10) == 0) {
+		CHECK(kt_hold_check(h[0], &err) == -1 &&
+		    strstr(err.msg, "changed while it was read") != NULL);
+		CHECK((h[2] = kt_hold_new(path, path)) != NULL);
+		CHECK(kt_hold_check(h[2], &err) == 0);
+		kt_hold_free(h[2]);
+		if ((f = fopen(path, "wb")) != NULL) {
+			fputs(trace, f);
+			fclose(f);
+		}
+	} else
+		CHECK(!"truncate");
 	kt_hold_free(h[0]);
 	kt_hold_free(h[1]);
 	/* Bytes [16, 40) and then from 40 to the end: the file again. */
