@@ -174,7 +174,10 @@ struct cl {
 	struct kt_arena	*arena;
 	struct kt_intern *threads;	/* pid/tid keys */
 	struct kt_intern *pids;
-	struct kt_rules	*rules;		/* the library's kernel buckets */
+	struct kt_rules	*rules;		/* the library's buckets (--group) */
+	struct kt_intern *names;	/* the names grouped, */
+	uint8_t		*namegrp;	/* and their groups */
+	size_t		 nnamegrp;
 	struct kt_buf	 uname;		/* a name, unescaped */
 	struct rec	*recs;		/* per event, in input order */
 	struct held	*helds;
@@ -252,33 +255,58 @@ contains_ci(const char *s, size_t n, const char *needle)
 }
 
 /*
- * The lane group of a GPU activity: copies (memcpy, memset),
- * communication (NCCL, RCCL and the like, or a kernel that names its
- * collective) or compute.
+ * The lane group of a name (its raw JSON text): copies (Memcpy, Memset,
+ * or the library's "transfer" bucket), communication (the library's
+ * "communication" bucket: NCCL, RCCL and the like, collectives, MoE
+ * dispatch and combine) or compute.  Each name is matched once.
  */
 static enum grp
-group_of(const struct kt_event *ev, int kind)
+name_group(struct cl *c, const char *n, size_t len, int kind)
 {
-	static const char *const comm[] = {
-		"nccl", "rccl", "msccl", "deep_ep", "deepep", "allreduce",
-		"all_reduce", "allgather", "all_gather", "reducescatter",
-		"reduce_scatter", "alltoall", "all_to_all", "sendrecv",
-		"cross_device_reduce", "c10d::"
-	};
+	int64_t id;
+	enum grp g = G_COMPUTE;
+	uint32_t b;
+
+	if ((id = kt_intern_put(c->names, n, len)) == -1)
+		nomem();
+	if ((size_t)id < c->nnamegrp)
+		return (enum grp)c->namegrp[id];
+	if (str_prefix(n, len, "Memcpy") || str_prefix(n, len, "Memset"))
+		g = G_COPY;
+	else if (len >= 2 && n[0] == '"') {
+		if (kt_json_unescape(n + 1, len - 2, &c->uname) == -1 ||
+		    kt_buf_addc(&c->uname, '\0') == -1)
+			nomem();
+		b = kt_rules_match(c->rules, kind, c->uname.p);
+		if (kt_rules_class(c->rules, b) == KT_CLASS_COMM)
+			g = G_COMM;
+		else if (kt_rules_class(c->rules, b) == KT_CLASS_TRANSFER)
+			g = G_COPY;
+	}
+	if ((c->namegrp = realloc(c->namegrp, (size_t)id + 1)) == NULL)
+		nomem();
+	c->namegrp[id] = (uint8_t)g;
+	c->nnamegrp = (size_t)id + 1;
+	return g;
+}
+
+/*
+ * The lane group of a GPU activity: copies (memcpy, memset), the group
+ * of its name, or communication when its args name a collective.
+ */
+static enum grp
+group_of(struct cl *c, const struct kt_event *ev, int kind)
+{
 	const char *n;
-	size_t len, i;
+	size_t len;
 	struct kt_val v;
+	enum grp g;
 
 	if (kind == KT_GPU_MEMCPY || kind == KT_GPU_MEMSET)
 		return G_COPY;
-	if ((n = kt_event_field(ev, KT_F_NAME, &len)) != NULL) {
-		if (str_prefix(n, len, "Memcpy") || str_prefix(n, len,
-		    "Memset"))
-			return G_COPY;
-		for (i = 0; i < sizeof(comm) / sizeof(comm[0]); i++)
-			if (contains_ci(n, len, comm[i]))
-				return G_COMM;
-	}
+	if ((n = kt_event_field(ev, KT_F_NAME, &len)) != NULL &&
+	    (g = name_group(c, n, len, kind)) != G_COMPUTE)
+		return g;
 	if (ev->f[KT_F_ARGS].type == KT_OBJECT && kt_event_find(ev,
 	    &ev->f[KT_F_ARGS], "Collective name", &v) == 0)
 		return G_COMM;
@@ -503,8 +531,10 @@ hold(struct cl *c, const struct kt_event *ev)
 					nomem();
 			}
 		}
-		if (c->o.group)
-			r->grp = (uint8_t)group_of(ev, kind);
+		/* Only GPU activities are placed on lanes. */
+		if (c->o.group && !cpu_kind(kind) &&
+		    kind != KT_GPU_USER_ANNOTATION)
+			r->grp = (uint8_t)group_of(c, ev, kind);
 		c->lastx = (uint32_t)(c->nrecs - 1);
 		break;
 	default:
@@ -2458,6 +2488,8 @@ cl_free(struct cl *c)
 	kt_buf_free(&c->added);
 	kt_buf_free(&c->margs);
 	kt_rules_free(c->rules);
+	kt_intern_free(c->names);
+	free(c->namegrp);
 	kt_intern_free(c->threads);
 	kt_intern_free(c->pids);
 	kt_arena_free(c->arena);
@@ -2560,7 +2592,8 @@ main(int argc, char *argv[])
 	if ((c->arena = kt_arena_new()) == NULL ||
 	    (c->threads = kt_intern_new()) == NULL ||
 	    (c->pids = kt_intern_new()) == NULL ||
-	    (c->o.group && (c->rules = kt_rules_new(1)) == NULL))
+	    (c->o.group && ((c->rules = kt_rules_new(1)) == NULL ||
+	    (c->names = kt_intern_new()) == NULL)))
 		nomem();
 	rc = c->o.restore ? restore(c, src, path) : compact(c, src, readpath);
 	kt_reader_free(c->rd);

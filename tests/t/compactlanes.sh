@@ -287,6 +287,29 @@ else
 	bad "group: -n 2: exit $rc, $(cat rerr)"
 fi
 
+# The groups come from the library's buckets (kt-bucket's default rules):
+# MoE dispatch and combine kernels and an escaped name are communication,
+# a gemm is compute, Collective name args make a collective.
+cat >gr.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "kernel", "name": "void dispatch<float>(float*)", "pid": 0, "tid": 8, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "kernel", "name": "combine_kernel", "pid": 0, "tid": 9, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "kernel", "name": "my\u005fall\u005freduce", "pid": 0, "tid": 10, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "kernel", "name": "custom", "pid": 0, "tid": 11, "ts": 0, "dur": 10, "args": {"Collective name": "all_gather"}},
+{"ph": "X", "cat": "kernel", "name": "dispatcher_loop", "pid": 0, "tid": 12, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 13, "ts": 0, "dur": 10}
+]}
+EOF
+r=$(run kt-compact-lanes --group gr.json -o grc.json 2>/dev/null &&
+    jq -c '.devices[0].laneGroups' grc.json.compact.json)
+if [ "$r" = '{"compute":2,"communication":4,"copies":1}' ]; then
+	ok "group: kt-bucket's communication bucket and Collective name args"
+else
+	bad "group: lane groups $r"
+fi
+check_restore group-buckets gr.json grc.json
+
 # --- Layer guides (kt-layer-track) stay as they are, never twice. ---
 if command -v kt-layer-track >/dev/null 2>&1 &&
     run kt-layer-track -a vectorized_layer_norm_kernel -n 12 g.json -o lg.json 2>/dev/null; then
