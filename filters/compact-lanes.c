@@ -456,12 +456,47 @@ stream_row(struct cl *c, const struct thr *t)
 }
 
 
-/* Keep ev. */
+/* What an X event says about its thread and pid (record r). */
 static void
-hold(struct cl *c, const struct kt_event *ev)
+note_x(struct cl *c, struct rec *r, const struct kt_event *ev)
 {
-	struct rec *r;
+	struct thr *t = &c->thrs[r->thread];
+	struct pidi *p = &c->pidis[t->pid];
+	struct kt_val v = ev->f[KT_F_RANK];
 	int kind = ev->kind;
+
+	if (cpu_kind(kind))
+		t->has_cpu = 1;
+	else if (kt_event_field_is(ev, KT_F_CAT, KT_CAT_LAYER_GUIDE))
+		t->cls = TC_GUIDE;
+	if (kind == KT_KERNEL || kind == KT_GPU_MEMCPY ||
+	    kind == KT_GPU_MEMSET || kind == KT_GPU_USER_ANNOTATION) {
+		t->has_gpu = 1;
+		p->gpu = 1;
+		/* Its args.rank, looked for once per pid. */
+		if (!p->rank_looked && (p->rank_looked = 1) &&
+		    (v.type != KT_NONE ||
+		    (ev->f[KT_F_ARGS].type == KT_OBJECT &&
+		    kt_event_find(ev, &ev->f[KT_F_ARGS], KT_ARG_RANK, &v) ==
+		    0))) {
+			p->ranklen = v.len;
+			if ((p->rank = kt_arena_copy(c->arena, ev->raw + v.off,
+			    v.len)) == NULL)
+				nomem();
+		}
+	}
+	/* Only GPU activities are placed on lanes. */
+	if (c->o.group && !cpu_kind(kind) && kind != KT_GPU_USER_ANNOTATION)
+		r->grp = (uint8_t)group_of(c, ev, kind);
+}
+
+/* A new record for ev, its bytes held. */
+static struct rec *
+new_rec(struct cl *c, const struct kt_event *ev)
+{
+	struct held *h;
+	struct rec *r;
+	struct kt_error err;
 
 	if (c->nrecs == c->caprecs) {
 		c->caprecs = c->caprecs ? c->caprecs * 2 : 65536;
@@ -475,20 +510,25 @@ hold(struct cl *c, const struct kt_event *ev)
 		kt_cli_warn("%s: an event of over 4 GB", c->inname);
 		kt_cli_die(NULL);
 	}
+	h = &c->helds[c->nrecs];
 	r = &c->recs[c->nrecs++];
 	memset(r, 0, sizeof(*r));
-	{
-		struct held *h = &c->helds[c->nrecs - 1];
-		struct kt_error err;
+	if ((h->raw = kt_hold_event(c->holder, c->rd, ev, &err)) == NULL)
+		kt_cli_die(&err);
+	h->len = (uint32_t)ev->len;
+	h->pid = ev->f[KT_F_PID];
+	h->tid = ev->f[KT_F_TID];
+	h->args = ev->f[KT_F_ARGS];
+	return r;
+}
 
-		if ((h->raw = kt_hold_event(c->holder, c->rd, ev, &err)) ==
-		    NULL)
-			kt_cli_die(&err);
-		h->len = (uint32_t)ev->len;
-		h->pid = ev->f[KT_F_PID];
-		h->tid = ev->f[KT_F_TID];
-		h->args = ev->f[KT_F_ARGS];
-	}
+/* Keep ev. */
+static void
+hold(struct cl *c, const struct kt_event *ev)
+{
+	struct rec *r = new_rec(c, ev);
+	int kind = ev->kind;
+
 	r->index = ev->index;
 	r->ph = ev->ph;
 	r->hasts = (ev->flags & KT_EV_TS) != 0;
@@ -507,34 +547,7 @@ hold(struct cl *c, const struct kt_event *ev)
 		note_meta(c, r, ev);
 		break;
 	case 'X':
-		if (cpu_kind(kind))
-			c->thrs[r->thread].has_cpu = 1;
-		else if (kt_event_field_is(ev, KT_F_CAT,
-		    KT_CAT_LAYER_GUIDE))
-			c->thrs[r->thread].cls = TC_GUIDE;
-		if (kind == KT_KERNEL || kind == KT_GPU_MEMCPY ||
-		    kind == KT_GPU_MEMSET || kind == KT_GPU_USER_ANNOTATION) {
-			struct pidi *p = &c->pidis[c->thrs[r->thread].pid];
-			struct kt_val v = ev->f[KT_F_RANK];
-
-			c->thrs[r->thread].has_gpu = 1;
-			p->gpu = 1;
-			/* Its args.rank, looked for once per pid. */
-			if (!p->rank_looked && (p->rank_looked = 1) &&
-			    (v.type != KT_NONE ||
-			    (ev->f[KT_F_ARGS].type == KT_OBJECT &&
-			    kt_event_find(ev, &ev->f[KT_F_ARGS], KT_ARG_RANK,
-			    &v) == 0))) {
-				p->ranklen = v.len;
-				if ((p->rank = kt_arena_copy(c->arena, ev->raw +
-				    v.off, v.len)) == NULL)
-					nomem();
-			}
-		}
-		/* Only GPU activities are placed on lanes. */
-		if (c->o.group && !cpu_kind(kind) &&
-		    kind != KT_GPU_USER_ANNOTATION)
-			r->grp = (uint8_t)group_of(c, ev, kind);
+		note_x(c, r, ev);
 		c->lastx = (uint32_t)(c->nrecs - 1);
 		break;
 	default:
@@ -907,6 +920,13 @@ dev_of(struct cl *c, uint32_t p)
 	return &c->devs[pi->dev];
 }
 
+/* The thread of activity a. */
+static uint32_t
+act_thread(const struct cl *c, uint32_t a)
+{
+	return c->recs[c->acts[a].rec].thread;
+}
+
 /* The device index of record rec's pid. */
 static uint32_t
 dev_index(const struct cl *c, size_t rec)
@@ -994,6 +1014,54 @@ sort_by_start(const struct item *it, uint32_t *idx, size_t n)
 	free(pr);
 }
 
+/*
+ * The lanes of device d: its peak, and with --group the lanes of each
+ * group in turn (byg: room for its activities).  Returns the lanes.
+ */
+static int
+place_dev(struct cl *c, struct dev *d, uint32_t *byg)
+{
+	size_t j, n;
+	int g, total = 0;
+	int64_t pts;
+
+	sort_by_start(c->acts, d->acts, d->nacts);
+	d->peak = partition(c->acts, d->acts, d->nacts, 0, &d->peak_ts,
+	    &d->peak_items, &d->npeak);
+	if (!c->o.group)
+		return d->peak;
+	for (g = 0; g < G_N; g++) {
+		for (j = n = 0; j < d->nacts; j++) {
+			uint32_t a = d->acts[j];
+
+			if (c->recs[c->acts[a].rec].grp == g)
+				byg[n++] = a;
+		}
+		d->gbase[g] = total;
+		d->glanes[g] = partition(c->acts, byg, n, (uint32_t)total, &pts,
+		    NULL, NULL);
+		total += d->glanes[g];
+	}
+	return total;
+}
+
+/* The stream rows device d's activities came from. */
+static int
+dev_streams(struct cl *c, const struct dev *d)
+{
+	uint32_t *seen;
+	size_t j;
+	int n = 0;
+
+	if ((seen = calloc(c->nthrs + 1, sizeof(*seen))) == NULL)
+		nomem();
+	for (j = 0; j < d->nacts; j++)
+		if (!seen[act_thread(c, d->acts[j])]++)
+			n++;
+	free(seen);
+	return n;
+}
+
 /* Give every activity of every device its lane. */
 static void
 place_acts(struct cl *c)
@@ -1021,42 +1089,10 @@ place_acts(struct cl *c)
 	}
 	for (i = 0; i < c->ndevs; i++) {
 		struct dev *d = &c->devs[i];
-		size_t j, n;
-		int g, total = 0;
-		uint32_t *seen;
 
-		sort_by_start(c->acts, d->acts, d->nacts);
-		d->peak = partition(c->acts, d->acts, d->nacts, 0, &d->peak_ts,
-		    &d->peak_items, &d->npeak);
-		if (c->o.group) {
-			for (g = 0; g < G_N; g++) {
-				int64_t pts;
-
-				for (j = n = 0; j < d->nacts; j++) {
-					uint32_t a = d->acts[j];
-
-					if (c->recs[c->acts[a].rec].grp == g)
-						byg[n++] = a;
-				}
-				d->gbase[g] = total;
-				d->glanes[g] = partition(c->acts, byg, n,
-				    (uint32_t)total, &pts, NULL, NULL);
-				total += d->glanes[g];
-			}
-		} else
-			total = d->peak;
-		d->lanes = total;
-		refuse |= too_many(c, d, total);
-		/* The stream rows the activities came from. */
-		if ((seen = calloc(c->nthrs + 1, sizeof(*seen))) == NULL)
-			nomem();
-		for (j = 0; j < d->nacts; j++) {
-			uint32_t t = c->recs[c->acts[d->acts[j]].rec].thread;
-
-			if (!seen[t]++)
-				d->streams++;
-		}
-		free(seen);
+		d->lanes = place_dev(c, d, byg);
+		refuse |= too_many(c, d, d->lanes);
+		d->streams = dev_streams(c, d);
 	}
 	free(byg);
 	if (refuse)
@@ -1123,13 +1159,6 @@ place_scopes(struct cl *c)
 	free(stack);
 	free(u);
 	free(uidx);
-}
-
-/* The thread of activity a. */
-static uint32_t
-act_thread(const struct cl *c, uint32_t a)
-{
-	return c->recs[c->acts[a].rec].thread;
 }
 
 /* Bind every flow event of a moved row to the activity it belongs to. */
@@ -2557,21 +2586,21 @@ main(int argc, char *argv[])
 		kt_cli_warn("one input at a time (merge ranks with kt "
 		    "rank-tag first)");
 		usage(stderr);
-		return 2;
+		goto usage_error;
 	}
 	if (c->o.restore && c->o.group) {
 		kt_cli_warn("--restore takes no --group");
-		return 2;
+		goto usage_error;
 	}
 	path = argc == 1 ? argv[0] : "-";
 	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(c->o.co.output, argv, argc) == -1)
-		return 2;
+		goto usage_error;
 	if (c->o.report != NULL && !c->o.restore &&
 	    kt_cli_check_output(c->o.report, argv, argc) == -1)
-		return 2;
+		goto usage_error;
 	if (kt_cli_check_level(c->o.co.level, c->o.co.output) == -1)
-		return 2;
+		goto usage_error;
 	want_report = !c->o.restore && (c->o.report != NULL ||
 	    kt_cli_report_beside(c->o.co.output, "", rbuf, sizeof(rbuf)));
 	readpath = (char *)path;
@@ -2600,4 +2629,8 @@ main(int argc, char *argv[])
 	kt_source_close(src);
 	cl_free(c);
 	return rc;
+
+usage_error:
+	cl_free(c);
+	return 2;
 }
