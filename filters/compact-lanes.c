@@ -15,8 +15,9 @@
  * back and writes the source's event array exactly.
  *
  * A lane is known only once every activity of the device is known, so
- * the events are held (lib/hold.c): a plain JSON input file is mapped
- * and its events stay where they are in it, other inputs are copied.
+ * the events are held (lib/hold.c): a plain JSON input file is read
+ * into memory once and its events stay where they are in it, other
+ * inputs are copied; a file that changes while it is read is refused.
  * With a report, the input's SHA-256 is computed in a second thread
  * while the events are read.  --restore holds the compact view the same
  * way.
@@ -42,7 +43,6 @@
 #define SCOPE_PID_BASE	1000000000LL	/* scopes of pid P: base + P */
 #define TRACK_KEY	"_compact_gpu_track"
 #define ADDED_KEY	"_compact_gpu_added"
-#define TOP_KEY		"ktCompactLanes"
 #define REPORT_VERSION	1
 
 enum role { R_KEEP = 0, R_ACT, R_SCOPE, R_FLOW, R_RETIRE };
@@ -53,12 +53,6 @@ enum tclass { TC_STREAM = 0, TC_LANE, TC_GUIDE };
 
 static const char *const grpnames[G_N] = { "compute", "communication",
     "copies" };
-
-/* A value's place in an event's raw text. */
-struct span {
-	uint32_t	 off;
-	uint32_t	 len;
-};
 
 /* What is known of each event, in input order. */
 struct rec {
@@ -76,14 +70,13 @@ struct rec {
 	uint8_t		 hasts;
 };
 
-/* An event's bytes, held by --restore. */
+/* An event's bytes, and where its pid, tid and args are in them. */
 struct held {
 	const char	*raw;
-	struct span	 pid;
-	struct span	 tid;
-	struct span	 args;
+	struct kt_val	 pid;
+	struct kt_val	 tid;
+	struct kt_val	 args;
 	uint32_t	 len;
-	uint8_t		 argtype;	/* enum kt_type of args */
 };
 
 /* An activity or a scope to place. */
@@ -149,24 +142,67 @@ struct opts {
 	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
-static struct opts o;
-static struct kt_reader *rd;
-static struct kt_arena *arena;
-static struct kt_intern *threads, *pids;
-static struct rec *recs;
-static size_t nrecs, caprecs;
-static struct held *helds;
-static struct item *acts, *scopes;
-static size_t nacts, capacts, nscopes, capscopes;
-static struct thr *thrs;
-static size_t nthrs;
-static struct pidi *pidis;
-static size_t npidis;
-static struct dev *devs;
-static size_t ndevs;
-static int already;		/* the input is a compact view already */
-static char sha[65];
-static const char *inname = "<stdin>";
+/* The retired events, kept for the report as they are left out. */
+struct retired {
+	uint64_t	 position;
+	uint64_t	 row;
+	const char	*text;
+	size_t		 len;
+};
+
+/*
+ * The input's SHA-256 (of the file's bytes as given), in a thread of its
+ * own while the events are read: hash_start(), then hash_wait().  The
+ * thread has only what this holds.
+ */
+struct hasher {
+	pthread_t		 thread;
+	const struct kt_hold	*holder;
+	const char		*path;
+	char			*hex;		/* 65 bytes */
+	struct kt_error		 err;
+	int			 rc;
+	int			 running;
+};
+
+/* Everything one run knows: made in main(), handed down. */
+struct cl {
+	struct opts	 o;
+	const char	*inname;
+	struct kt_reader *rd;
+	struct kt_hold	*holder;	/* the input's events (lib/hold.c) */
+	struct kt_arena	*arena;
+	struct kt_intern *threads;	/* pid/tid keys */
+	struct kt_intern *pids;
+	struct kt_rules	*rules;		/* the library's buckets (--group) */
+	struct kt_intern *names;	/* the names grouped, */
+	uint8_t		*namegrp;	/* and their groups */
+	size_t		 nnamegrp;
+	struct kt_buf	 uname;		/* a name, unescaped */
+	struct rec	*recs;		/* per event, in input order */
+	struct held	*helds;
+	size_t		 nrecs, caprecs;
+	struct item	*acts, *scopes;
+	size_t		 nacts, capacts, nscopes, capscopes;
+	struct thr	*thrs;
+	size_t		 nthrs;
+	struct pidi	*pidis;
+	size_t		 npidis;
+	struct dev	*devs;
+	size_t		 ndevs;
+	uint32_t	*devacts;	/* the devices' activities, by device */
+	int		 already;	/* the input is a compact view */
+	char		 sha[65];
+	struct kt_buf	 tkey, tlast;	/* thread_of(c): the last key, */
+	uint32_t	 tlastid;	/* and its id */
+	uint32_t	 lastx;		/* hold(c): the last X event */
+	struct kt_buf	 added;		/* the events added, one a line */
+	size_t		 nadded;
+	struct kt_buf	 margs;		/* add_meta(c)'s args */
+	struct retired	*rets;
+	size_t		 nrets;
+	struct hasher	 hash;
+};
 
 static void
 usage(FILE *f)
@@ -219,33 +255,58 @@ contains_ci(const char *s, size_t n, const char *needle)
 }
 
 /*
- * The lane group of a GPU activity: copies (memcpy, memset),
- * communication (NCCL, RCCL and the like, or a kernel that names its
- * collective) or compute.
+ * The lane group of a name (its raw JSON text): copies (Memcpy, Memset,
+ * or the library's "transfer" bucket), communication (the library's
+ * "communication" bucket: NCCL, RCCL and the like, collectives, MoE
+ * dispatch and combine) or compute.  Each name is matched once.
  */
 static enum grp
-group_of(const struct kt_event *ev, int kind)
+name_group(struct cl *c, const char *n, size_t len, int kind)
 {
-	static const char *const comm[] = {
-		"nccl", "rccl", "msccl", "deep_ep", "deepep", "allreduce",
-		"all_reduce", "allgather", "all_gather", "reducescatter",
-		"reduce_scatter", "alltoall", "all_to_all", "sendrecv",
-		"cross_device_reduce", "c10d::"
-	};
+	int64_t id;
+	enum grp g = G_COMPUTE;
+	uint32_t b;
+
+	if ((id = kt_intern_put(c->names, n, len)) == -1)
+		nomem();
+	if ((size_t)id < c->nnamegrp)
+		return (enum grp)c->namegrp[id];
+	if (str_prefix(n, len, "Memcpy") || str_prefix(n, len, "Memset"))
+		g = G_COPY;
+	else if (len >= 2 && n[0] == '"') {
+		if (kt_json_unescape(n + 1, len - 2, &c->uname) == -1 ||
+		    kt_buf_addc(&c->uname, '\0') == -1)
+			nomem();
+		b = kt_rules_match(c->rules, kind, c->uname.p);
+		if (kt_rules_class(c->rules, b) == KT_CLASS_COMM)
+			g = G_COMM;
+		else if (kt_rules_class(c->rules, b) == KT_CLASS_TRANSFER)
+			g = G_COPY;
+	}
+	if ((c->namegrp = realloc(c->namegrp, (size_t)id + 1)) == NULL)
+		nomem();
+	c->namegrp[id] = (uint8_t)g;
+	c->nnamegrp = (size_t)id + 1;
+	return g;
+}
+
+/*
+ * The lane group of a GPU activity: copies (memcpy, memset), the group
+ * of its name, or communication when its args name a collective.
+ */
+static enum grp
+group_of(struct cl *c, const struct kt_event *ev, int kind)
+{
 	const char *n;
-	size_t len, i;
+	size_t len;
 	struct kt_val v;
+	enum grp g;
 
 	if (kind == KT_GPU_MEMCPY || kind == KT_GPU_MEMSET)
 		return G_COPY;
-	if ((n = kt_event_field(ev, KT_F_NAME, &len)) != NULL) {
-		if (str_prefix(n, len, "Memcpy") || str_prefix(n, len,
-		    "Memset"))
-			return G_COPY;
-		for (i = 0; i < sizeof(comm) / sizeof(comm[0]); i++)
-			if (contains_ci(n, len, comm[i]))
-				return G_COMM;
-	}
+	if ((n = kt_event_field(ev, KT_F_NAME, &len)) != NULL &&
+	    (g = name_group(c, n, len, kind)) != G_COMPUTE)
+		return g;
 	if (ev->f[KT_F_ARGS].type == KT_OBJECT && kt_event_find(ev,
 	    &ev->f[KT_F_ARGS], "Collective name", &v) == 0)
 		return G_COMM;
@@ -256,58 +317,59 @@ group_of(const struct kt_event *ev, int kind)
 /* Reading. */
 
 static struct pidi *
-pidi_at(uint32_t id)
+pidi_at(struct cl *c, uint32_t id)
 {
-	if (id >= npidis) {
+	if (id >= c->npidis) {
 		size_t n = (id + 1) * 2;
 
-		if ((pidis = realloc(pidis, n * sizeof(*pidis))) == NULL)
+		if ((c->pidis = realloc(c->pidis, n * sizeof(*c->pidis))) ==
+		    NULL)
 			nomem();
-		memset(&pidis[npidis], 0, (n - npidis) * sizeof(*pidis));
-		for (; npidis < n; npidis++)
-			pidis[npidis].dev = NONE;
+		memset(&c->pidis[c->npidis], 0, (n - c->npidis) *
+		    sizeof(*c->pidis));
+		for (; c->npidis < n; c->npidis++)
+			c->pidis[c->npidis].dev = NONE;
 	}
-	return &pidis[id];
+	return &c->pidis[id];
 }
 
 /* The thread id of ev, interned with its pid; the last one is cached. */
 static uint32_t
-thread_of(const struct kt_event *ev)
+thread_of(struct cl *c, const struct kt_event *ev)
 {
-	static struct kt_buf key, last;
-	static uint32_t lastid = NONE;
+	struct kt_buf *key = &c->tkey, *last = &c->tlast;
 	int64_t id;
 	const char *tab;
 
-	key.n = 0;
-	if (kt_event_thread_key(ev, &key) == -1)
+	key->n = 0;
+	if (kt_event_thread_key(ev, key) == -1)
 		nomem();
-	if (lastid != NONE && key.n == last.n && memcmp(key.p, last.p,
-	    key.n) == 0)
-		return lastid;
-	if ((id = kt_intern_put(threads, key.p, key.n)) == -1)
+	if (c->tlastid != NONE && key->n == last->n && memcmp(key->p,
+	    last->p, key->n) == 0)
+		return c->tlastid;
+	if ((id = kt_intern_put(c->threads, key->p, key->n)) == -1)
 		nomem();
-	if ((size_t)id == nthrs) {
+	if ((size_t)id == c->nthrs) {
 		int64_t p;
 
-		if ((thrs = realloc(thrs, (nthrs + 1) * sizeof(*thrs))) ==
-		    NULL)
+		if ((c->thrs = realloc(c->thrs, (c->nthrs + 1) *
+		    sizeof(*c->thrs))) == NULL)
 			nomem();
-		memset(&thrs[nthrs], 0, sizeof(*thrs));
-		thrs[nthrs].name_rec = NONE;
-		tab = memchr(key.p, '\t', key.n);
-		if ((p = kt_intern_put(pids, key.p, (size_t)(tab - key.p))) ==
-		    -1)
+		memset(&c->thrs[c->nthrs], 0, sizeof(*c->thrs));
+		c->thrs[c->nthrs].name_rec = NONE;
+		tab = memchr(key->p, '\t', key->n);
+		if ((p = kt_intern_put(c->pids, key->p,
+		    (size_t)(tab - key->p))) == -1)
 			nomem();
-		thrs[nthrs].pid = (uint32_t)p;
-		pidi_at((uint32_t)p);
-		nthrs++;
+		c->thrs[c->nthrs].pid = (uint32_t)p;
+		pidi_at(c, (uint32_t)p);
+		c->nthrs++;
 	}
-	last.n = 0;
-	if (kt_buf_add(&last, key.p, key.n) == -1)
+	last->n = 0;
+	if (kt_buf_add(last, key->p, key->n) == -1)
 		nomem();
-	lastid = (uint32_t)id;
-	return lastid;
+	c->tlastid = (uint32_t)id;
+	return c->tlastid;
 }
 
 /* The raw text of args.name of a metadata event, or NULL. */
@@ -325,10 +387,10 @@ meta_name(const struct kt_event *ev, size_t *n)
 
 /* What a metadata event says about its thread or process. */
 static void
-note_meta(struct rec *r, const struct kt_event *ev)
+note_meta(struct cl *c, struct rec *r, const struct kt_event *ev)
 {
-	struct thr *t = &thrs[r->thread];
-	struct pidi *p = &pidis[t->pid];
+	struct thr *t = &c->thrs[r->thread];
+	struct pidi *p = &c->pidis[t->pid];
 	const char *s;
 	size_t n;
 
@@ -337,12 +399,12 @@ note_meta(struct rec *r, const struct kt_event *ev)
 		if ((s = meta_name(ev, &n)) == NULL)
 			return;
 		if (t->name_rec == NONE) {
-			t->name_rec = (uint32_t)(r - recs);
-			if ((t->name = kt_arena_copy(arena, s, n)) == NULL)
+			t->name_rec = (uint32_t)(r - c->recs);
+			if ((t->name = kt_arena_copy(c->arena, s, n)) == NULL)
 				nomem();
 			t->namelen = n;
 		}
-		if (str_prefix(s, n, "Layer guide ("))
+		if (str_prefix(s, n, KT_GUIDE_PREFIX))
 			t->cls = TC_GUIDE;
 		else if (str_prefix(s, n, "GPU lane ") &&
 		    contains_ci(s, n, "(synthetic")) {
@@ -371,16 +433,6 @@ note_meta(struct rec *r, const struct kt_event *ev)
 	}
 }
 
-static struct span
-span_of(const struct kt_event *ev, enum kt_field f)
-{
-	struct span s;
-
-	s.off = ev->f[f].off;
-	s.len = ev->f[f].len;
-	return s;
-}
-
 /* Is k a kind of event that runs on a CPU thread? */
 static int
 cpu_kind(int k)
@@ -395,52 +447,88 @@ cpu_kind(int k)
  * lane or a layer guide, and holds GPU activity or no CPU work?
  */
 static int
-stream_row(const struct thr *t)
+stream_row(struct cl *c, const struct thr *t)
 {
-	const struct pidi *p = &pidis[t->pid];
+	const struct pidi *p = &c->pidis[t->pid];
 
 	return p->gpu && !p->compact && t->cls == TC_STREAM &&
 	    (t->has_gpu || !t->has_cpu);
 }
 
-/*
- * The input's events, held as the file's own bytes when it is a plain
- * file, else copied.
- */
-static struct kt_hold *holder;
 
-/* Keep ev. */
+/* What an X event says about its thread and pid (record r). */
 static void
-hold(const struct kt_event *ev)
+note_x(struct cl *c, struct rec *r, const struct kt_event *ev)
 {
-	static uint32_t lastx = NONE;
-	struct rec *r;
+	struct thr *t = &c->thrs[r->thread];
+	struct pidi *p = &c->pidis[t->pid];
+	struct kt_val v = ev->f[KT_F_RANK];
 	int kind = ev->kind;
 
-	if (nrecs == caprecs) {
-		caprecs = caprecs ? caprecs * 2 : 65536;
-		if ((recs = realloc(recs, caprecs * sizeof(*recs))) == NULL ||
-		    (helds = realloc(helds, caprecs * sizeof(*helds))) == NULL)
+	if (cpu_kind(kind))
+		t->has_cpu = 1;
+	else if (kt_event_field_is(ev, KT_F_CAT, KT_CAT_LAYER_GUIDE))
+		t->cls = TC_GUIDE;
+	if (kind == KT_KERNEL || kind == KT_GPU_MEMCPY ||
+	    kind == KT_GPU_MEMSET || kind == KT_GPU_USER_ANNOTATION) {
+		t->has_gpu = 1;
+		p->gpu = 1;
+		/* Its args.rank, looked for once per pid. */
+		if (!p->rank_looked && (p->rank_looked = 1) &&
+		    (v.type != KT_NONE ||
+		    (ev->f[KT_F_ARGS].type == KT_OBJECT &&
+		    kt_event_find(ev, &ev->f[KT_F_ARGS], KT_ARG_RANK, &v) ==
+		    0))) {
+			p->ranklen = v.len;
+			if ((p->rank = kt_arena_copy(c->arena, ev->raw + v.off,
+			    v.len)) == NULL)
+				nomem();
+		}
+	}
+	/* Only GPU activities are placed on lanes. */
+	if (c->o.group && !cpu_kind(kind) && kind != KT_GPU_USER_ANNOTATION)
+		r->grp = (uint8_t)group_of(c, ev, kind);
+}
+
+/* A new record for ev, its bytes held. */
+static struct rec *
+new_rec(struct cl *c, const struct kt_event *ev)
+{
+	struct held *h;
+	struct rec *r;
+	struct kt_error err;
+
+	if (c->nrecs == c->caprecs) {
+		c->caprecs = c->caprecs ? c->caprecs * 2 : 65536;
+		if ((c->recs = realloc(c->recs, c->caprecs *
+		    sizeof(*c->recs))) == NULL ||
+		    (c->helds = realloc(c->helds, c->caprecs *
+		    sizeof(*c->helds))) == NULL)
 			nomem();
 	}
 	if (ev->len > UINT32_MAX) {
-		kt_cli_warn("%s: an event of over 4 GB", inname);
+		kt_cli_warn("%s: an event of over 4 GB", c->inname);
 		kt_cli_die(NULL);
 	}
-	r = &recs[nrecs++];
+	h = &c->helds[c->nrecs];
+	r = &c->recs[c->nrecs++];
 	memset(r, 0, sizeof(*r));
-	{
-		struct held *h = &helds[nrecs - 1];
-		struct kt_error err;
+	if ((h->raw = kt_hold_event(c->holder, c->rd, ev, &err)) == NULL)
+		kt_cli_die(&err);
+	h->len = (uint32_t)ev->len;
+	h->pid = ev->f[KT_F_PID];
+	h->tid = ev->f[KT_F_TID];
+	h->args = ev->f[KT_F_ARGS];
+	return r;
+}
 
-		if ((h->raw = kt_hold_event(holder, rd, ev, &err)) == NULL)
-			kt_cli_die(&err);
-		h->len = (uint32_t)ev->len;
-		h->pid = span_of(ev, KT_F_PID);
-		h->tid = span_of(ev, KT_F_TID);
-		h->args = span_of(ev, KT_F_ARGS);
-		h->argtype = ev->f[KT_F_ARGS].type;
-	}
+/* Keep ev. */
+static void
+hold(struct cl *c, const struct kt_event *ev)
+{
+	struct rec *r = new_rec(c, ev);
+	int kind = ev->kind;
+
 	r->index = ev->index;
 	r->ph = ev->ph;
 	r->hasts = (ev->flags & KT_EV_TS) != 0;
@@ -448,52 +536,29 @@ hold(const struct kt_event *ev)
 	r->dur = (ev->flags & KT_EV_DUR) && ev->dur > 0 ? ev->dur : 0;
 	r->kind = (uint8_t)kind;
 	r->aux = NONE;
-	r->thread = thread_of(ev);
+	r->thread = thread_of(c, ev);
 	/* A compact view's own marks: the first member of args. */
 	if (ev->f[KT_F_ARGS].type == KT_OBJECT && ev->f[KT_F_ARGS].len > 16 &&
 	    memcmp(ev->raw + ev->f[KT_F_ARGS].off, "{\"_compact_gpu_", 15) ==
 	    0)
-		already = 1;
+		c->already = 1;
 	switch (ev->ph) {
 	case 'M':
-		note_meta(r, ev);
+		note_meta(c, r, ev);
 		break;
 	case 'X':
-		if (cpu_kind(kind))
-			thrs[r->thread].has_cpu = 1;
-		else if (kt_event_field_is(ev, KT_F_CAT, "layer_guide"))
-			thrs[r->thread].cls = TC_GUIDE;
-		if (kind == KT_KERNEL || kind == KT_GPU_MEMCPY ||
-		    kind == KT_GPU_MEMSET || kind == KT_GPU_USER_ANNOTATION) {
-			struct pidi *p = &pidis[thrs[r->thread].pid];
-			struct kt_val v = ev->f[KT_F_RANK];
-
-			thrs[r->thread].has_gpu = 1;
-			p->gpu = 1;
-			/* Its args.rank, looked for once per pid. */
-			if (!p->rank_looked && (p->rank_looked = 1) &&
-			    (v.type != KT_NONE ||
-			    (ev->f[KT_F_ARGS].type == KT_OBJECT &&
-			    kt_event_find(ev, &ev->f[KT_F_ARGS], "rank", &v) ==
-			    0))) {
-				p->ranklen = v.len;
-				if ((p->rank = kt_arena_copy(arena, ev->raw +
-				    v.off, v.len)) == NULL)
-					nomem();
-			}
-		}
-		if (o.group)
-			r->grp = (uint8_t)group_of(ev, kind);
-		lastx = (uint32_t)(nrecs - 1);
+		note_x(c, r, ev);
+		c->lastx = (uint32_t)(c->nrecs - 1);
 		break;
 	default:
 		if (kind == KT_FLOW) {
 			r->bp_e = kt_event_field_is(ev, KT_F_BP, "e");
 			/* Kineto writes a flow end right after its kernel. */
-			if (lastx != NONE && recs[lastx].thread == r->thread &&
-			    r->hasts && recs[lastx].hasts &&
-			    recs[lastx].ts == r->ts)
-				r->aux = lastx;
+			if (c->lastx != NONE &&
+			    c->recs[c->lastx].thread == r->thread &&
+			    r->hasts && c->recs[c->lastx].hasts &&
+			    c->recs[c->lastx].ts == r->ts)
+				r->aux = c->lastx;
 		}
 		break;
 	}
@@ -501,7 +566,7 @@ hold(const struct kt_event *ev)
 
 /* Read every event; map row numbers written after the events. */
 static void
-read_all(void)
+read_all(struct cl *c)
 {
 	struct kt_event ev;
 	struct kt_error err;
@@ -509,17 +574,17 @@ read_all(void)
 	size_t nsi, i;
 	int rc, applied;
 
-	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
-		hold(&ev);
-		if ((nrecs & 0xffff) == 0)
-			kt_cli_progress(rd);
+	while ((rc = kt_reader_next(c->rd, &ev, &err)) == 1) {
+		hold(c, &ev);
+		if ((c->nrecs & 0xffff) == 0)
+			kt_cli_progress(c->rd);
 	}
 	if (rc == -1)
 		kt_cli_die(&err);
-	si = kt_reader_srcindex(rd, &nsi, &applied);
+	si = kt_reader_srcindex(c->rd, &nsi, &applied);
 	if (si != NULL && !applied)
-		for (i = 0; i < nrecs && i < nsi; i++)
-			recs[i].index = si[i];
+		for (i = 0; i < c->nrecs && i < nsi; i++)
+			c->recs[i].index = si[i];
 	kt_cli_progress_done();
 }
 
@@ -647,17 +712,17 @@ partition(struct item *it, const uint32_t *idx, size_t n, uint32_t base,
 
 /* The raw text of interned pid p. */
 static const char *
-pid_text(uint32_t p, size_t *n)
+pid_text(struct cl *c, uint32_t p, size_t *n)
 {
-	return kt_intern_get(pids, p, n);
+	return kt_intern_get(c->pids, p, n);
 }
 
 /* The raw text of thread t's tid. */
 static const char *
-tid_text(uint32_t t, size_t *n)
+tid_text(struct cl *c, uint32_t t, size_t *n)
 {
 	size_t kn;
-	const char *k = kt_intern_get(threads, t, &kn);
+	const char *k = kt_intern_get(c->threads, t, &kn);
 	const char *tab = memchr(k, '\t', kn);
 
 	*n = kn - (size_t)(tab - k) - 1;
@@ -689,11 +754,11 @@ int_text(const char *s, size_t n, int64_t *v)
 
 /* Print "pid P" (and the rank) of device d into buf. */
 static const char *
-dev_label(const struct dev *d, char *buf, size_t cap)
+dev_label(struct cl *c, const struct dev *d, char *buf, size_t cap)
 {
 	size_t n;
-	const char *p = pid_text(d->pid, &n);
-	const struct pidi *pi = &pidis[d->pid];
+	const char *p = pid_text(c, d->pid, &n);
+	const struct pidi *pi = &c->pidis[d->pid];
 
 	if (pi->rank != NULL)
 		snprintf(buf, cap, "pid %.*s (rank %.*s)", (int)n, p,
@@ -703,24 +768,28 @@ dev_label(const struct dev *d, char *buf, size_t cap)
 	return buf;
 }
 
-/* Order threads by tid: numbers by value, then the rest by text. */
+/* A tid's text, and its value when it is an integer. */
+struct tidkey {
+	const char	*s;
+	size_t		 n;
+	int64_t		 v;
+	int		 isint;
+};
+
+/* Order tids: numbers by value, then the rest by text. */
 static int
 cmp_tid(const void *a, const void *b)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	size_t xn, yn;
-	const char *xs = tid_text(x, &xn), *ys = tid_text(y, &yn);
-	int64_t xv, yv;
-	int xi = int_text(xs, xn, &xv), yi = int_text(ys, yn, &yv);
+	const struct tidkey *x = a, *y = b;
 	int c;
 
-	if (xi != yi)
-		return yi - xi;
-	if (xi && xv != yv)
-		return xv < yv ? -1 : 1;
-	if ((c = memcmp(xs, ys, xn < yn ? xn : yn)) != 0)
+	if (x->isint != y->isint)
+		return y->isint - x->isint;
+	if (x->isint && x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	if ((c = memcmp(x->s, y->s, x->n < y->n ? x->n : y->n)) != 0)
 		return c;
-	return (xn > yn) - (xn < yn);
+	return (x->n > y->n) - (x->n < y->n);
 }
 
 /*
@@ -728,63 +797,59 @@ cmp_tid(const void *a, const void *b)
  * 15" (at most 12, then "...").
  */
 static void
-stream_list(const uint32_t *snap, int n, char *buf, size_t cap)
+stream_list(struct cl *c, const uint32_t *snap, int n, char *buf, size_t cap)
 {
 	uint32_t *t;
+	struct tidkey *tk;
 	size_t at = 0;
 	int i, j, nt = 0;
 
 	buf[0] = '\0';
-	if ((t = malloc(((size_t)n + 1) * sizeof(*t))) == NULL)
+	if ((t = malloc(((size_t)n + 1) * sizeof(*t))) == NULL ||
+	    (tk = malloc(((size_t)n + 1) * sizeof(*tk))) == NULL)
 		nomem();
 	for (i = 0; i < n; i++) {
-		uint32_t th = recs[acts[snap[i]].rec].thread;
+		uint32_t th = c->recs[c->acts[snap[i]].rec].thread;
 
 		for (j = 0; j < nt && t[j] != th; j++)
 			;
 		if (j == nt)
 			t[nt++] = th;
 	}
-	qsort(t, (size_t)nt, sizeof(*t), cmp_tid);
+	for (i = 0; i < nt; i++) {
+		tk[i].s = tid_text(c, t[i], &tk[i].n);
+		tk[i].isint = int_text(tk[i].s, tk[i].n, &tk[i].v);
+	}
+	kt_qsort(tk, (size_t)nt, sizeof(*tk), cmp_tid);
 	for (i = 0; i < nt && at < cap; i++) {
-		const char *s;
-		size_t k;
-
 		if (i == 12) {
 			snprintf(buf + at, cap - at, ", ...");
 			break;
 		}
-		s = tid_text(t[i], &k);
 		at += (size_t)snprintf(buf + at, cap - at, "%s%.*s",
-		    i ? ", " : "", (int)k, s);
+		    i ? ", " : "", (int)tk[i].n, tk[i].s);
 	}
 	free(t);
+	free(tk);
 }
 
-/* Sort items by start, then file order. */
-static const struct item *sort_base;
+/* An item's sort key: thread (or 0), start, end (or 0), record. */
+struct ikey {
+	uint32_t	 thread;
+	int64_t		 ts;
+	int64_t		 end;
+	uint32_t	 rec;
+	uint32_t	 idx;
+};
 
+/* Thread, then start, then the longer first, then file order. */
 static int
-cmp_start(const void *a, const void *b)
+cmp_ikey(const void *a, const void *b)
 {
-	const struct item *x = &sort_base[*(const uint32_t *)a];
-	const struct item *y = &sort_base[*(const uint32_t *)b];
+	const struct ikey *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->rec < y->rec ? -1 : x->rec > y->rec;
-}
-
-/* Scopes: thread, then start, then the longer first, then file order. */
-static int
-cmp_scope(const void *a, const void *b)
-{
-	const struct item *x = &scopes[*(const uint32_t *)a];
-	const struct item *y = &scopes[*(const uint32_t *)b];
-	uint32_t tx = recs[x->rec].thread, ty = recs[y->rec].thread;
-
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
 	if (x->ts != y->ts)
 		return x->ts < y->ts ? -1 : 1;
 	if (x->end != y->end)
@@ -792,23 +857,36 @@ cmp_scope(const void *a, const void *b)
 	return x->rec < y->rec ? -1 : x->rec > y->rec;
 }
 
-/* Activities: thread, then start, then file order. */
-static int
-cmp_thread(const void *a, const void *b)
+/*
+ * Sort idx[0..n) (items of it) by start, then file order; by_thread:
+ * by thread first; longer: the longer first at equal starts.
+ */
+static void
+sort_items(struct cl *c, const struct item *it, uint32_t *idx, size_t n,
+    int by_thread, int longer)
 {
-	const struct item *x = &acts[*(const uint32_t *)a];
-	const struct item *y = &acts[*(const uint32_t *)b];
-	uint32_t tx = recs[x->rec].thread, ty = recs[y->rec].thread;
+	struct ikey *k;
+	size_t i;
 
-	if (tx != ty)
-		return tx < ty ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->rec < y->rec ? -1 : x->rec > y->rec;
+	if ((k = malloc((n + 1) * sizeof(*k))) == NULL)
+		nomem();
+	for (i = 0; i < n; i++) {
+		const struct item *x = &it[idx[i]];
+
+		k[i].thread = by_thread ? c->recs[x->rec].thread : 0;
+		k[i].ts = x->ts;
+		k[i].end = longer ? x->end : 0;
+		k[i].rec = x->rec;
+		k[i].idx = idx[i];
+	}
+	kt_qsort(k, n, sizeof(*k), cmp_ikey);
+	for (i = 0; i < n; i++)
+		idx[i] = k[i].idx;
+	free(k);
 }
 
 static void
-add_item(struct item **v, size_t *n, size_t *cap, uint32_t rec)
+add_item(struct cl *c, struct item **v, size_t *n, size_t *cap, uint32_t rec)
 {
 	struct item *x;
 
@@ -818,8 +896,8 @@ add_item(struct item **v, size_t *n, size_t *cap, uint32_t rec)
 			nomem();
 	}
 	x = &(*v)[(*n)++];
-	x->ts = recs[rec].ts;
-	x->end = recs[rec].ts + recs[rec].dur;
+	x->ts = c->recs[rec].ts;
+	x->end = c->recs[rec].ts + c->recs[rec].dur;
 	x->rec = rec;
 	x->lane = 0;
 	x->unit = 0;
@@ -827,66 +905,83 @@ add_item(struct item **v, size_t *n, size_t *cap, uint32_t rec)
 
 /* The device of pid p, made on first sight. */
 static struct dev *
-dev_of(uint32_t p)
+dev_of(struct cl *c, uint32_t p)
 {
-	struct pidi *pi = &pidis[p];
+	struct pidi *pi = &c->pidis[p];
 
 	if (pi->dev == NONE) {
-		if ((devs = realloc(devs, (ndevs + 1) * sizeof(*devs))) == NULL)
+		if ((c->devs = realloc(c->devs, (c->ndevs + 1) *
+		    sizeof(*c->devs))) == NULL)
 			nomem();
-		memset(&devs[ndevs], 0, sizeof(*devs));
-		devs[ndevs].pid = p;
-		pi->dev = (uint32_t)ndevs++;
+		memset(&c->devs[c->ndevs], 0, sizeof(*c->devs));
+		c->devs[c->ndevs].pid = p;
+		pi->dev = (uint32_t)c->ndevs++;
 	}
-	return &devs[pi->dev];
+	return &c->devs[pi->dev];
+}
+
+/* The thread of activity a. */
+static uint32_t
+act_thread(const struct cl *c, uint32_t a)
+{
+	return c->recs[c->acts[a].rec].thread;
+}
+
+/* The device index of record rec's pid. */
+static uint32_t
+dev_index(const struct cl *c, size_t rec)
+{
+	return c->pidis[c->thrs[c->recs[rec].thread].pid].dev;
 }
 
 /* Which events move: activities and scopes of the GPU stream rows. */
 static void
-select_items(void)
+select_items(struct cl *c)
 {
 	size_t i;
 
-	for (i = 0; i < nrecs; i++) {
-		struct rec *r = &recs[i];
-		struct thr *t = &thrs[r->thread];
+	for (i = 0; i < c->nrecs; i++) {
+		struct rec *r = &c->recs[i];
+		struct thr *t = &c->thrs[r->thread];
 
-		if (r->ph != 'X' || !r->hasts || !stream_row(t) ||
+		if (r->ph != 'X' || !r->hasts || !stream_row(c, t) ||
 		    cpu_kind(r->kind))
 			continue;
-		dev_of(t->pid);
+		dev_of(c, t->pid);
 		if (r->kind == KT_GPU_USER_ANNOTATION) {
 			r->role = R_SCOPE;
-			r->aux = (uint32_t)nscopes;
-			add_item(&scopes, &nscopes, &capscopes, (uint32_t)i);
+			r->aux = (uint32_t)c->nscopes;
+			add_item(c, &c->scopes, &c->nscopes, &c->capscopes,
+			    (uint32_t)i);
 		} else {
 			r->role = R_ACT;
-			r->aux = (uint32_t)nacts;
+			r->aux = (uint32_t)c->nacts;
 			t->nacts++;
-			add_item(&acts, &nacts, &capacts, (uint32_t)i);
-			acts[nacts - 1].unit = pidis[t->pid].dev;
+			add_item(c, &c->acts, &c->nacts, &c->capacts,
+			    (uint32_t)i);
+			c->acts[c->nacts - 1].unit = c->pidis[t->pid].dev;
 		}
 	}
 }
 
 /* Refuse a device that needs more than --max-gpu-lanes lanes. */
 static int
-too_many(const struct dev *d, int total)
+too_many(struct cl *c, const struct dev *d, int total)
 {
 	char lbl[200], streams[400], when[40], groups[160] = "";
 
-	if (total <= o.max_lanes)
+	if (total <= c->o.max_lanes)
 		return 0;
-	if (o.group)
+	if (c->o.group)
 		snprintf(groups, sizeof(groups), " (compute %d, communication "
 		    "%d, copies %d)", d->glanes[G_COMPUTE], d->glanes[G_COMM],
 		    d->glanes[G_COPY]);
-	stream_list(d->peak_items, d->npeak, streams, sizeof(streams));
+	stream_list(c, d->peak_items, d->npeak, streams, sizeof(streams));
 	kt_time_format(d->peak_ts, 0, when);
 	kt_cli_warn("%s: %s needs %d GPU lanes%s, more than --max-gpu-lanes "
 	    "%lld: %d activities run at once at ts %s, on streams %s",
-	    inname, dev_label(d, lbl, sizeof(lbl)), total, groups,
-	    o.max_lanes, d->peak, when, streams);
+	    c->inname, dev_label(c, d, lbl, sizeof(lbl)), total, groups,
+	    c->o.max_lanes, d->peak, when, streams);
 	return 1;
 }
 
@@ -919,66 +1014,85 @@ sort_by_start(const struct item *it, uint32_t *idx, size_t n)
 	free(pr);
 }
 
+/*
+ * The lanes of device d: its peak, and with --group the lanes of each
+ * group in turn (byg: room for its activities).  Returns the lanes.
+ */
+static int
+place_dev(struct cl *c, struct dev *d, uint32_t *byg)
+{
+	size_t j, n;
+	int g, total = 0;
+	int64_t pts;
+
+	sort_by_start(c->acts, d->acts, d->nacts);
+	d->peak = partition(c->acts, d->acts, d->nacts, 0, &d->peak_ts,
+	    &d->peak_items, &d->npeak);
+	if (!c->o.group)
+		return d->peak;
+	for (g = 0; g < G_N; g++) {
+		for (j = n = 0; j < d->nacts; j++) {
+			uint32_t a = d->acts[j];
+
+			if (c->recs[c->acts[a].rec].grp == g)
+				byg[n++] = a;
+		}
+		d->gbase[g] = total;
+		d->glanes[g] = partition(c->acts, byg, n, (uint32_t)total, &pts,
+		    NULL, NULL);
+		total += d->glanes[g];
+	}
+	return total;
+}
+
+/* The stream rows device d's activities came from. */
+static int
+dev_streams(struct cl *c, const struct dev *d)
+{
+	uint32_t *seen;
+	size_t j;
+	int n = 0;
+
+	if ((seen = calloc(c->nthrs + 1, sizeof(*seen))) == NULL)
+		nomem();
+	for (j = 0; j < d->nacts; j++)
+		if (!seen[act_thread(c, d->acts[j])]++)
+			n++;
+	free(seen);
+	return n;
+}
+
 /* Give every activity of every device its lane. */
 static void
-place_acts(void)
+place_acts(struct cl *c)
 {
 	uint32_t *idx, *byg;
 	size_t i, k;
 	int refuse = 0;
 
-	if ((idx = malloc((nacts + 1) * sizeof(*idx))) == NULL ||
-	    (byg = malloc((nacts + 1) * sizeof(*byg))) == NULL)
+	if ((idx = malloc((c->nacts + 1) * sizeof(*idx))) == NULL ||
+	    (byg = malloc((c->nacts + 1) * sizeof(*byg))) == NULL)
 		nomem();
+	c->devacts = idx;	/* the devices' acts point into it */
 	/* Per device, by start: counting sort by device, then qsort. */
-	for (i = 0; i < nacts; i++)
-		devs[acts[i].unit].nacts++;
-	for (i = k = 0; i < ndevs; i++) {
-		devs[i].acts = idx + k;
-		k += devs[i].nacts;
-		devs[i].nacts = 0;
+	for (i = 0; i < c->nacts; i++)
+		c->devs[c->acts[i].unit].nacts++;
+	for (i = k = 0; i < c->ndevs; i++) {
+		c->devs[i].acts = idx + k;
+		k += c->devs[i].nacts;
+		c->devs[i].nacts = 0;
 	}
-	for (i = 0; i < nacts; i++) {
-		struct dev *d = &devs[acts[i].unit];
+	for (i = 0; i < c->nacts; i++) {
+		struct dev *d = &c->devs[c->acts[i].unit];
 
 		d->acts[d->nacts++] = (uint32_t)i;
 	}
-	sort_base = acts;
-	for (i = 0; i < ndevs; i++) {
-		struct dev *d = &devs[i];
-		size_t j, n;
-		int g, total = 0;
-		uint32_t *seen;
+	for (i = 0; i < c->ndevs; i++) {
+		struct dev *d = &c->devs[i];
 
-		sort_by_start(acts, d->acts, d->nacts);
-		d->peak = partition(acts, d->acts, d->nacts, 0, &d->peak_ts,
-		    &d->peak_items, &d->npeak);
-		if (o.group) {
-			for (g = 0; g < G_N; g++) {
-				int64_t pts;
-
-				for (j = n = 0; j < d->nacts; j++)
-					if (recs[acts[d->acts[j]].rec].grp == g)
-						byg[n++] = d->acts[j];
-				d->gbase[g] = total;
-				d->glanes[g] = partition(acts, byg, n,
-				    (uint32_t)total, &pts, NULL, NULL);
-				total += d->glanes[g];
-			}
-		} else
-			total = d->peak;
-		d->lanes = total;
-		refuse |= too_many(d, total);
-		/* The stream rows the activities came from. */
-		if ((seen = calloc(nthrs + 1, sizeof(*seen))) == NULL)
-			nomem();
-		for (j = 0; j < d->nacts; j++) {
-			uint32_t t = recs[acts[d->acts[j]].rec].thread;
-
-			if (!seen[t]++)
-				d->streams++;
-		}
-		free(seen);
+		d->lanes = place_dev(c, d, byg);
+		refuse |= too_many(c, d, d->lanes);
+		d->streams = dev_streams(c, d);
 	}
 	free(byg);
 	if (refuse)
@@ -987,60 +1101,59 @@ place_acts(void)
 
 /* Nesting groups of scopes per source row, then rows for the groups. */
 static void
-place_scopes(void)
+place_scopes(struct cl *c)
 {
 	uint32_t *idx, *stack, *uidx;
 	struct item *u;
 	size_t i, j, nu = 0, sp = 0;
 
-	if (nscopes == 0)
+	if (c->nscopes == 0)
 		return;
-	if ((idx = malloc(nscopes * sizeof(*idx))) == NULL ||
-	    (stack = malloc(nscopes * sizeof(*stack))) == NULL ||
-	    (u = malloc(nscopes * sizeof(*u))) == NULL ||
-	    (uidx = malloc(nscopes * sizeof(*uidx))) == NULL)
+	if ((idx = malloc(c->nscopes * sizeof(*idx))) == NULL ||
+	    (stack = malloc(c->nscopes * sizeof(*stack))) == NULL ||
+	    (u = malloc(c->nscopes * sizeof(*u))) == NULL ||
+	    (uidx = malloc(c->nscopes * sizeof(*uidx))) == NULL)
 		nomem();
-	for (i = 0; i < nscopes; i++)
+	for (i = 0; i < c->nscopes; i++)
 		idx[i] = (uint32_t)i;
-	qsort(idx, nscopes, sizeof(*idx), cmp_scope);
-	for (i = 0; i < nscopes; i++) {
-		struct item *x = &scopes[idx[i]];
+	sort_items(c, c->scopes, idx, c->nscopes, 1, 1);
+	for (i = 0; i < c->nscopes; i++) {
+		struct item *x = &c->scopes[idx[i]];
 
-		if (i > 0 && recs[x->rec].thread !=
-		    recs[scopes[idx[i - 1]].rec].thread)
+		if (i > 0 && c->recs[x->rec].thread !=
+		    c->recs[c->scopes[idx[i - 1]].rec].thread)
 			sp = 0;
-		while (sp > 0 && scopes[stack[sp - 1]].end <= x->ts)
+		while (sp > 0 && c->scopes[stack[sp - 1]].end <= x->ts)
 			sp--;
-		if (sp > 0 && x->end > scopes[stack[sp - 1]].end)
+		if (sp > 0 && x->end > c->scopes[stack[sp - 1]].end)
 			sp = 0;		/* a partial overlap: a new group */
 		if (sp == 0) {
 			u[nu].ts = x->ts;
 			u[nu].end = x->end;
 			u[nu].rec = x->rec;
 			u[nu].lane = 0;
-			u[nu].unit = pidis[thrs[recs[x->rec].thread].pid].dev;
+			u[nu].unit = dev_index(c, x->rec);
 			nu++;
 		}
 		x->unit = (uint32_t)(nu - 1);
 		stack[sp++] = idx[i];
 	}
 	/* Rows per device, by the groups' starts. */
-	for (j = 0; j < ndevs; j++) {
-		struct dev *d = &devs[j];
+	for (j = 0; j < c->ndevs; j++) {
+		struct dev *d = &c->devs[j];
 		size_t n = 0;
 		int64_t pts;
 
 		for (i = 0; i < nu; i++)
 			if (u[i].unit == j)
 				uidx[n++] = (uint32_t)i;
-		sort_base = u;
-		qsort(uidx, n, sizeof(*uidx), cmp_start);
+		sort_items(c, u, uidx, n, 0, 0);
 		d->scope_rows = partition(u, uidx, n, 0, &pts, NULL, NULL);
 		d->nscopes = 0;
 	}
-	for (i = 0; i < nscopes; i++) {
-		scopes[i].lane = u[scopes[i].unit].lane;
-		devs[pidis[thrs[recs[scopes[i].rec].thread].pid].dev].nscopes++;
+	for (i = 0; i < c->nscopes; i++) {
+		c->scopes[i].lane = u[c->scopes[i].unit].lane;
+		c->devs[dev_index(c, c->scopes[i].rec)].nscopes++;
 	}
 	free(idx);
 	free(stack);
@@ -1050,43 +1163,44 @@ place_scopes(void)
 
 /* Bind every flow event of a moved row to the activity it belongs to. */
 static void
-bind_flows(void)
+bind_flows(struct cl *c)
 {
 	uint32_t *byt = NULL;
 	size_t i;
 	int bad = 0;
 
-	for (i = 0; i < nrecs; i++) {
-		struct rec *r = &recs[i];
-		struct thr *t = &thrs[r->thread];
-		struct pidi *p = &pidis[t->pid];
+	for (i = 0; i < c->nrecs; i++) {
+		struct rec *r = &c->recs[i];
+		struct thr *t = &c->thrs[r->thread];
+		struct pidi *p = &c->pidis[t->pid];
 		size_t lo, hi;
 		uint32_t a = NONE;
 
 		/* Flows of rows without activities stay where they are. */
-		if (r->kind != KT_FLOW || p->dev == NONE || !stream_row(t) ||
+		if (r->kind != KT_FLOW || p->dev == NONE || !stream_row(c, t) ||
 		    t->nacts == 0)
 			continue;
-		if (r->aux != NONE && recs[r->aux].role == R_ACT) {
+		if (r->aux != NONE && c->recs[r->aux].role == R_ACT) {
 			r->role = R_FLOW;
 			continue;
 		}
 		if (!r->hasts)
 			goto unbound;
 		if (byt == NULL) {
-			if ((byt = malloc((nacts + 1) * sizeof(*byt))) == NULL)
+			if ((byt = malloc((c->nacts + 1) * sizeof(*byt))) ==
+			    NULL)
 				nomem();
-			for (lo = 0; lo < nacts; lo++)
+			for (lo = 0; lo < c->nacts; lo++)
 				byt[lo] = (uint32_t)lo;
-			qsort(byt, nacts, sizeof(*byt), cmp_thread);
+			sort_items(c, c->acts, byt, c->nacts, 1, 0);
 		}
 		/* The first activity of the row with start > ts. */
 		lo = 0;
-		hi = nacts;
+		hi = c->nacts;
 		while (lo < hi) {
 			size_t mid = (lo + hi) / 2;
-			const struct item *x = &acts[byt[mid]];
-			uint32_t tx = recs[x->rec].thread;
+			const struct item *x = &c->acts[byt[mid]];
+			uint32_t tx = c->recs[x->rec].thread;
 
 			if (tx < r->thread || (tx == r->thread &&
 			    x->ts <= r->ts))
@@ -1098,39 +1212,37 @@ bind_flows(void)
 			/* The next slice that begins at or after ts. */
 			size_t k = lo;
 
-			while (k > 0 && recs[acts[byt[k - 1]].rec].thread ==
-			    r->thread && acts[byt[k - 1]].ts == r->ts)
+			while (k > 0 && act_thread(c, byt[k - 1]) ==
+			    r->thread && c->acts[byt[k - 1]].ts == r->ts)
 				k--;
-			if (k < nacts && recs[acts[byt[k]].rec].thread ==
-			    r->thread)
+			if (k < c->nacts && act_thread(c, byt[k]) == r->thread)
 				a = byt[k];
-			if (a != NONE && acts[a].ts != r->ts) {
+			if (a != NONE && c->acts[a].ts != r->ts) {
 				/* Another slice of its lane must not begin
 				 * in between. */
-				struct dev *d = &devs[p->dev];
+				struct dev *d = &c->devs[p->dev];
 				size_t m;
 
 				for (m = 0; m < d->nacts; m++) {
 					const struct item *y =
-					    &acts[d->acts[m]];
+					    &c->acts[d->acts[m]];
 
 					if (d->acts[m] != a &&
-					    y->lane == acts[a].lane &&
+					    y->lane == c->acts[a].lane &&
 					    y->ts >= r->ts &&
-					    y->ts <= acts[a].ts) {
+					    y->ts <= c->acts[a].ts) {
 						a = NONE;
 						break;
 					}
 				}
 			}
-		} else if (lo > 0 && recs[acts[byt[lo - 1]].rec].thread ==
-		    r->thread) {
+		} else if (lo > 0 && act_thread(c, byt[lo - 1]) == r->thread) {
 			/* The enclosing slice: the latest start <= ts. */
 			size_t k = lo;
 
-			while (k > 0 && recs[acts[byt[k - 1]].rec].thread ==
+			while (k > 0 && act_thread(c, byt[k - 1]) ==
 			    r->thread && lo - k < 64) {
-				if (acts[byt[k - 1]].end >= r->ts) {
+				if (c->acts[byt[k - 1]].end >= r->ts) {
 					a = byt[k - 1];
 					break;
 				}
@@ -1138,23 +1250,24 @@ bind_flows(void)
 			}
 		}
 		if (a != NONE) {
-			r->aux = acts[a].rec;
+			r->aux = c->acts[a].rec;
 			r->role = R_FLOW;
 			continue;
 		}
 unbound:
 		if (bad++ < 5) {
 			size_t pn, tn;
-			const char *ps = pid_text(t->pid, &pn);
-			const char *ts = tid_text(r->thread, &tn);
+			const char *ps = pid_text(c, t->pid, &pn);
+			const char *ts = tid_text(c, r->thread, &tn);
 			char when[40] = "?";
 
 			if (r->hasts)
 				kt_time_format(r->ts, 0, when);
 			kt_cli_warn("%s: flow:%llu (ph '%c') at ts %s on pid "
 			    "%.*s tid %.*s belongs to no GPU activity of its "
-			    "row; refusing to move the row without it", inname,
-			    (unsigned long long)r->index, r->ph ? r->ph : '?',
+			    "row; refusing to move the row without it",
+			    c->inname, (unsigned long long)r->index,
+			    r->ph ? r->ph : '?',
 			    when, (int)pn, ps, (int)tn, ts);
 		}
 	}
@@ -1162,57 +1275,57 @@ unbound:
 	if (bad > 0) {
 		if (bad > 5)
 			kt_cli_warn("%s: %d flow ends in all cannot be matched",
-			    inname, bad);
+			    c->inname, bad);
 		kt_cli_die(NULL);
 	}
 }
 
 /* Rows left empty lose their thread_name and thread_sort_index. */
 static uint64_t
-retire(void)
+retire(struct cl *c)
 {
 	size_t i;
 	uint64_t n = 0;
 
-	for (i = 0; i < nrecs; i++) {
-		struct rec *r = &recs[i];
+	for (i = 0; i < c->nrecs; i++) {
+		struct rec *r = &c->recs[i];
 
 		if (r->ph == 'M')
 			continue;
 		if (r->role == R_KEEP)
-			thrs[r->thread].kept++;
+			c->thrs[r->thread].kept++;
 		else
-			thrs[r->thread].moved++;
+			c->thrs[r->thread].moved++;
 	}
-	for (i = 0; i < nthrs; i++)
-		if (thrs[i].moved > 0 && thrs[i].kept == 0) {
-			thrs[i].retired = 1;
-			devs[pidis[thrs[i].pid].dev].retired_rows++;
+	for (i = 0; i < c->nthrs; i++)
+		if (c->thrs[i].moved > 0 && c->thrs[i].kept == 0) {
+			c->thrs[i].retired = 1;
+			c->devs[c->pidis[c->thrs[i].pid].dev].retired_rows++;
 		}
-	for (i = 0; i < nrecs; i++) {
-		struct rec *r = &recs[i];
+	for (i = 0; i < c->nrecs; i++) {
+		struct rec *r = &c->recs[i];
 
 		if ((r->mk == MK_THREAD_NAME || r->mk == MK_THREAD_SORT) &&
-		    thrs[r->thread].retired) {
+		    c->thrs[r->thread].retired) {
 			r->role = R_RETIRE;
 			n++;
 		}
 		if (r->role == R_FLOW)
-			devs[pidis[thrs[r->thread].pid].dev].moved_flows++;
+			c->devs[dev_index(c, i)].moved_flows++;
 	}
 	return n;
 }
 
 /* The scopes pid of every device; refuse one that is taken. */
 static void
-scope_pids(void)
+scope_pids(struct cl *c)
 {
 	size_t i;
 
-	for (i = 0; i < ndevs; i++) {
-		struct dev *d = &devs[i];
+	for (i = 0; i < c->ndevs; i++) {
+		struct dev *d = &c->devs[i];
 		size_t n;
-		const char *p = pid_text(d->pid, &n);
+		const char *p = pid_text(c, d->pid, &n);
 		int64_t v;
 
 		if (int_text(p, n, &v) && v >= 0 && v < SCOPE_PID_BASE)
@@ -1224,25 +1337,25 @@ scope_pids(void)
 		else
 			snprintf(d->scope_pid, sizeof(d->scope_pid),
 			    "\"GPU scopes %zu\"", i);
-		if (d->nscopes > 0 && kt_intern_find(pids, d->scope_pid,
+		if (d->nscopes > 0 && kt_intern_find(c->pids, d->scope_pid,
 		    strlen(d->scope_pid)) != -1) {
 			kt_cli_warn("%s: pid %s for the GPU scopes of pid %.*s "
-			    "is taken", inname, d->scope_pid, (int)n, p);
+			    "is taken", c->inname, d->scope_pid, (int)n, p);
 			kt_cli_die(NULL);
 		}
 	}
 	/* A lane's tid must be free on its pid. */
-	for (i = 0; i < nthrs; i++) {
+	for (i = 0; i < c->nthrs; i++) {
 		size_t n;
-		const char *s = tid_text((uint32_t)i, &n);
+		const char *s = tid_text(c, (uint32_t)i, &n);
 		int64_t v;
-		struct pidi *p = &pidis[thrs[i].pid];
+		struct pidi *p = &c->pidis[c->thrs[i].pid];
 
 		if (p->dev != NONE && !p->compact && int_text(s, n, &v) &&
 		    v > LANE_TID_BASE && v <= LANE_TID_BASE +
-		    devs[p->dev].lanes) {
+		    c->devs[p->dev].lanes) {
 			kt_cli_warn("%s: tid %lld of a GPU lane is taken",
-			    inname, (long long)v);
+			    c->inname, (long long)v);
 			kt_cli_die(NULL);
 		}
 	}
@@ -1251,53 +1364,48 @@ scope_pids(void)
 /* ------------------------------------------------------------------ */
 /* Writing. */
 
-/* The events added: lane and scope row metadata, each marked. */
-static struct kt_buf added;
-static size_t nadded;
-
 static void
-add_meta(const char *pid, size_t pn, int64_t tid, const char *what,
-    const char *name, int64_t sort, const struct pidi *pi)
+add_meta(struct cl *c, const char *pid, size_t pn, int64_t tid,
+    const char *what, const char *name, int64_t sort, const struct pidi *pi)
 {
-	static struct kt_buf args;
-	struct kt_buf *b = &added;
+	struct kt_buf *args = &c->margs, *b = &c->added;
 
-	args.n = 0;
-	if (kt_obj_begin(&args) == -1 ||
-	    kt_obj_int(&args, ADDED_KEY, 1) == -1 ||
-	    (name != NULL ? kt_obj_str(&args, "name", name) :
-	    kt_obj_int(&args, "sort_index", sort)) == -1 ||
+	args->n = 0;
+	if (kt_obj_begin(args) == -1 ||
+	    kt_obj_int(args, ADDED_KEY, 1) == -1 ||
+	    (name != NULL ? kt_obj_str(args, "name", name) :
+	    kt_obj_int(args, "sort_index", sort)) == -1 ||
 	    (pi->rank != NULL &&
-	    kt_obj_raw(&args, "rank", pi->rank, pi->ranklen) == -1) ||
-	    kt_obj_end(&args) == -1 ||
+	    kt_obj_raw(args, KT_ARG_RANK, pi->rank, pi->ranklen) == -1) ||
+	    kt_obj_end(args) == -1 ||
 	    kt_obj_begin(b) == -1 || kt_obj_str(b, "name", what) == -1 ||
 	    kt_obj_str(b, "ph", "M") == -1 ||
 	    kt_obj_raw(b, "pid", pid, pn) == -1 ||
 	    kt_obj_int(b, "tid", tid) == -1 ||
-	    kt_obj_raw(b, "args", args.p, args.n) == -1 ||
+	    kt_obj_raw(b, "args", args->p, args->n) == -1 ||
 	    kt_obj_end(b) == -1 || kt_buf_addc(b, '\n') == -1)
 		nomem();
-	nadded++;
+	c->nadded++;
 }
 
 /* Build the added events: per device its lanes, then its scope rows. */
 static void
-make_added(void)
+make_added(struct cl *c)
 {
 	size_t i;
 	int k, g;
 	char name[120];
 
-	for (i = 0; i < ndevs; i++) {
-		struct dev *d = &devs[i];
-		struct pidi *pi = &pidis[d->pid];
+	for (i = 0; i < c->ndevs; i++) {
+		struct dev *d = &c->devs[i];
+		struct pidi *pi = &c->pidis[d->pid];
 		size_t pn;
-		const char *p = pid_text(d->pid, &pn);
+		const char *p = pid_text(c, d->pid, &pn);
 
 		for (k = 0; k < d->lanes; k++) {
 			const char *label = NULL;
 
-			if (o.group)
+			if (c->o.group)
 				for (g = 0; g < G_N; g++)
 					if (k >= d->gbase[g] &&
 					    k < d->gbase[g] + d->glanes[g])
@@ -1308,30 +1416,31 @@ make_added(void)
 			else
 				snprintf(name, sizeof(name), "GPU lane %d "
 				    "(synthetic)", k + 1);
-			add_meta(p, pn, LANE_TID_BASE + k + 1, "thread_name",
+			add_meta(c, p, pn, LANE_TID_BASE + k + 1, "thread_name",
 			    name, 0, pi);
-			add_meta(p, pn, LANE_TID_BASE + k + 1,
+			add_meta(c, p, pn, LANE_TID_BASE + k + 1,
 			    "thread_sort_index", NULL, k + 1, pi);
 		}
 		if (d->nscopes == 0)
 			continue;
 		p = d->scope_pid;
 		pn = strlen(p);
-		add_meta(p, pn, 0, "process_name", "GPU scopes", 0, pi);
+		add_meta(c, p, pn, 0, "process_name", "GPU scopes", 0, pi);
 		{
 			int64_t si, v;
 			size_t dn;
-			const char *dp = pid_text(d->pid, &dn);
+			const char *dp = pid_text(c, d->pid, &dn);
 
 			si = pi->has_sort ? pi->sort : int_text(dp, dn, &v) ?
 			    v : 0;
-			add_meta(p, pn, 0, "process_sort_index", NULL, si, pi);
+			add_meta(c, p, pn, 0, "process_sort_index", NULL, si,
+			    pi);
 		}
 		for (k = 0; k < d->scope_rows; k++) {
 			snprintf(name, sizeof(name), "GPU scopes %d", k + 1);
-			add_meta(p, pn, k + 1, "thread_name", name, 0, pi);
-			add_meta(p, pn, k + 1, "thread_sort_index", NULL, k + 1,
-			    pi);
+			add_meta(c, p, pn, k + 1, "thread_name", name, 0, pi);
+			add_meta(c, p, pn, k + 1, "thread_sort_index", NULL,
+			    k + 1, pi);
 		}
 	}
 }
@@ -1362,57 +1471,56 @@ track_text(const struct kt_event *ev, uint64_t index, char *buf)
 	return (size_t)(p - buf);
 }
 
-/* Held event i as an event with the fields patching needs. */
+/*
+ * Held event i as an event with the fields patching needs: its bytes,
+ * row number, and its pid, tid and args as the reader saw them (a
+ * string pid stays a string).
+ */
 static void
-held_event(size_t i, struct kt_event *ev)
+held_event(struct cl *c, size_t i, struct kt_event *ev)
 {
-	const struct held *h = &helds[i];
+	const struct held *h = &c->helds[i];
 
 	memset(ev, 0, sizeof(*ev));
 	ev->raw = h->raw;
 	ev->len = h->len;
-	ev->index = recs[i].index;
-	ev->f[KT_F_PID].off = h->pid.off;
-	ev->f[KT_F_PID].len = h->pid.len;
-	ev->f[KT_F_PID].type = h->pid.len ? KT_NUMBER : KT_NONE;
-	ev->f[KT_F_TID].off = h->tid.off;
-	ev->f[KT_F_TID].len = h->tid.len;
-	ev->f[KT_F_TID].type = h->tid.len ? KT_NUMBER : KT_NONE;
-	ev->f[KT_F_ARGS].off = h->args.off;
-	ev->f[KT_F_ARGS].len = h->args.len;
-	ev->f[KT_F_ARGS].type = h->argtype;
+	ev->index = c->recs[i].index;
+	ev->f[KT_F_PID] = h->pid;
+	ev->f[KT_F_TID] = h->tid;
+	ev->f[KT_F_ARGS] = h->args;
 }
 
 /* Write moved event ev (record r) on its lane or scope row. */
 static int
-put_moved(struct kt_writer *w, const struct rec *r, const struct kt_event *ev,
-    struct kt_patch *p, struct kt_buf *out)
+put_moved(struct cl *c, struct kt_writer *w, const struct rec *r,
+    const struct kt_event *ev, struct kt_patch *p, struct kt_buf *out)
 {
 	struct kt_event ne;
-	const struct rec *a = r->role == R_FLOW ? &recs[r->aux] : r;
-	const struct dev *d = &devs[pidis[thrs[r->thread].pid].dev];
+	const struct rec *a = r->role == R_FLOW ? &c->recs[r->aux] : r;
+	const struct dev *d = &c->devs[c->pidis[c->thrs[r->thread].pid].dev];
 	char track[1200], tid[32];
 	size_t tn, kn;
 	int rc = 0;
 
 	if (ev->f[KT_F_PID].len > 500 || ev->f[KT_F_TID].len > 500) {
 		kt_cli_warn("%s: row %llu: a pid or tid of over 500 bytes",
-		    inname, (unsigned long long)r->index);
+		    c->inname, (unsigned long long)r->index);
 		kt_cli_die(NULL);
 	}
 	kt_patch_reset(p, ev);
 	kn = track_text(ev, r->index, track);
 	if (a->role == R_SCOPE) {
-		tn = kt_int_format(scopes[a->aux].lane + 1, tid);
+		tn = kt_int_format(c->scopes[a->aux].lane + 1, tid);
 		rc |= kt_patch_set(p, KT_F_PID, d->scope_pid,
 		    strlen(d->scope_pid));
 	} else
-		tn = kt_int_format(LANE_TID_BASE + acts[a->aux].lane + 1, tid);
+		tn = kt_int_format(LANE_TID_BASE + c->acts[a->aux].lane + 1,
+		    tid);
 	rc |= kt_patch_set(p, KT_F_TID, tid, tn);
 	rc |= kt_patch_arg_add(p, TRACK_KEY, track, kn);
 	out->n = 0;
 	if (rc != 0 || kt_patch_apply(p, out) == -1) {
-		kt_cli_warn("%s: row %llu: cannot move the event", inname,
+		kt_cli_warn("%s: row %llu: cannot move the event", c->inname,
 		    (unsigned long long)r->index);
 		kt_cli_die(NULL);
 	}
@@ -1423,49 +1531,40 @@ put_moved(struct kt_writer *w, const struct rec *r, const struct kt_event *ev,
 	return kt_writer_event(w, &ne);
 }
 
-/* The retired events, kept for the report as they are left out. */
-struct retired {
-	uint64_t	 position;
-	uint64_t	 row;
-	const char	*text;
-	size_t		 len;
-};
-
-static struct retired *rets;
-static size_t nrets;
-
 static void
-keep_retired(const struct rec *r, const struct kt_event *ev, size_t pos)
+keep_retired(struct cl *c, const struct rec *r, const struct kt_event *ev,
+    size_t pos)
 {
 	struct retired *x;
 
-	if ((rets = realloc(rets, (nrets + 1) * sizeof(*rets))) == NULL)
+	if ((c->rets = realloc(c->rets, (c->nrets + 1) * sizeof(*c->rets))) ==
+	    NULL)
 		nomem();
-	x = &rets[nrets++];
+	x = &c->rets[c->nrets++];
 	x->position = pos;
 	x->row = r->index;
 	x->len = ev->len;
-	if ((x->text = kt_arena_copy(arena, ev->raw, ev->len)) == NULL)
+	if ((x->text = kt_arena_copy(c->arena, ev->raw, ev->len)) == NULL)
 		nomem();
 }
 
 /* Write the added events (index: their first row number). */
 static int
-put_added(struct kt_writer *w, uint64_t index)
+put_added(struct cl *c, struct kt_writer *w, uint64_t index)
 {
 	size_t at = 0;
 	int rc = 0;
 
-	while (at < added.n && rc == 0) {
-		const char *nl = memchr(added.p + at, '\n', added.n - at);
+	while (at < c->added.n && rc == 0) {
+		const char *nl = memchr(c->added.p + at, '\n', c->added.n - at);
 		struct kt_event ev;
 
 		memset(&ev, 0, sizeof(ev));
-		ev.raw = added.p + at;
-		ev.len = (size_t)(nl - (added.p + at));
+		ev.raw = c->added.p + at;
+		ev.len = (size_t)(nl - (c->added.p + at));
 		ev.index = index++;
 		rc = kt_writer_event(w, &ev);
-		at = (size_t)(nl - added.p) + 1;
+		at = (size_t)(nl - c->added.p) + 1;
 	}
 	return rc;
 }
@@ -1473,15 +1572,15 @@ put_added(struct kt_writer *w, uint64_t index)
 /* Where the added events go: at the first retired one, else the first
  * metadata event, else the start. */
 static size_t
-added_at(void)
+added_at(struct cl *c)
 {
 	size_t i;
 
-	for (i = 0; i < nrecs; i++)
-		if (recs[i].role == R_RETIRE)
+	for (i = 0; i < c->nrecs; i++)
+		if (c->recs[i].role == R_RETIRE)
 			return i;
-	for (i = 0; i < nrecs; i++)
-		if (recs[i].ph == 'M')
+	for (i = 0; i < c->nrecs; i++)
+		if (c->recs[i].ph == 'M')
 			return i;
 	return 0;
 }
@@ -1499,7 +1598,7 @@ raw_json(const char *p, size_t n)
 }
 
 static json_t *
-report_json(uint64_t nretired, uint64_t nout, const char *outname)
+report_json(struct cl *c, uint64_t nretired, uint64_t nout, const char *outname)
 {
 	json_t *rep = json_object(), *dv = json_array(), *ret = json_array();
 	uint64_t moved = 0, flows = 0, nsc = 0;
@@ -1508,8 +1607,8 @@ report_json(uint64_t nretired, uint64_t nout, const char *outname)
 	size_t nsi;
 	int applied;
 
-	for (i = 0; i < nrecs; i++) {
-		const struct rec *r = &recs[i];
+	for (i = 0; i < c->nrecs; i++) {
+		const struct rec *r = &c->recs[i];
 
 		if (r->role == R_ACT)
 			moved++;
@@ -1518,24 +1617,24 @@ report_json(uint64_t nretired, uint64_t nout, const char *outname)
 		else if (r->role == R_SCOPE)
 			nsc++;
 	}
-	for (i = 0; i < nrets; i++) {
+	for (i = 0; i < c->nrets; i++) {
 		json_t *e = json_object();
 
 		json_object_set_new(e, "position", json_integer(
-		    (json_int_t)rets[i].position));
+		    (json_int_t)c->rets[i].position));
 		json_object_set_new(e, "row", json_integer(
-		    (json_int_t)rets[i].row));
+		    (json_int_t)c->rets[i].row));
 		json_object_set_new(e, "event", json_stringn_nocheck(
-		    rets[i].text, rets[i].len));
+		    c->rets[i].text, c->rets[i].len));
 		json_array_append_new(ret, e);
 	}
-	for (i = 0; i < ndevs; i++) {
-		const struct dev *d = &devs[i];
-		const struct pidi *pi = &pidis[d->pid];
+	for (i = 0; i < c->ndevs; i++) {
+		const struct dev *d = &c->devs[i];
+		const struct pidi *pi = &c->pidis[d->pid];
 		json_t *e = json_object(), *rows = json_array(),
 		    *ps = json_array(), *gl;
 		size_t n, j;
-		const char *p = pid_text(d->pid, &n);
+		const char *p = pid_text(c, d->pid, &n);
 		char when[40];
 		int g;
 
@@ -1556,13 +1655,12 @@ report_json(uint64_t nretired, uint64_t nout, const char *outname)
 			const char *t;
 			size_t tn;
 
-			t = tid_text(recs[acts[d->peak_items[j]].rec].thread,
-			    &tn);
+			t = tid_text(c, act_thread(c, d->peak_items[j]), &tn);
 			json_array_append_new(ps, raw_json(t, tn));
 		}
 		json_object_set_new(e, "peakStreams", ps);
 		json_object_set_new(e, "lanes", json_integer(d->lanes));
-		if (o.group) {
+		if (c->o.group) {
 			gl = json_object();
 			for (g = 0; g < G_N; g++)
 				json_object_set_new(gl, grpnames[g],
@@ -1580,8 +1678,8 @@ report_json(uint64_t nretired, uint64_t nout, const char *outname)
 			json_object_set_new(e, "scopeRows", json_integer(
 			    d->scope_rows));
 		}
-		for (j = 0; j < nthrs; j++) {
-			const struct thr *t = &thrs[j];
+		for (j = 0; j < c->nthrs; j++) {
+			const struct thr *t = &c->thrs[j];
 			json_t *row;
 			const char *s;
 			size_t sn;
@@ -1589,7 +1687,7 @@ report_json(uint64_t nretired, uint64_t nout, const char *outname)
 			if (t->pid != d->pid || !t->retired)
 				continue;
 			row = json_object();
-			s = tid_text((uint32_t)j, &sn);
+			s = tid_text(c, (uint32_t)j, &sn);
 			json_object_set_new(row, "tid", raw_json(s, sn));
 			if (t->name != NULL)
 				json_object_set_new(row, "name", raw_json(
@@ -1602,26 +1700,27 @@ report_json(uint64_t nretired, uint64_t nout, const char *outname)
 	json_object_set_new(rep, "tool", json_string("kt-compact-lanes"));
 	json_object_set_new(rep, "version", json_string(KT_VERSION));
 	json_object_set_new(rep, "reportVersion", json_integer(REPORT_VERSION));
-	json_object_set_new(rep, "input", json_string(inname));
-	json_object_set_new(rep, "inputSha256", json_string(sha));
+	json_object_set_new(rep, "input", json_string(c->inname));
+	json_object_set_new(rep, "inputSha256", json_string(c->sha));
 	json_object_set_new(rep, "output", json_string(outname));
-	json_object_set_new(rep, "maxGpuLanes", json_integer(o.max_lanes));
-	json_object_set_new(rep, "group", json_boolean(o.group));
-	json_object_set_new(rep, "alreadyCompact", json_boolean(already));
+	json_object_set_new(rep, "maxGpuLanes", json_integer(c->o.max_lanes));
+	json_object_set_new(rep, "group", json_boolean(c->o.group));
+	json_object_set_new(rep, "alreadyCompact", json_boolean(c->already));
 	json_object_set_new(rep, "devices", dv);
 	json_object_set_new(rep, "events", json_pack("{s:I,s:I,s:I,s:I,s:I,"
-	    "s:I,s:I}", "input", (json_int_t)nrecs, "output", (json_int_t)nout,
+	    "s:I,s:I}", "input", (json_int_t)c->nrecs, "output",
+	    (json_int_t)nout,
 	    "activitiesMoved", (json_int_t)moved, "flowEndsMoved",
 	    (json_int_t)flows, "scopesMoved", (json_int_t)nsc, "retired",
-	    (json_int_t)nretired, "added", (json_int_t)nadded));
-	si = kt_reader_srcindex(rd, &nsi, &applied);
+	    (json_int_t)nretired, "added", (json_int_t)c->nadded));
+	si = kt_reader_srcindex(c->rd, &nsi, &applied);
 	json_object_set_new(rep, "restore", json_pack("{s:s,s:s,s:s,s:I,s:s}",
 	    "how", "kt compact-lanes --restore: drop the events whose args "
 	    "begin with " ADDED_KEY "; put back pid and tid from args."
 	    TRACK_KEY " and remove it (args \"absent\" or \"null\": as it "
 	    "was); insert the retired events at their positions",
 	    "trackKey", TRACK_KEY, "addedKey", ADDED_KEY, "sourceEvents",
-	    (json_int_t)nrecs, "sourceIndex", si == NULL ? "none" :
+	    (json_int_t)c->nrecs, "sourceIndex", si == NULL ? "none" :
 	    applied ? "before" : "after"));
 	json_object_set_new(rep, "retired", ret);
 	return rep;
@@ -1650,49 +1749,44 @@ open_report(const char *path, json_t *rep)
 
 /* ------------------------------------------------------------------ */
 
-/*
- * The input's SHA-256 (of the file's bytes as given), in a thread of its
- * own while the events are read: hash_start(), then hash_wait().
- */
-static pthread_t hasher;
-static const char *hashpath;
-static struct kt_error hasherr;
-static int hashrc, hashing;
-
 static void *
 hash_run(void *arg)
 {
-	(void)arg;
-	hashrc = kt_hold_sha256(holder, hashpath, sha, &hasherr);
+	struct hasher *h = arg;
+
+	h->rc = kt_hold_sha256(h->holder, h->path, h->hex, &h->err);
 	return NULL;
 }
 
 static void
-hash_start(const char *path)
+hash_start(struct hasher *h, const struct kt_hold *hd, const char *path,
+    char *hex)
 {
-	hashpath = path;
-	if (pthread_create(&hasher, NULL, hash_run, NULL) == 0)
-		hashing = 1;
+	h->holder = hd;
+	h->path = path;
+	h->hex = hex;
+	if (pthread_create(&h->thread, NULL, hash_run, h) == 0)
+		h->running = 1;
 	else
-		hash_run(NULL);
+		hash_run(h);
 }
 
 static void
-hash_wait(void)
+hash_wait(struct hasher *h)
 {
-	if (hashing)
-		pthread_join(hasher, NULL);
-	hashing = 0;
-	if (hashrc == -1)
-		kt_cli_die(&hasherr);
+	if (h->running)
+		pthread_join(h->thread, NULL);
+	h->running = 0;
+	if (h->rc == -1)
+		kt_cli_die(&h->err);
 }
 
 /* The top-level keys to write: the input's, and ktCompactLanes. */
 static struct kt_meta *
-out_metas(size_t *n, struct kt_buf *top, uint64_t nretired,
+out_metas(struct cl *c, size_t *n, struct kt_buf *top, uint64_t nretired,
     const char *report)
 {
-	const struct kt_meta *m = kt_reader_metas(rd, n);
+	const struct kt_meta *m = kt_reader_metas(c->rd, n);
 	struct kt_meta *om;
 	size_t i;
 
@@ -1700,19 +1794,19 @@ out_metas(size_t *n, struct kt_buf *top, uint64_t nretired,
 		nomem();
 	for (i = 0; i < *n; i++)
 		om[i] = m[i];
-	if (already)
+	if (c->already)
 		return om;
 	kt_obj_begin(top);
 	kt_obj_int(top, "version", REPORT_VERSION);
-	if (sha[0] != '\0')
-		kt_obj_str(top, "inputSha256", sha);
+	if (c->sha[0] != '\0')
+		kt_obj_str(top, "inputSha256", c->sha);
 	if (report != NULL)
 		kt_obj_str(top, "report", report);
-	kt_obj_int(top, "devices", (int64_t)ndevs);
+	kt_obj_int(top, "devices", (int64_t)c->ndevs);
 	kt_obj_int(top, "retired", (int64_t)nretired);
-	kt_obj_int(top, "added", (int64_t)nadded);
+	kt_obj_int(top, "added", (int64_t)c->nadded);
 	kt_obj_end(top);
-	om[*n].key = (char *)"\"" TOP_KEY "\"";
+	om[*n].key = (char *)"\"" KT_KEY_COMPACT "\"";
 	om[*n].keylen = strlen(om[*n].key);
 	om[*n].val = top->p;
 	om[*n].vallen = top->n;
@@ -1721,143 +1815,171 @@ out_metas(size_t *n, struct kt_buf *top, uint64_t nretired,
 	return om;
 }
 
-static int
-compact(struct kt_source *src, const char *inpath)
-{
-	struct kt_error err;
-	struct kt_out *out, *ro = NULL;
-	struct kt_writer *w;
-	struct kt_meta *metas;
-	struct kt_buf top = KT_BUF_INIT, pb = KT_BUF_INIT;
-	struct kt_patch p;
-	uint64_t nretired = 0, *srcindex, next = 0;
-	size_t i, nm, at, nout = 0;
-	int rc = 0, identity = 1, si_at_end = 0;
-	char rpath[4200];
-	const char *report = o.report;
-	json_t *rep;
+/* Where the view's row numbers go: the order of its events. */
+struct order {
+	size_t		 at;		/* the added events before event at */
+	uint64_t	 next;		/* the first added one's row number */
+	uint64_t	*rows;		/* per event written, its row number */
+	size_t		 n;
+	int		 identity;	/* rows[i] == i: no ktSourceIndex */
+	int		 at_end;	/* ktSourceIndex after the events */
+};
 
-	read_all();
-	hash_wait();
-	kt_cli_one_trace(src, inname, "holds several traces; pick one with "
-	    "--member or merge them with kt rank-tag", 1);
-	if (kt_reader_meta_find(rd, TOP_KEY) != NULL)
-		already = 1;
-	for (i = 0; i < npidis; i++)
-		if (pidis[i].compact)
-			already = 1;
-	if (!already) {
-		select_items();
-		place_acts();
-		place_scopes();
-		bind_flows();
-		nretired = retire();
-		scope_pids();
-		make_added();
-	}
-	if (report == NULL && kt_cli_report_beside(o.co.output,
-	    ".compact.json", rpath, sizeof(rpath)))
+/*
+ * Is the input a compact view already (its top-level key, or lanes or
+ * GPU scopes of its own)?
+ */
+static int
+is_compact(struct cl *c)
+{
+	size_t i;
+
+	if (kt_reader_meta_find(c->rd, KT_KEY_COMPACT) != NULL)
+		return 1;
+	for (i = 0; i < c->npidis; i++)
+		if (c->pidis[i].compact)
+			return 1;
+	return 0;
+}
+
+/*
+ * Place everything: the lanes, the scope rows, the flow ends, the rows
+ * retired and the metadata added.  Returns the events retired.
+ */
+static uint64_t
+plan(struct cl *c)
+{
+	uint64_t nretired;
+
+	select_items(c);
+	place_acts(c);
+	place_scopes(c);
+	bind_flows(c);
+	nretired = retire(c);
+	scope_pids(c);
+	make_added(c);
+	return nretired;
+}
+
+/*
+ * The report's path: --report, else beside -o (rpath), else NULL; one
+ * that is the output or the input is refused.
+ */
+static const char *
+report_path(struct cl *c, const char *inpath, char *rpath, size_t cap)
+{
+	const char *report = c->o.report, *output = c->o.co.output;
+
+	if (report == NULL && kt_cli_report_beside(output, ".compact.json",
+	    rpath, cap))
 		report = rpath;
 	if (report != NULL) {
-		char *const outs[] = { (char *)(o.co.output ? o.co.output : "-"),
+		char *const outs[] = { (char *)(output ? output : "-"),
 		    (char *)inpath };
 
-		if ((o.co.output != NULL && strcmp(report, o.co.output) == 0) ||
+		if ((output != NULL && strcmp(report, output) == 0) ||
 		    kt_cli_check_output(report, outs, 2) == -1) {
 			kt_cli_warn("%s: the report cannot be the output "
 			    "or the input", report);
 			kt_cli_die(NULL);
 		}
 	}
-	/* Row numbers in output order. */
-	at = added_at();
-	for (i = 0; i < nrecs; i++)
-		if (recs[i].index >= next)
-			next = recs[i].index + 1;
-	if ((srcindex = malloc((nrecs + nadded + 1) * sizeof(*srcindex))) ==
-	    NULL)
-		nomem();
-	for (i = 0; i <= nrecs; i++) {
-		size_t j;
+	return report;
+}
 
-		if (i == at && nadded > 0)
-			for (j = 0; j < nadded; j++)
-				srcindex[nout++] = next + j;
-		if (i == nrecs)
+/* The row numbers in output order, and where ktSourceIndex goes. */
+static void
+row_order(struct cl *c, struct order *od)
+{
+	size_t i, j;
+
+	memset(od, 0, sizeof(*od));
+	od->at = added_at(c);
+	for (i = 0; i < c->nrecs; i++)
+		if (c->recs[i].index >= od->next)
+			od->next = c->recs[i].index + 1;
+	if ((od->rows = malloc((c->nrecs + c->nadded + 1) *
+	    sizeof(*od->rows))) == NULL)
+		nomem();
+	for (i = 0; i <= c->nrecs; i++) {
+		if (i == od->at && c->nadded > 0)
+			for (j = 0; j < c->nadded; j++)
+				od->rows[od->n++] = od->next + j;
+		if (i == c->nrecs)
 			break;
-		if (recs[i].role != R_RETIRE)
-			srcindex[nout++] = recs[i].index;
+		if (c->recs[i].role != R_RETIRE)
+			od->rows[od->n++] = c->recs[i].index;
 	}
-	for (i = 0; i < nout && identity; i++)
-		identity = srcindex[i] == i;
-	if (already) {
+	od->identity = 1;
+	for (i = 0; i < od->n && od->identity; i++)
+		od->identity = od->rows[i] == i;
+	if (c->already) {
 		/* Unchanged: ktSourceIndex goes where it was. */
 		const uint64_t *si;
 		size_t nsi;
 
-		if ((si = kt_reader_srcindex(rd, &nsi, &si_at_end)) != NULL)
-			si_at_end = !si_at_end;
+		if ((si = kt_reader_srcindex(c->rd, &nsi, &od->at_end)) != NULL)
+			od->at_end = !od->at_end;
 	}
-	out = kt_cli_out_open(o.co.output, o.co.level);
-	if ((w = kt_writer_new(out, 0)) == NULL)
-		nomem();
-	metas = out_metas(&nm, &top, nretired, report);
-	if (kt_writer_begin(w, metas, nm, identity || si_at_end ? NULL :
-	    srcindex, nout) == -1)
-		rc = -1;
-	/* Out, in order, from memory. */
+}
+
+/* Write the events, in order, from memory: moved, kept, added. */
+static int
+write_events(struct cl *c, struct kt_writer *w, const struct order *od)
+{
+	struct kt_buf pb = KT_BUF_INIT;
+	struct kt_patch p;
+	size_t i;
+	int rc = 0;
+
 	kt_patch_init(&p, NULL);
 	for (i = 0; rc == 0; i++) {
 		const struct rec *r;
 		struct kt_event ev;
 
-		if (i == at && nadded > 0)
-			rc = put_added(w, next);
-		if (rc != 0 || i == nrecs)
+		if (i == od->at && c->nadded > 0)
+			rc = put_added(c, w, od->next);
+		if (rc != 0 || i == c->nrecs)
 			break;
-		r = &recs[i];
-		held_event(i, &ev);
+		r = &c->recs[i];
+		held_event(c, i, &ev);
 		switch (r->role) {
 		case R_RETIRE:
-			keep_retired(r, &ev, i);
+			keep_retired(c, r, &ev, i);
 			continue;
 		case R_ACT:
 		case R_SCOPE:
 		case R_FLOW:
-			rc = put_moved(w, r, &ev, &p, &pb);
+			rc = put_moved(c, w, r, &ev, &p, &pb);
 			break;
 		default:
 			rc = kt_writer_event(w, &ev);
 		}
 	}
 	kt_cli_progress_done();
-	if (rc == 0)
-		rc = kt_writer_end_index(w, metas, nm, identity || !si_at_end ?
-		    NULL : srcindex, nout);
-	if (rc == 0 && report != NULL) {
-		rep = report_json(nretired, nout, o.co.output ? o.co.output :
-		    "<stdout>");
-		ro = open_report(report, rep);
-		json_decref(rep);
-	}
-	/* Both or neither: a failure removes the report too. */
-	kt_error_set(&err, o.co.output ? o.co.output : "<stdout>", 0, 0,
-	    "write error");
-	kt_cli_out_commit(out, rc == -1, &err);
-	if (ro != NULL)
-		kt_cli_out_commit(ro, 0, &err);
-	kt_cli_report_repairs(inname, kt_reader_repairs(rd));
-	if (already)
+	kt_patch_free(&p);
+	kt_buf_free(&pb);
+	return rc;
+}
+
+/* What was done, per device, on standard error. */
+static void
+summary(struct cl *c, const char *report, uint64_t nretired)
+{
+	size_t i;
+
+	kt_cli_report_repairs(c->inname, kt_reader_repairs(c->rd));
+	if (c->already)
 		kt_cli_warn("%s: already a compact view: written unchanged",
-		    inname);
-	for (i = 0; i < ndevs; i++) {
-		const struct dev *d = &devs[i];
+		    c->inname);
+	for (i = 0; i < c->ndevs; i++) {
+		const struct dev *d = &c->devs[i];
 		char lbl[200], when[40];
 
 		kt_time_format(d->peak_ts, 0, when);
 		kt_cli_warn("%s: %s: %d stream row%s onto %d GPU lane%s (peak "
 		    "%d at ts %s), %zu scope%s on %d row%s, %llu row%s "
-		    "retired", inname, dev_label(d, lbl, sizeof(lbl)),
+		    "retired", c->inname, dev_label(c, d, lbl, sizeof(lbl)),
 		    d->streams, d->streams == 1 ? "" : "s", d->lanes,
 		    d->lanes == 1 ? "" : "s", d->peak, when, d->nscopes,
 		    d->nscopes == 1 ? "" : "s", d->scope_rows,
@@ -1867,53 +1989,102 @@ compact(struct kt_source *src, const char *inpath)
 	}
 	if (report == NULL && nretired > 0)
 		kt_cli_warn("%s: no report (--report FILE): the %llu retired "
-		    "metadata events are needed to restore the source", inname,
-		    (unsigned long long)nretired);
-	kt_patch_free(&p);
-	kt_buf_free(&pb);
+		    "metadata events are needed to restore the source",
+		    c->inname, (unsigned long long)nretired);
+}
+
+static int
+compact(struct cl *c, struct kt_source *src, const char *inpath)
+{
+	struct kt_error err;
+	struct kt_out *out, *ro = NULL;
+	struct kt_writer *w;
+	struct kt_meta *metas;
+	struct kt_buf top = KT_BUF_INIT;
+	struct order od;
+	uint64_t nretired = 0;
+	size_t nm;
+	int rc = 0;
+	char rpath[4200];
+	const char *report, *outname = c->o.co.output ? c->o.co.output :
+	    "<stdout>";
+	json_t *rep;
+
+	read_all(c);
+	/* What was read is what is written: the file must not change. */
+	if (kt_hold_check(c->holder, &err) == -1)
+		kt_cli_die(&err);
+	hash_wait(&c->hash);
+	kt_cli_one_trace(src, c->inname, "holds several traces; pick one with "
+	    "--member or merge them with kt rank-tag", 1);
+	c->already = c->already || is_compact(c);
+	if (!c->already)
+		nretired = plan(c);
+	report = report_path(c, inpath, rpath, sizeof(rpath));
+	row_order(c, &od);
+	out = kt_cli_out_open(c->o.co.output, c->o.co.level);
+	if ((w = kt_writer_new(out, 0)) == NULL)
+		nomem();
+	metas = out_metas(c, &nm, &top, nretired, report);
+	if (kt_writer_begin(w, metas, nm, od.identity || od.at_end ? NULL :
+	    od.rows, od.n) == -1)
+		rc = -1;
+	if (rc == 0)
+		rc = write_events(c, w, &od);
+	if (rc == 0)
+		rc = kt_writer_end_index(w, metas, nm, od.identity ||
+		    !od.at_end ? NULL : od.rows, od.n);
+	if (rc == 0 && report != NULL) {
+		rep = report_json(c, nretired, od.n, outname);
+		ro = open_report(report, rep);
+		json_decref(rep);
+	}
+	/* Both or neither: a failure removes the report too. */
+	kt_error_set(&err, outname, 0, 0, "write error");
+	kt_cli_out_commit(out, rc == -1, &err);
+	if (ro != NULL)
+		kt_cli_out_commit(ro, 0, &err);
+	summary(c, report, nretired);
 	kt_buf_free(&top);
 	kt_writer_free(w);
 	free(metas);
-	free(srcindex);
+	free(od.rows);
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
 /* Restore. */
 
-/* The raw text of member key of object value obj of ev, or -1. */
-static int
-member(const struct kt_event *ev, const struct kt_val *obj, const char *key,
-    struct kt_val *v)
-{
-	return kt_event_find(ev, obj, key, v);
-}
+/* What the report of a compact view says. */
+struct rreport {
+	json_t		*rep;		/* its DOM: ret[].text are in it */
+	struct retired	*ret;		/* the retired events, by position */
+	size_t		 nret;
+	uint64_t	 want;		/* the source's events, */
+	int		 have_want;	/* when it says */
+	int		 after;		/* ktSourceIndex after the events */
+};
 
 /*
  * Put back the source text of moved event ev (compact view) into out,
- * then check that moving it again gives ev's bytes.  0 or -1.
+ * with patch p, then check with patch q that moving it again gives ev's
+ * bytes.  0 or -1.
  */
 static int
-unpatch(const struct kt_event *ev, struct kt_buf *out, struct kt_buf *chk)
+unpatch(const struct kt_event *ev, struct kt_patch *p, struct kt_patch *q,
+    struct kt_buf *out, struct kt_buf *chk)
 {
 	struct kt_val args = ev->f[KT_F_ARGS], tv, pv, iv, av;
-	struct {
-		size_t off, del;
-		const char *ins;
-		size_t inslen;
-	} e[3], t;
 	const char *raw = ev->raw;
-	size_t end, at = 0;
-	int ne = 0, i, j, form = 0;	/* 0 plain, 1 absent, 2 null */
+	int form = 0, rc;	/* 0 plain, 1 absent, 2 null */
 	struct kt_event src;
-	struct kt_patch p;
-	int rc;
 
-	if (member(ev, &args, TRACK_KEY, &tv) == -1 || tv.type != KT_OBJECT ||
-	    member(ev, &tv, "pid", &pv) == -1 ||
-	    member(ev, &tv, "tid", &iv) == -1)
+	if (kt_event_find(ev, &args, TRACK_KEY, &tv) == -1 ||
+	    tv.type != KT_OBJECT ||
+	    kt_event_find(ev, &tv, "pid", &pv) == -1 ||
+	    kt_event_find(ev, &tv, "tid", &iv) == -1)
 		return -1;
-	if (member(ev, &tv, "args", &av) == 0) {
+	if (kt_event_find(ev, &tv, "args", &av) == 0) {
 		if (av.len == 8 && memcmp(raw + av.off, "\"absent\"", 8) == 0)
 			form = 1;
 		else if (av.len == 6 && memcmp(raw + av.off, "\"null\"", 6) ==
@@ -1922,85 +2093,42 @@ unpatch(const struct kt_event *ev, struct kt_buf *out, struct kt_buf *chk)
 		else
 			return -1;
 	}
-	end = tv.off + tv.len;
+	/* Our mark is the first member of args, right after its brace. */
 	if (raw[args.off + 1] != '"' || args.off + 1 + 22 != tv.off)
 		return -1;
-	if (form == 0) {
-		e[ne].off = args.off + 1;
-		e[ne].del = end - e[ne].off;
-		if (end + 1 < ev->len && raw[end] == ',' && raw[end + 1] == ' ')
-			e[ne].del += 2;
-		e[ne].ins = "";
-		e[ne].inslen = 0;
-		ne++;
-	} else {
-		struct kt_val key;
-
-		/* The args member itself was added: "args": {...}. */
-		if (raw[end] != '}')
-			return -1;
-		if (form == 2) {
-			e[ne].off = args.off;
-			e[ne].del = args.len;
-			e[ne].ins = "null";
-			e[ne].inslen = 4;
-		} else {
-			/* Inserted first: {"args": {...}, ... */
-			key.off = 1;
-			if (args.off != 1 + 8 || memcmp(raw + 1, "\"args\": ",
-			    8) != 0)
-				return -1;
-			e[ne].off = key.off;
-			e[ne].del = args.off + args.len - key.off;
-			if (args.off + args.len + 1 < ev->len &&
-			    raw[args.off + args.len] == ',' &&
-			    raw[args.off + args.len + 1] == ' ')
-				e[ne].del += 2;
-			e[ne].ins = "";
-			e[ne].inslen = 0;
-		}
-		ne++;
-	}
-	e[ne].off = ev->f[KT_F_PID].off;
-	e[ne].del = ev->f[KT_F_PID].len;
-	e[ne].ins = raw + pv.off;
-	e[ne].inslen = pv.len;
-	ne++;
-	e[ne].off = ev->f[KT_F_TID].off;
-	e[ne].del = ev->f[KT_F_TID].len;
-	e[ne].ins = raw + iv.off;
-	e[ne].inslen = iv.len;
-	ne++;
-	for (i = 1; i < ne; i++) {
-		t = e[i];
-		for (j = i; j > 0 && e[j - 1].off > t.off; j--)
-			e[j] = e[j - 1];
-		e[j] = t;
-	}
+	kt_patch_reset(p, ev);
+	if (form == 0)
+		rc = kt_patch_arg_remove(p, TRACK_KEY);
+	else if (raw[tv.off + tv.len] != '}')
+		return -1;	/* the args member itself was added */
+	else if (form == 2)
+		rc = kt_patch_set(p, KT_F_ARGS, "null", 4);
+	else if (args.off != 1 + 8 || memcmp(raw + 1, "\"args\": ", 8) != 0)
+		return -1;	/* inserted first: {"args": {...}, ... */
+	else
+		rc = kt_patch_remove(p, KT_F_ARGS);
+	rc |= kt_patch_set(p, KT_F_PID, raw + pv.off, pv.len);
+	rc |= kt_patch_set(p, KT_F_TID, raw + iv.off, iv.len);
 	out->n = 0;
-	for (i = 0; i < ne; i++) {
-		if (e[i].off < at)
-			return -1;
-		kt_buf_add(out, raw + at, e[i].off - at);
-		kt_buf_add(out, e[i].ins, e[i].inslen);
-		at = e[i].off + e[i].del;
+	if (rc != 0 || kt_patch_apply(p, out) == -1) {
+		if (out->err)
+			nomem();
+		return -1;
 	}
-	if (kt_buf_add(out, raw + at, ev->len - at) == -1)
-		nomem();
 	/* The proof: moving it again gives the compact view's bytes. */
 	memset(&src, 0, sizeof(src));
 	if (kt_event_scan(out->p, out->n, &src, NULL) == -1)
 		return -1;
-	kt_patch_init(&p, &src);
+	kt_patch_reset(q, &src);
 	chk->n = 0;
-	rc = kt_patch_set(&p, KT_F_PID, raw + ev->f[KT_F_PID].off,
+	if (kt_patch_set(q, KT_F_PID, raw + ev->f[KT_F_PID].off,
 	    ev->f[KT_F_PID].len) == -1 ||
-	    kt_patch_set(&p, KT_F_TID, raw + ev->f[KT_F_TID].off,
+	    kt_patch_set(q, KT_F_TID, raw + ev->f[KT_F_TID].off,
 	    ev->f[KT_F_TID].len) == -1 ||
-	    kt_patch_arg_add(&p, TRACK_KEY, raw + tv.off, tv.len) == -1 ||
-	    kt_patch_apply(&p, chk) == -1 ? -1 : 0;
-	kt_patch_free(&p);
-	if (rc == -1 || chk->n != ev->len || memcmp(chk->p, raw, ev->len) != 0)
+	    kt_patch_arg_add(q, TRACK_KEY, raw + tv.off, tv.len) == -1 ||
+	    kt_patch_apply(q, chk) == -1)
+		return -1;
+	if (chk->n != ev->len || memcmp(chk->p, raw, ev->len) != 0)
 		return -1;
 	return 0;
 }
@@ -2018,193 +2146,195 @@ marked(const struct kt_event *ev, const char *key)
 	    ev->raw[ev->f[KT_F_ARGS].off + 2 + k] == '"';
 }
 
+/*
+ * Are held event h's args longer than min bytes, and do they begin with
+ * text s (n bytes)?
+ */
 static int
-restore(struct kt_source *src, const char *path)
+held_args_begin(const struct held *h, size_t min, const char *s, size_t n)
 {
-	struct kt_error err;
-	struct kt_out *out;
-	struct kt_writer *w;
-	const struct kt_meta *top, *m;
-	struct kt_meta *metas;
-	struct kt_event ev;
-	struct kt_reader *again;
-	struct kt_buf ub = KT_BUF_INIT, chk = KT_BUF_INIT;
-	struct retired *ret = NULL;
-	json_t *rep = NULL, *topj, *jv;
-	json_error_t je;
-	size_t nret = 0, ri = 0, i, nm, k, nrows = 0;
-	uint64_t pos = 0, *rows = NULL, want = 0, bad = 0;
-	int rc = 0, after = 0, identity = 1, have_want = 0;
-	char rpath[4200];
-	const char *report = o.report;
-	struct stat st;
+	return h->args.type == KT_OBJECT && h->args.len > min &&
+	    memcmp(h->raw + h->args.off, s, n) == 0;
+}
 
-	read_all();
-	if (kt_source_next(src, &again, &err) != 0) {
-		kt_cli_warn("%s: one trace at a time", inname);
-		kt_cli_die(NULL);
-	}
-	if ((top = kt_reader_meta_find(rd, TOP_KEY)) == NULL) {
-		kt_cli_warn("%s: not a compact view (no %s key)", inname,
-		    TOP_KEY);
-		kt_cli_die(NULL);
-	}
-	if ((topj = kt_meta_json(top, &err)) == NULL)
-		kt_cli_die(&err);
+/*
+ * The report of the view: --report, else FILE.compact.json beside the
+ * view, else the one the view names when it is there; NULL: none.
+ */
+static const char *
+restore_report_path(struct cl *c, const char *path, json_t *topj,
+    char *rpath, size_t cap)
+{
+	const char *report = c->o.report;
+	struct stat st;
+	json_t *jv;
+
 	if (report == NULL && path != NULL && strcmp(path, "-") != 0) {
-		snprintf(rpath, sizeof(rpath), "%s.compact.json", path);
+		snprintf(rpath, cap, "%s.compact.json", path);
 		if (stat(rpath, &st) == 0)
 			report = rpath;
 	}
 	if (report == NULL) {
-		/* The report the view names, when it is there. */
 		jv = json_object_get(topj, "report");
 		if (json_is_string(jv) && stat(json_string_value(jv), &st) == 0)
 			report = json_string_value(jv);
 	}
-	if (report != NULL) {
-		json_t *a;
+	return report;
+}
 
-		if ((rep = json_load_file(report, 0, &je)) == NULL) {
-			kt_error_set(&err, report, je.line, je.column, "%s",
-			    je.text);
-			kt_cli_die(&err);
-		}
-		jv = json_object_get(rep, "alreadyCompact");
-		if (json_is_true(jv)) {
-			/* The compaction wrote its input unchanged. */
-			o.report = NULL;
-			json_decref(rep);
-			rep = NULL;
-			goto identity_copy;
-		}
-		if (json_object_get(topj, "inputSha256") == NULL) {
-			kt_cli_warn("%s: the view was written without a report",
-			    inname);
-			kt_cli_die(NULL);
-		}
-		if (!json_equal(json_object_get(rep, "inputSha256"),
-		    json_object_get(topj, "inputSha256"))) {
-			kt_cli_warn("%s: %s is the report of another compact "
-			    "view (inputSha256 differs)", inname, report);
-			kt_cli_die(NULL);
-		}
-		a = json_object_get(rep, "retired");
-		nret = json_array_size(a);
-		if ((ret = calloc(nret + 1, sizeof(*ret))) == NULL)
-			nomem();
-		for (i = 0; i < nret; i++) {
-			json_t *e = json_array_get(a, i);
-			json_t *ps = json_object_get(e, "position");
-			json_t *rw = json_object_get(e, "row");
-			json_t *tx = json_object_get(e, "event");
+/*
+ * Load the report of the view (top-level key topj) into rr.  Returns 1
+ * when it says that the compaction wrote its input unchanged, else 0.
+ */
+static int
+load_report(struct cl *c, const char *report, json_t *topj,
+    struct rreport *rr)
+{
+	struct kt_error err;
+	json_error_t je;
+	json_t *a, *jv;
+	size_t i;
 
-			if (!json_is_integer(ps) || !json_is_integer(rw) ||
-			    !json_is_string(tx) || json_integer_value(ps) < 0 ||
-			    (i > 0 && (uint64_t)json_integer_value(ps) <=
-			    ret[i - 1].position)) {
-				kt_cli_warn("%s: retired[%zu] is not a "
-				    "position, row and event", report, i);
-				kt_cli_die(NULL);
-			}
-			ret[i].position = (uint64_t)json_integer_value(ps);
-			ret[i].row = (uint64_t)json_integer_value(rw);
-			ret[i].text = json_string_value(tx);
-			ret[i].len = json_string_length(tx);
-		}
-		jv = json_object_get(json_object_get(rep, "restore"),
-		    "sourceEvents");
-		if (json_is_integer(jv)) {
-			want = (uint64_t)json_integer_value(jv);
-			have_want = 1;
-		}
-		jv = json_object_get(json_object_get(rep, "restore"),
-		    "sourceIndex");
-		after = json_is_string(jv) && strcmp(json_string_value(jv),
-		    "after") == 0;
-	} else {
-		jv = json_object_get(topj, "retired");
-		if (json_is_integer(jv) && json_integer_value(jv) > 0) {
-			kt_cli_warn("%s: %lld retired metadata events are in "
-			    "the report: give it with --report", inname,
-			    (long long)json_integer_value(jv));
-			kt_cli_die(NULL);
-		}
+	if ((rr->rep = json_load_file(report, 0, &je)) == NULL) {
+		kt_error_set(&err, report, je.line, je.column, "%s", je.text);
+		kt_cli_die(&err);
 	}
-	json_decref(topj);
-	/* The source's rows: the compact view's, the retired ones'. */
-	if ((rows = malloc((nrecs + nret + 1) * sizeof(*rows))) == NULL)
-		nomem();
-	out = kt_cli_out_open(o.co.output, o.co.level);
-	if ((w = kt_writer_new(out, 0)) == NULL)
-		nomem();
-	m = kt_reader_metas(rd, &nm);
-	if ((metas = calloc(nm + 1, sizeof(*metas))) == NULL)
-		nomem();
-	for (i = k = 0; i < nm; i++)
-		if (&m[i] != top)
-			metas[k++] = m[i];
-	nm = k;
-	/* First the rows, to know whether to write ktSourceIndex. */
-	for (i = 0; i < nrecs; i++) {
-		const struct rec *r = &recs[i];
-
-		const struct held *h = &helds[i];
-
-		if (h->argtype == KT_OBJECT && h->args.len > 24 &&
-		    memcmp(h->raw + h->args.off, "{\"" ADDED_KEY "\"",
-		    sizeof(ADDED_KEY) + 2) == 0)
-			continue;
-		while (ri < nret && ret[ri].position == nrows)
-			rows[nrows++] = ret[ri++].row;
-		rows[nrows++] = r->index;
+	if (json_is_true(json_object_get(rr->rep, "alreadyCompact"))) {
+		json_decref(rr->rep);
+		rr->rep = NULL;
+		return 1;
 	}
-	while (ri < nret && ret[ri].position == nrows)
-		rows[nrows++] = ret[ri++].row;
-	if (ri < nret || (have_want && nrows != want)) {
-		kt_cli_warn("%s: the report does not fit: %llu events "
-		    "restored, the source had %llu", inname,
-		    (unsigned long long)nrows, (unsigned long long)want);
+	if (json_object_get(topj, "inputSha256") == NULL) {
+		kt_cli_warn("%s: the view was written without a report",
+		    c->inname);
 		kt_cli_die(NULL);
 	}
-	for (i = 0; i < nrows && identity; i++)
-		identity = rows[i] == i;
-	if (kt_writer_begin(w, metas, nm, identity || after ? NULL : rows,
-	    nrows) == -1)
-		rc = -1;
-	ri = 0;
-	for (i = 0; i <= nrecs && rc == 0; i++) {
+	if (!json_equal(json_object_get(rr->rep, "inputSha256"),
+	    json_object_get(topj, "inputSha256"))) {
+		kt_cli_warn("%s: %s is the report of another compact view "
+		    "(inputSha256 differs)", c->inname, report);
+		kt_cli_die(NULL);
+	}
+	a = json_object_get(rr->rep, "retired");
+	rr->nret = json_array_size(a);
+	if ((rr->ret = calloc(rr->nret + 1, sizeof(*rr->ret))) == NULL)
+		nomem();
+	for (i = 0; i < rr->nret; i++) {
+		json_t *e = json_array_get(a, i);
+		json_t *ps = json_object_get(e, "position");
+		json_t *rw = json_object_get(e, "row");
+		json_t *tx = json_object_get(e, "event");
+
+		if (!json_is_integer(ps) || !json_is_integer(rw) ||
+		    !json_is_string(tx) || json_integer_value(ps) < 0 ||
+		    (i > 0 && (uint64_t)json_integer_value(ps) <=
+		    rr->ret[i - 1].position)) {
+			kt_cli_warn("%s: retired[%zu] is not a position, row "
+			    "and event", report, i);
+			kt_cli_die(NULL);
+		}
+		rr->ret[i].position = (uint64_t)json_integer_value(ps);
+		rr->ret[i].row = (uint64_t)json_integer_value(rw);
+		rr->ret[i].text = json_string_value(tx);
+		rr->ret[i].len = json_string_length(tx);
+	}
+	jv = json_object_get(json_object_get(rr->rep, "restore"),
+	    "sourceEvents");
+	if (json_is_integer(jv)) {
+		rr->want = (uint64_t)json_integer_value(jv);
+		rr->have_want = 1;
+	}
+	jv = json_object_get(json_object_get(rr->rep, "restore"),
+	    "sourceIndex");
+	rr->after = json_is_string(jv) && strcmp(json_string_value(jv),
+	    "after") == 0;
+	return 0;
+}
+
+/*
+ * The source's row numbers, in its order: the view's events but the
+ * added ones, the retired ones at their positions.  A new array of
+ * *nrows.
+ */
+static uint64_t *
+source_rows(struct cl *c, const struct rreport *rr, size_t *nrows)
+{
+	static const char added[] = "{\"" ADDED_KEY "\"";
+	uint64_t *rows;
+	size_t i, ri = 0, n = 0;
+
+	if ((rows = malloc((c->nrecs + rr->nret + 1) * sizeof(*rows))) ==
+	    NULL)
+		nomem();
+	for (i = 0; i < c->nrecs; i++) {
+		if (held_args_begin(&c->helds[i], 24, added,
+		    sizeof(added) - 1))
+			continue;
+		while (ri < rr->nret && rr->ret[ri].position == n)
+			rows[n++] = rr->ret[ri++].row;
+		rows[n++] = c->recs[i].index;
+	}
+	while (ri < rr->nret && rr->ret[ri].position == n)
+		rows[n++] = rr->ret[ri++].row;
+	if (ri < rr->nret || (rr->have_want && n != rr->want)) {
+		kt_cli_warn("%s: the report does not fit: %llu events "
+		    "restored, the source had %llu", c->inname,
+		    (unsigned long long)n, (unsigned long long)rr->want);
+		kt_cli_die(NULL);
+	}
+	*nrows = n;
+	return rows;
+}
+
+/*
+ * Write the source's events: the retired ones at their positions, the
+ * moved ones put back, the added ones left out.
+ */
+static int
+restore_events(struct cl *c, struct kt_writer *w, const struct rreport *rr)
+{
+	static const char mark[] = "{\"_compact_gpu_";
+	struct kt_buf ub = KT_BUF_INIT, chk = KT_BUF_INIT;
+	struct kt_patch p, q;
+	struct kt_error err;
+	struct kt_event ev;
+	uint64_t pos = 0, bad = 0;
+	size_t i, ri = 0;
+	int rc = 0;
+
+	kt_patch_init(&p, NULL);
+	kt_patch_init(&q, NULL);
+	for (i = 0; i <= c->nrecs && rc == 0; i++) {
 		const struct rec *r;
 		const struct held *h;
-		struct kt_event o2;
 
-		while (rc == 0 && ri < nret && ret[ri].position == pos) {
-			memset(&o2, 0, sizeof(o2));
-			o2.raw = ret[ri].text;
-			o2.len = ret[ri].len;
-			o2.index = ret[ri].row;
-			rc = kt_writer_event(w, &o2);
+		while (rc == 0 && ri < rr->nret && rr->ret[ri].position ==
+		    pos) {
+			memset(&ev, 0, sizeof(ev));
+			ev.raw = rr->ret[ri].text;
+			ev.len = rr->ret[ri].len;
+			ev.index = rr->ret[ri].row;
+			rc = kt_writer_event(w, &ev);
 			ri++;
 			pos++;
 		}
-		if (i == nrecs || rc != 0)
+		if (i == c->nrecs || rc != 0)
 			break;
-		r = &recs[i];
-		h = &helds[i];
+		r = &c->recs[i];
+		h = &c->helds[i];
 		memset(&ev, 0, sizeof(ev));
-		if (h->argtype == KT_OBJECT && h->args.len > 20 &&
-		    memcmp(h->raw + h->args.off, "{\"_compact_gpu_", 15) == 0) {
+		if (held_args_begin(h, 20, mark, sizeof(mark) - 1)) {
 			if (kt_event_scan(h->raw, h->len, &ev, &err) == -1)
 				kt_cli_die(&err);
 			if (marked(&ev, ADDED_KEY))
 				continue;
 			if (marked(&ev, TRACK_KEY)) {
-				if (unpatch(&ev, &ub, &chk) == -1) {
+				if (unpatch(&ev, &p, &q, &ub, &chk) == -1) {
 					if (bad++ < 5)
 						kt_cli_warn("%s: row %llu: "
 						    "cannot put the event back "
-						    "exactly",
-						    inname, (unsigned long long)
+						    "exactly", c->inname,
+						    (unsigned long long)
 						    r->index);
 					pos++;
 					continue;
@@ -2220,61 +2350,185 @@ restore(struct kt_source *src, const char *path)
 		rc = kt_writer_event(w, &ev);
 		pos++;
 	}
-	if (bad > 0) {
-		kt_cli_warn("%s: %llu events cannot be restored exactly",
-		    inname, (unsigned long long)bad);
-		kt_cli_die(NULL);
-	}
-	if (rc == 0)
-		rc = kt_writer_end_index(w, metas, nm, identity || !after ?
-		    NULL : rows, nrows);
-	kt_cli_out_commit(out, rc == -1, &err);
-	kt_writer_free(w);
-	free(metas);
-	free(rows);
-	free(ret);
+	kt_patch_free(&p);
+	kt_patch_free(&q);
 	kt_buf_free(&ub);
 	kt_buf_free(&chk);
-	json_decref(rep);
-	return 0;
+	if (bad > 0) {
+		kt_cli_warn("%s: %llu events cannot be restored exactly",
+		    c->inname, (unsigned long long)bad);
+		kt_cli_die(NULL);
+	}
+	return rc;
+}
 
-identity_copy:
-	json_decref(topj);
-	out = kt_cli_out_open(o.co.output, o.co.level);
+/* The compaction wrote its input unchanged: so does the restore. */
+static int
+identity_copy(struct cl *c)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	struct kt_writer *w;
+	const struct kt_meta *m;
+	const uint64_t *si;
+	struct kt_event ev;
+	uint64_t *rows;
+	size_t i, nm, nsi;
+	int rc, applied;
+
+	out = kt_cli_out_open(c->o.co.output, c->o.co.level);
 	if ((w = kt_writer_new(out, 0)) == NULL)
 		nomem();
-	m = kt_reader_metas(rd, &nm);
-	{
-		const uint64_t *si;
-		size_t nsi;
-		int applied;
-
-		si = kt_reader_srcindex(rd, &nsi, &applied);
-		if ((rows = malloc((nrecs + 1) * sizeof(*rows))) == NULL)
-			nomem();
-		for (i = 0; i < nrecs; i++)
-			rows[i] = recs[i].index;
-		rc = kt_writer_begin(w, m, nm, si != NULL && applied ? rows :
-		    NULL, nrecs);
-		for (i = 0; i < nrecs && rc == 0; i++) {
-			memset(&ev, 0, sizeof(ev));
-			ev.raw = helds[i].raw;
-			ev.len = helds[i].len;
-			ev.index = recs[i].index;
-			rc = kt_writer_event(w, &ev);
-		}
-		if (rc == 0)
-			rc = kt_writer_end_index(w, m, nm, si != NULL &&
-			    !applied ? rows : NULL, nrecs);
+	m = kt_reader_metas(c->rd, &nm);
+	si = kt_reader_srcindex(c->rd, &nsi, &applied);
+	if ((rows = malloc((c->nrecs + 1) * sizeof(*rows))) == NULL)
+		nomem();
+	for (i = 0; i < c->nrecs; i++)
+		rows[i] = c->recs[i].index;
+	rc = kt_writer_begin(w, m, nm, si != NULL && applied ? rows : NULL,
+	    c->nrecs);
+	for (i = 0; i < c->nrecs && rc == 0; i++) {
+		memset(&ev, 0, sizeof(ev));
+		ev.raw = c->helds[i].raw;
+		ev.len = c->helds[i].len;
+		ev.index = c->recs[i].index;
+		rc = kt_writer_event(w, &ev);
 	}
+	if (rc == 0)
+		rc = kt_writer_end_index(w, m, nm, si != NULL && !applied ?
+		    rows : NULL, c->nrecs);
 	kt_cli_out_commit(out, rc == -1, &err);
 	kt_writer_free(w);
 	free(rows);
 	return 0;
 }
 
-int
-main(int argc, char *argv[])
+static int
+restore(struct cl *c, struct kt_source *src, const char *path)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	struct kt_writer *w;
+	const struct kt_meta *top, *m;
+	struct kt_meta *metas;
+	struct kt_reader *again;
+	struct rreport rr;
+	json_t *topj, *jv;
+	size_t i, nm, k, nrows;
+	uint64_t *rows;
+	int rc = 0, identity = 1;
+	char rpath[4200];
+	const char *report;
+
+	memset(&rr, 0, sizeof(rr));
+	read_all(c);
+	if (kt_source_next(src, &again, &err) != 0) {
+		kt_cli_warn("%s: one trace at a time", c->inname);
+		kt_cli_die(NULL);
+	}
+	if ((top = kt_reader_meta_find(c->rd, KT_KEY_COMPACT)) == NULL) {
+		kt_cli_warn("%s: not a compact view (no %s key)", c->inname,
+		    KT_KEY_COMPACT);
+		kt_cli_die(NULL);
+	}
+	if ((topj = kt_meta_json(top, &err)) == NULL)
+		kt_cli_die(&err);
+	report = restore_report_path(c, path, topj, rpath, sizeof(rpath));
+	if (report != NULL && load_report(c, report, topj, &rr) == 1) {
+		json_decref(topj);
+		return identity_copy(c);
+	}
+	if (report == NULL) {
+		jv = json_object_get(topj, "retired");
+		if (json_is_integer(jv) && json_integer_value(jv) > 0) {
+			kt_cli_warn("%s: %lld retired metadata events are in "
+			    "the report: give it with --report", c->inname,
+			    (long long)json_integer_value(jv));
+			kt_cli_die(NULL);
+		}
+	}
+	json_decref(topj);
+	out = kt_cli_out_open(c->o.co.output, c->o.co.level);
+	if ((w = kt_writer_new(out, 0)) == NULL)
+		nomem();
+	m = kt_reader_metas(c->rd, &nm);
+	if ((metas = calloc(nm + 1, sizeof(*metas))) == NULL)
+		nomem();
+	for (i = k = 0; i < nm; i++)
+		if (&m[i] != top)
+			metas[k++] = m[i];
+	nm = k;
+	/* First the rows, to know whether to write ktSourceIndex. */
+	rows = source_rows(c, &rr, &nrows);
+	for (i = 0; i < nrows && identity; i++)
+		identity = rows[i] == i;
+	if (kt_writer_begin(w, metas, nm, identity || rr.after ? NULL : rows,
+	    nrows) == -1)
+		rc = -1;
+	if (rc == 0)
+		rc = restore_events(c, w, &rr);
+	if (rc == 0)
+		rc = kt_writer_end_index(w, metas, nm, identity || !rr.after ?
+		    NULL : rows, nrows);
+	kt_cli_out_commit(out, rc == -1, &err);
+	kt_writer_free(w);
+	free(metas);
+	free(rows);
+	free(rr.ret);
+	json_decref(rr.rep);
+	return 0;
+}
+
+/* A new run with the default options. */
+static struct cl *
+cl_new(void)
+{
+	struct cl *c;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		nomem();
+	c->o.co.level = -1;
+	c->o.max_lanes = 10;
+	c->inname = "<stdin>";
+	c->tlastid = NONE;
+	c->lastx = NONE;
+	return c;
+}
+
+static void
+cl_free(struct cl *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndevs; i++)
+		free(c->devs[i].peak_items);
+	free(c->devs);
+	free(c->devacts);
+	free(c->recs);
+	free(c->helds);
+	free(c->acts);
+	free(c->scopes);
+	free(c->thrs);
+	free(c->pidis);
+	free(c->rets);
+	kt_buf_free(&c->uname);
+	kt_buf_free(&c->tkey);
+	kt_buf_free(&c->tlast);
+	kt_buf_free(&c->added);
+	kt_buf_free(&c->margs);
+	kt_rules_free(c->rules);
+	kt_intern_free(c->names);
+	free(c->namegrp);
+	kt_intern_free(c->threads);
+	kt_intern_free(c->pids);
+	kt_arena_free(c->arena);
+	kt_hold_free(c->holder);
+	free(c);
+}
+
+/* The options into c->o; returns optind. */
+static int
+parse_opts(struct cl *c, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "group", no_argument, NULL, 'g' },
@@ -2289,79 +2543,94 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct kt_source *src;
-	const char *path;
-	char *readpath, rbuf[4200];
-	int ch, rc, want_report;
+	int ch;
 
-	kt_cli_init("kt-compact-lanes");
-	memset(&o, 0, sizeof(o));
-	o.co.level = -1;
-	o.max_lanes = 10;
 	while ((ch = getopt_long(argc, argv, "ghl:m:n:o:r:RSV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'g':
-			o.group = 1;
+			c->o.group = 1;
 			break;
 		case 'n':
-			o.max_lanes = kt_cli_int("--max-gpu-lanes", optarg, 1,
-			    100000);
+			c->o.max_lanes = kt_cli_int("--max-gpu-lanes", optarg,
+			    1, 100000);
 			break;
 		case 'r':
-			o.report = optarg;
+			c->o.report = optarg;
 			break;
 		case 'R':
-			o.restore = 1;
+			c->o.restore = 1;
 			break;
 		default:
-			kt_cli_opt(&o.co, ch, optarg, usage);
+			kt_cli_opt(&c->o.co, ch, optarg, usage);
 		}
 	}
-	argc -= optind;
-	argv += optind;
+	return optind;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct cl *c;
+	struct kt_source *src;
+	const char *path;
+	char *readpath, rbuf[4200];
+	int rc, want_report, n;
+
+	kt_cli_init("kt-compact-lanes");
+	c = cl_new();
+	n = parse_opts(c, argc, argv);
+	argc -= n;
+	argv += n;
 	if (argc > 1) {
 		kt_cli_warn("one input at a time (merge ranks with kt "
 		    "rank-tag first)");
 		usage(stderr);
-		return 2;
+		goto usage_error;
 	}
-	if (o.restore && o.group) {
+	if (c->o.restore && c->o.group) {
 		kt_cli_warn("--restore takes no --group");
-		return 2;
+		goto usage_error;
 	}
 	path = argc == 1 ? argv[0] : "-";
 	kt_cli_inputs(argv, argc);
-	if (kt_cli_check_output(o.co.output, argv, argc) == -1)
-		return 2;
-	if (o.report != NULL && !o.restore &&
-	    kt_cli_check_output(o.report, argv, argc) == -1)
-		return 2;
-	if (kt_cli_check_level(o.co.level, o.co.output) == -1)
-		return 2;
-	want_report = !o.restore && (o.report != NULL ||
-	    kt_cli_report_beside(o.co.output, "", rbuf, sizeof(rbuf)));
+	if (kt_cli_check_output(c->o.co.output, argv, argc) == -1)
+		goto usage_error;
+	if (c->o.report != NULL && !c->o.restore &&
+	    kt_cli_check_output(c->o.report, argv, argc) == -1)
+		goto usage_error;
+	if (kt_cli_check_level(c->o.co.level, c->o.co.output) == -1)
+		goto usage_error;
+	want_report = !c->o.restore && (c->o.report != NULL ||
+	    kt_cli_report_beside(c->o.co.output, "", rbuf, sizeof(rbuf)));
 	readpath = (char *)path;
 	if (strcmp(path, "-") != 0)
-		inname = path;
+		c->inname = path;
 	else if (want_report) {
 		/* Standard input is hashed too: keep a copy of it. */
 		readpath = kt_cli_spool_stdin();
 	}
-	if ((holder = kt_hold_new(o.restore ? NULL : readpath, inname)) ==
-	    NULL)
+	if ((c->holder = kt_hold_new(c->o.restore ? NULL : readpath,
+	    c->inname)) == NULL)
 		nomem();
 	/* The SHA-256 is for the report: no report, no hashing. */
 	if (want_report)
-		hash_start(readpath);
-	rd = kt_cli_open_one(readpath, inname, o.co.member, o.co.rflags, &src);
-	if ((arena = kt_arena_new()) == NULL ||
-	    (threads = kt_intern_new()) == NULL ||
-	    (pids = kt_intern_new()) == NULL)
+		hash_start(&c->hash, c->holder, readpath, c->sha);
+	c->rd = kt_cli_open_one(readpath, c->inname, c->o.co.member,
+	    c->o.co.rflags, &src);
+	if ((c->arena = kt_arena_new()) == NULL ||
+	    (c->threads = kt_intern_new()) == NULL ||
+	    (c->pids = kt_intern_new()) == NULL ||
+	    (c->o.group && ((c->rules = kt_rules_new(1)) == NULL ||
+	    (c->names = kt_intern_new()) == NULL)))
 		nomem();
-	rc = o.restore ? restore(src, path) : compact(src, readpath);
-	kt_reader_free(rd);
+	rc = c->o.restore ? restore(c, src, path) : compact(c, src, readpath);
+	kt_reader_free(c->rd);
 	kt_source_close(src);
-	kt_hold_free(holder);
+	cl_free(c);
 	return rc;
+
+usage_error:
+	cl_free(c);
+	return 2;
 }

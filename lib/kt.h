@@ -314,6 +314,16 @@ int	 kt_patch_arg(struct kt_patch *, const char *, const char *, size_t);
 /* Add args.key, which the caller knows is absent (no search). */
 int	 kt_patch_arg_add(struct kt_patch *, const char *, const char *,
 	    size_t);
+/*
+ * Remove field f (a top-level member; an args field: that member of
+ * args) with the comma that separates it: the first member of an object
+ * goes with the comma after it and one space after that comma (the
+ * inverse of an insertion), another from the end of the member before
+ * it.  0, or -1 when the field is absent or the patch is full.
+ */
+int	 kt_patch_remove(struct kt_patch *, enum kt_field);
+/* Remove args.key (ASCII key) the same way.  0, or -1 when absent. */
+int	 kt_patch_arg_remove(struct kt_patch *, const char *);
 /* Append the patched event to out.  0 or -1. */
 int	 kt_patch_apply(struct kt_patch *, struct kt_buf *);
 void	 kt_patch_free(struct kt_patch *);
@@ -775,31 +785,38 @@ int	 kt_sha256_file(const char *, char[65], struct kt_error *);
 /* ------------------------------------------------------------------ */
 /*
  * An input's bytes (lib/hold.c), for filters that hold a whole trace in
- * memory or write the input again.  A holder maps the input when it is
- * a plain JSON file, so that an event read from it without a repair is
- * held as the file's own bytes; every other event is copied.
+ * memory or write the input again.  A holder reads the input into
+ * memory when it is a plain JSON file (read, never mapped: a file that
+ * shrinks cannot fault), so that an event read from it without a repair
+ * is held as the file's own bytes; every other event is copied.
  */
 struct kt_hold;
 
 /*
  * A new holder; path (NULL or "-": none, events are copied) is the file
- * to map, name its name in messages.  NULL when out of memory.
+ * to hold, name its name in messages.  NULL when out of memory.
  */
 struct kt_hold	*kt_hold_new(const char *, const char *);
 /*
  * The bytes of ev, just read by rd (ev->len of them), borrowed until
  * kt_hold_free().  NULL with err set when out of memory, or when the
- * mapped file's bytes are not the event's (checked every 1024 events).
+ * file's bytes held are not the event's (checked every 1024 events).
  */
 const char	*kt_hold_event(struct kt_hold *, const struct kt_reader *,
 		    const struct kt_event *, struct kt_error *);
 /*
- * The input's SHA-256 as hex: of the mapped bytes when h (may be NULL)
- * holds a map, else of the file at path.  0, or -1 with err set.  Safe
+ * The input's SHA-256 as hex: of the bytes held when h (may be NULL)
+ * holds the file's, else of the file at path.  0, or -1 with err set.  Safe
  * in another thread while events are held.
  */
 int		 kt_hold_sha256(const struct kt_hold *, const char *, char[65],
 		    struct kt_error *);
+/*
+ * Did the file stay as it was opened (its size and modification time,
+ * and every byte of it held)?  Call it after reading, before writing
+ * what was read.  0 (also without a file), or -1 with err set.
+ */
+int		 kt_hold_check(const struct kt_hold *, struct kt_error *);
 void		 kt_hold_free(struct kt_hold *);
 /* Copy bytes [from, to) of the file at path (to 0: to its end) to out. */
 int		 kt_file_copy(const char *, uint64_t, uint64_t, struct kt_out *);

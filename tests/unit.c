@@ -346,6 +346,120 @@ read_all(const char *s, unsigned flags, struct kt_repairs *rep,
 	return rc == -1 ? -1 : n;
 }
 
+/*
+ * Remove from the event in s: field (>= 0) or args.key, then, when
+ * field2 >= 0, that field too.  The text, or why not (static); a text
+ * that jansson cannot load is "invalid JSON".
+ */
+static const char *
+removed(const char *s, int field, const char *key, int field2)
+{
+	static char out[512];
+	struct kt_event ev;
+	struct kt_patch p;
+	struct kt_buf b = KT_BUF_INIT;
+	json_t *j;
+
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(s, strlen(s), &ev, NULL) == -1)
+		return "scan failed";
+	kt_patch_init(&p, &ev);
+	if ((field >= 0 ? kt_patch_remove(&p, (enum kt_field)field) :
+	    kt_patch_arg_remove(&p, key)) == -1 ||
+	    (field2 >= 0 && kt_patch_remove(&p, (enum kt_field)field2) == -1) ||
+	    kt_patch_apply(&p, &b) == -1)
+		snprintf(out, sizeof(out), "patch failed");
+	else if ((j = json_loadb(b.p, b.n, 0, NULL)) == NULL)
+		snprintf(out, sizeof(out), "invalid JSON: %.*s", (int)b.n,
+		    b.p);
+	else {
+		json_decref(j);
+		snprintf(out, sizeof(out), "%.*s", (int)b.n, b.p);
+	}
+	kt_patch_free(&p);
+	kt_buf_free(&b);
+	return out;
+}
+
+/* Removal: each result checked against the text written by hand. */
+static void
+test_patch_remove(void)
+{
+	static const char ev1[] = "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, "
+	    "\"args\": {\"a\": 1, \"b\": [1, {\"c\": 2}], \"c\": \"x\"}}";
+	const char *r;
+
+	/* A first member takes ", " after it; others the comma before. */
+	r = removed(ev1, KT_F_PH, NULL, -1);
+	CHECK(strcmp(r, "{\"pid\": 1, \"tid\": 2, \"args\": {\"a\": 1, "
+	    "\"b\": [1, {\"c\": 2}], \"c\": \"x\"}}") == 0);
+	r = removed(ev1, KT_F_PID, NULL, -1);
+	CHECK(strcmp(r, "{\"ph\": \"X\", \"tid\": 2, \"args\": {\"a\": 1, "
+	    "\"b\": [1, {\"c\": 2}], \"c\": \"x\"}}") == 0);
+	r = removed(ev1, KT_F_ARGS, NULL, -1);
+	CHECK(strcmp(r, "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2}") == 0);
+	r = removed(ev1, -1, "a", -1);
+	CHECK(strcmp(r, "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": "
+	    "{\"b\": [1, {\"c\": 2}], \"c\": \"x\"}}") == 0);
+	r = removed(ev1, -1, "b", -1);
+	CHECK(strcmp(r, "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": "
+	    "{\"a\": 1, \"c\": \"x\"}}") == 0);
+	/* "c" of args, not the "c" nested in args.b. */
+	r = removed(ev1, -1, "c", -1);
+	CHECK(strcmp(r, "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": "
+	    "{\"a\": 1, \"b\": [1, {\"c\": 2}]}}") == 0);
+	/* Two removals at once, one in args, one at the top. */
+	r = removed(ev1, -1, "a", KT_F_TID);
+	CHECK(strcmp(r, "{\"ph\": \"X\", \"pid\": 1, \"args\": "
+	    "{\"b\": [1, {\"c\": 2}], \"c\": \"x\"}}") == 0);
+	/* The only member: an empty object stays. */
+	CHECK(strcmp(removed("{\"args\": {\"k\": 1}}", -1, "k", -1),
+	    "{\"args\": {}}") == 0);
+	CHECK(strcmp(removed("{\"args\": {\"k\": 1}}", KT_F_ARGS, NULL, -1),
+	    "{}") == 0);
+	/* Other white space: only the one space after the comma goes. */
+	CHECK(strcmp(removed("{ \"pid\" : 1 ,  \"tid\": 2 }", KT_F_PID, NULL,
+	    -1), "{  \"tid\": 2 }") == 0);
+	CHECK(strcmp(removed("{ \"pid\" : 1 ,\n\t\"tid\": 2 }", KT_F_TID,
+	    NULL, -1), "{ \"pid\" : 1 }") == 0);
+	CHECK(strcmp(removed("{\"pid\":1,\"tid\":2,\"ts\":3}", KT_F_TID, NULL,
+	    -1), "{\"pid\":1,\"ts\":3}") == 0);
+	/* An args field by its enum; escaped quotes in a key before it. */
+	CHECK(strcmp(removed("{\"args\": {\"q\\\"x\": \"}\", \"stream\": 7}}",
+	    KT_F_STREAM, NULL, -1), "{\"args\": {\"q\\\"x\": \"}\"}}") == 0);
+	/* Absent: -1. */
+	CHECK(strcmp(removed(ev1, KT_F_TS, NULL, -1), "patch failed") == 0);
+	CHECK(strcmp(removed(ev1, -1, "nope", -1), "patch failed") == 0);
+	CHECK(strcmp(removed("{\"args\": null}", -1, "a", -1),
+	    "patch failed") == 0);
+	/* Removal then setting another field, and the inverse of an add. */
+	{
+		struct kt_event ev;
+		struct kt_patch p;
+		struct kt_buf b = KT_BUF_INIT, c = KT_BUF_INIT;
+		static const char src[] = "{\"pid\": 1, \"args\": {\"s\": 2}}";
+
+		memset(&ev, 0, sizeof(ev));
+		CHECK(kt_event_scan(src, sizeof(src) - 1, &ev, NULL) == 0);
+		kt_patch_init(&p, &ev);
+		CHECK(kt_patch_arg_add(&p, "t", "{\"u\": 1}", 8) == 0 &&
+		    kt_patch_set(&p, KT_F_PID, "\"r\"", 3) == 0 &&
+		    kt_patch_apply(&p, &b) == 0);
+		CHECK(b.n == 45 && memcmp(b.p, "{\"pid\": \"r\", \"args\": "
+		    "{\"t\": {\"u\": 1}, \"s\": 2}}", 45) == 0);
+		memset(&ev, 0, sizeof(ev));
+		CHECK(kt_event_scan(b.p, b.n, &ev, NULL) == 0);
+		kt_patch_reset(&p, &ev);
+		CHECK(kt_patch_arg_remove(&p, "t") == 0 &&
+		    kt_patch_set(&p, KT_F_PID, "1", 1) == 0 &&
+		    kt_patch_apply(&p, &c) == 0);
+		CHECK(c.n == sizeof(src) - 1 && memcmp(c.p, src, c.n) == 0);
+		kt_patch_free(&p);
+		kt_buf_free(&b);
+		kt_buf_free(&c);
+	}
+}
+
 static void
 test_reader(void)
 {
@@ -774,7 +888,7 @@ test_hold(void)
 	struct kt_event ev;
 	struct kt_source *src;
 	struct kt_reader *rd;
-	struct kt_hold *h[2];
+	struct kt_hold *h[3];
 	struct kt_out *out;
 	size_t k, n = 0;
 	FILE *f;
@@ -813,6 +927,21 @@ test_hold(void)
 		CHECK(kt_hold_sha256(h[i], path, hex, &err) == 0 &&
 		    strcmp(hex, want) == 0);
 	}
+	/* Unchanged; then shorter (or touched): the file changed. */
+	CHECK(kt_hold_check(h[0], &err) == 0 && kt_hold_check(h[1], &err) ==
+	    0 && kt_hold_check(NULL, &err) == 0);
+	if (truncate(path, 10) == 0) {
+		CHECK(kt_hold_check(h[0], &err) == -1 &&
+		    strstr(err.msg, "changed while it was read") != NULL);
+		CHECK((h[2] = kt_hold_new(path, path)) != NULL);
+		CHECK(kt_hold_check(h[2], &err) == 0);
+		kt_hold_free(h[2]);
+		if ((f = fopen(path, "wb")) != NULL) {
+			fputs(trace, f);
+			fclose(f);
+		}
+	} else
+		CHECK(!"truncate");
 	kt_hold_free(h[0]);
 	kt_hold_free(h[1]);
 	/* Bytes [16, 40) and then from 40 to the end: the file again. */
@@ -1055,6 +1184,7 @@ main(void)
 	test_scan();
 	test_kinds();
 	test_patch();
+	test_patch_remove();
 	test_reader();
 	test_tsv();
 	test_sort_intern();

@@ -1,12 +1,18 @@
 /*
  * hold.c: an input's bytes for filters that keep a whole trace in memory
- * or write the input again: events held as the mapped file's own bytes
- * when the input is a plain JSON file (copies otherwise), the input's
- * SHA-256, and a range of the input's bytes copied to an output.
+ * or write the input again: events held as the file's own bytes, read
+ * once into memory, when the input is a plain JSON file (copies of the
+ * reader's otherwise), the input's SHA-256, a check that the file did
+ * not change while it was read, and a range of the input's bytes copied
+ * to an output.
+ *
+ * The file is read (pread), never mapped: a mapped file that shrinks
+ * while it is read faults (SIGBUS) on the pages it lost, and the core
+ * keeps no signal handler.  Its size and modification time are kept and
+ * compared by kt_hold_check().
  */
 #define _POSIX_C_SOURCE 200809L
 
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -20,46 +26,73 @@
 #include "kt.h"
 
 struct kt_hold {
-	const char	*map;		/* the file mapped, or NULL */
-	size_t		 mapsize;
+	char		*copy;		/* the file's bytes, or NULL */
+	size_t		 size;		/* bytes in copy */
+	int		 fd;		/* the file, or -1 */
+	struct stat	 st;		/* it when opened */
+	int		 short_read;	/* fewer bytes than st_size */
 	struct kt_arena	*arena;		/* copies of the other events */
 	uint64_t	 n;		/* events held so far */
 	char		 name[512];	/* for messages */
 };
 
-/* Map the file at path into h when it is a plain JSON file. */
-static void
-hold_map(struct kt_hold *h, const char *path)
+/* Is the file's head (n bytes) the start of plain JSON? */
+static int
+plain_json(const char *head, ssize_t n)
 {
-	struct stat st;
-	void *m;
-	int fd;
+	ssize_t i;
+
+	/* Not compressed, archived or TSV. */
+	for (i = 0; i < n && (head[i] == ' ' || head[i] == '\t' ||
+	    head[i] == '\n' || head[i] == '\r'); i++)
+		;
+	return n > 0 && i < n && (head[i] == '{' || head[i] == '[' ||
+	    (unsigned char)head[i] == 0xef);
+}
+
+/* Read the whole file into h->copy; a short read marks it changed. */
+static void
+hold_read(struct kt_hold *h)
+{
+	size_t want = (size_t)h->st.st_size, got = 0;
+	ssize_t n;
+
+	if ((h->copy = malloc(want)) == NULL)
+		return;		/* the events are copied instead */
+	while (got < want) {
+		if ((n = pread(h->fd, h->copy + got, want - got,
+		    (off_t)got)) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got < want)
+		h->short_read = 1;
+	h->size = got;
+}
+
+/* Open the file at path; hold its bytes when it is plain JSON. */
+static void
+hold_open(struct kt_hold *h, const char *path)
+{
 	char head[64];
 	ssize_t n;
-	size_t i;
 
-	if ((fd = open(path, O_RDONLY)) == -1)
+	if ((h->fd = open(path, O_RDONLY)) == -1)
 		return;
-	/* Plain JSON only: not compressed, archived or TSV. */
-	n = read(fd, head, sizeof(head));
-	for (i = 0; n > 0 && i < (size_t)n && (head[i] == ' ' ||
-	    head[i] == '\t' || head[i] == '\n' || head[i] == '\r'); i++)
-		;
-	if (n <= 0 || i == (size_t)n || (head[i] != '{' && head[i] != '[' &&
-	    (unsigned char)head[i] != 0xef)) {
-		close(fd);
+	if (fstat(h->fd, &h->st) == -1 || !S_ISREG(h->st.st_mode)) {
+		close(h->fd);
+		h->fd = -1;
 		return;
 	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uint64_t)st.st_size <= SIZE_MAX) {
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
-		    0);
-		if (m != MAP_FAILED) {
-			h->map = m;
-			h->mapsize = (size_t)st.st_size;
-		}
-	}
-	close(fd);
+	n = pread(h->fd, head, sizeof(head), 0);
+	if (plain_json(head, n) && h->st.st_size > 0 &&
+	    (uint64_t)h->st.st_size <= SIZE_MAX)
+		hold_read(h);
 }
 
 struct kt_hold *
@@ -69,13 +102,14 @@ kt_hold_new(const char *path, const char *name)
 
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		return NULL;
+	h->fd = -1;
 	if ((h->arena = kt_arena_new()) == NULL) {
 		free(h);
 		return NULL;
 	}
 	snprintf(h->name, sizeof(h->name), "%s", name ? name : "<stdin>");
 	if (path != NULL && strcmp(path, "-") != 0)
-		hold_map(h, path);
+		hold_open(h, path);
 	return h;
 }
 
@@ -89,13 +123,14 @@ kt_hold_event(struct kt_hold *h, const struct kt_reader *rd,
 	h->n++;
 	/*
 	 * The reader's bytes are the file's, at its offset, unless it
-	 * repaired them (only plain JSON is mapped).  One event in 1024 is
-	 * compared, to catch a reader that counts otherwise.
+	 * repaired them (only plain JSON is held).  One event in 1024 is
+	 * compared, to catch a reader that counts otherwise (or a file
+	 * that changed).
 	 */
-	if (h->map != NULL && !(ev->flags & (KT_EV_REPAIRED |
+	if (h->copy != NULL && !(ev->flags & (KT_EV_REPAIRED |
 	    KT_EV_PATCHED)) && (end = kt_reader_offset(rd)) >= ev->len &&
-	    end <= h->mapsize) {
-		p = h->map + end - ev->len;
+	    end <= h->size) {
+		p = h->copy + end - ev->len;
 		if ((h->n & 1023) == 1 && memcmp(p, ev->raw, ev->len) != 0) {
 			kt_error_set(err, h->name, 0, 0, "internal error: the "
 			    "event at byte %llu is not the file's",
@@ -110,15 +145,38 @@ kt_hold_event(struct kt_hold *h, const struct kt_reader *rd,
 }
 
 int
+kt_hold_check(const struct kt_hold *h, struct kt_error *err)
+{
+	struct stat st;
+
+	if (h == NULL || h->fd == -1)
+		return 0;
+	if (fstat(h->fd, &st) == -1) {
+		kt_error_set(err, h->name, 0, 0, "%s", strerror(errno));
+		return -1;
+	}
+	if (h->short_read || st.st_size != h->st.st_size ||
+	    st.st_mtim.tv_sec != h->st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != h->st.st_mtim.tv_nsec) {
+		kt_error_set(err, h->name, 0, 0, "the file changed while it "
+		    "was read (%llu bytes, now %llu)",
+		    (unsigned long long)h->st.st_size,
+		    (unsigned long long)st.st_size);
+		return -1;
+	}
+	return 0;
+}
+
+int
 kt_hold_sha256(const struct kt_hold *h, const char *path, char hex[65],
     struct kt_error *err)
 {
 	struct kt_sha256 c;
 
-	if (h == NULL || h->map == NULL)
+	if (h == NULL || h->copy == NULL)
 		return kt_sha256_file(path, hex, err);
 	kt_sha256_init(&c);
-	kt_sha256_update(&c, h->map, h->mapsize);
+	kt_sha256_update(&c, h->copy, h->size);
 	kt_sha256_hex(&c, hex);
 	return 0;
 }
@@ -128,8 +186,9 @@ kt_hold_free(struct kt_hold *h)
 {
 	if (h == NULL)
 		return;
-	if (h->map != NULL)
-		munmap((void *)h->map, h->mapsize);
+	free(h->copy);
+	if (h->fd != -1)
+		close(h->fd);
 	kt_arena_free(h->arena);
 	free(h);
 }

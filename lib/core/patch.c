@@ -1,7 +1,8 @@
 /*
  * patch.c: raw patching.  A changed event keeps every byte except the
  * text of the fields that change; new keys are inserted next to the
- * opening brace of their object.
+ * opening brace of their object, removed members take their separating
+ * comma with them.
  */
 #include <string.h>
 
@@ -147,6 +148,106 @@ kt_patch_arg(struct kt_patch *p, const char *key, const char *text,
 	    kt_event_find(p->ev, args, key, &v) == 0)
 		return edit(p, v.off, v.len, text, len, "", 0, "");
 	return kt_patch_arg_add(p, key, text, len);
+}
+
+/*
+ * The member of the object at raw[obj..end) (end: its closing brace)
+ * whose value begins at voff: *ks gets its key's offset, *prev the end
+ * of the member before it (0 when it is the first).  0 or -1.
+ */
+static int
+member_at(const char *raw, size_t obj, size_t end, size_t voff, size_t *ks,
+    size_t *prev)
+{
+	struct kt_scanner sc;
+	size_t p = obj + 1, k, ke, ve;
+	int rc = -1;
+
+	memset(&sc, 0, sizeof(sc));
+	sc.strict = 1;
+	*prev = 0;
+	for (;;) {
+		while (p < end && kt_ws[(unsigned char)raw[p]])
+			p++;
+		if (p >= end || raw[p] != '"')
+			break;
+		k = p;
+		if (kt_scan_value(&sc, raw, k, end, &ke, NULL) != KT_SCAN_OK)
+			break;
+		p = ke;
+		while (p < end && (kt_ws[(unsigned char)raw[p]] ||
+		    raw[p] == ':'))
+			p++;
+		if (kt_scan_value(&sc, raw, p, end + 1, &ve, NULL) !=
+		    KT_SCAN_OK)
+			break;
+		if (p == voff) {
+			*ks = k;
+			rc = 0;
+			break;
+		}
+		*prev = ve;
+		p = ve;
+		while (p < end && kt_ws[(unsigned char)raw[p]])
+			p++;
+		if (p >= end || raw[p] != ',')
+			break;
+		p++;
+	}
+	kt_scanner_free(&sc);
+	return rc;
+}
+
+/*
+ * Remove the member whose value is v from the object at raw[obj..end):
+ * a first member with the comma after it and one space after that (the
+ * inverse of an insertion), another from the end of the member before
+ * it.
+ */
+static int
+remove_member(struct kt_patch *p, size_t obj, size_t end,
+    const struct kt_val *v)
+{
+	const char *raw = p->ev->raw;
+	size_t ks, prev, ve = (size_t)v->off + v->len, q;
+
+	if (member_at(raw, obj, end, v->off, &ks, &prev) == -1)
+		return -1;
+	if (prev != 0)
+		return edit(p, prev, ve - prev, "", 0, "", 0, "");
+	for (q = ve; q < end && kt_ws[(unsigned char)raw[q]]; q++)
+		;
+	if (q < end && raw[q] == ',') {
+		ve = q + 1;
+		if (ve < end && raw[ve] == ' ')
+			ve++;
+	}
+	return edit(p, ks, ve - ks, "", 0, "", 0, "");
+}
+
+int
+kt_patch_remove(struct kt_patch *p, enum kt_field f)
+{
+	const struct kt_val *v = &p->ev->f[f];
+
+	if (f >= KT_F_FIRSTARG)
+		return kt_patch_arg_remove(p, fieldkeys[f]);
+	if (v->type == KT_NONE || p->ev->len < 2)
+		return -1;
+	return remove_member(p, 0, p->ev->len - 1, v);
+}
+
+int
+kt_patch_arg_remove(struct kt_patch *p, const char *key)
+{
+	const struct kt_val *args = &p->ev->f[KT_F_ARGS];
+	struct kt_val v;
+
+	if (args->type != KT_OBJECT ||
+	    kt_event_find(p->ev, args, key, &v) == -1)
+		return -1;
+	return remove_member(p, args->off, (size_t)args->off + args->len - 1,
+	    &v);
 }
 
 int

@@ -287,6 +287,29 @@ else
 	bad "group: -n 2: exit $rc, $(cat rerr)"
 fi
 
+# The groups come from the library's buckets (kt-bucket's default rules):
+# MoE dispatch and combine kernels and an escaped name are communication,
+# a gemm is compute, Collective name args make a collective.
+cat >gr.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "kernel", "name": "sm90_xmma_gemm", "pid": 0, "tid": 7, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "kernel", "name": "void dispatch<float>(float*)", "pid": 0, "tid": 8, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "kernel", "name": "combine_kernel", "pid": 0, "tid": 9, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "kernel", "name": "my\u005fall\u005freduce", "pid": 0, "tid": 10, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "kernel", "name": "custom", "pid": 0, "tid": 11, "ts": 0, "dur": 10, "args": {"Collective name": "all_gather"}},
+{"ph": "X", "cat": "kernel", "name": "dispatcher_loop", "pid": 0, "tid": 12, "ts": 0, "dur": 10},
+{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": 0, "tid": 13, "ts": 0, "dur": 10}
+]}
+EOF
+r=$(run kt-compact-lanes --group gr.json -o grc.json 2>/dev/null &&
+    jq -c '.devices[0].laneGroups' grc.json.compact.json)
+if [ "$r" = '{"compute":2,"communication":4,"copies":1}' ]; then
+	ok "group: kt-bucket's communication bucket and Collective name args"
+else
+	bad "group: lane groups $r"
+fi
+check_restore group-buckets gr.json grc.json
+
 # --- Layer guides (kt-layer-track) stay as they are, never twice. ---
 if command -v kt-layer-track >/dev/null 2>&1 &&
     run kt-layer-track -a vectorized_layer_norm_kernel -n 12 g.json -o lg.json 2>/dev/null; then
@@ -397,6 +420,97 @@ if [ "$rc" -eq 2 ] && grep -q 'refusing to overwrite an input' rerr; then
 else
 	bad "usage: -o input: exit $rc"
 fi
+
+# --- String pids ("rank0"): they stay strings, through compact and restore. ---
+cat >sp.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "op", "pid": "rank0", "tid": "main", "ts": 1, "dur": 50},
+{"ph": "X", "cat": "kernel", "name": "k1", "pid": "rank0 gpu", "tid": 7, "ts": 10, "dur": 10, "args": {"stream": 7}},
+{"ph": "f", "id": 1, "pid": "rank0 gpu", "tid": 7, "ts": 10, "cat": "ac2g", "name": "ac2g", "bp": "e"},
+{"ph": "X", "cat": "kernel", "name": "k2", "pid": "rank0 gpu", "tid": "s8", "ts": 12, "dur": 10},
+{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "pid": "rank0 gpu", "tid": "s8", "ts": 30, "dur": 2, "args": null},
+{"ph": "X", "cat": "gpu_user_annotation", "name": "a", "pid": "rank0 gpu", "tid": 7, "ts": 9, "dur": 14},
+{"ph": "X", "cat": "kernel", "name": "k3", "pid": 1, "tid": 7, "ts": 11, "dur": 10},
+{"name": "thread_name", "ph": "M", "pid": "rank0 gpu", "tid": 7, "args": {"name": "stream 7"}},
+{"name": "thread_name", "ph": "M", "pid": "rank0 gpu", "tid": "s8", "args": {"name": "stream 8"}}
+]}
+EOF
+if run kt-compact-lanes sp.json -o spc.json 2>sperr; then
+	ok "string pids: compacts"
+else
+	bad "string pids: exit $?: $(cat sperr)"
+fi
+check_view string-pids sp.json spc.json
+check_restore string-pids sp.json spc.json
+# Every moved event's track keeps its pid as it was: a string stays one.
+r=$(jq -c '[.traceEvents[] | select((.args | type) == "object" and
+    (.args | has("_compact_gpu_track"))) | .args._compact_gpu_track.pid
+    | type] | unique' spc.json)
+run kt-compact-lanes --restore spc.json -o spr.json 2>/dev/null
+a=$(jq -c '[.traceEvents[] | [.pid, (.pid | type)]]' sp.json)
+b=$(jq -c '[.traceEvents[] | [.pid, (.pid | type)]]' spr.json 2>/dev/null)
+if [ "$r" = '["number","string"]' ] && [ -n "$a" ] && [ "$a" = "$b" ]; then
+	ok "string pids: every event's pid survives compact and restore, strings as strings"
+else
+	bad "string pids: track pid types $r; pids before $a, after $b"
+fi
+r=$(jq -c '[.traceEvents[] | select(.cat == "gpu_user_annotation") | .pid]' spc.json)
+if [ "$r" = '["rank0 gpu scopes"]' ]; then
+	ok "string pids: the scopes of a string pid get a string pid"
+else
+	bad "string pids: scopes pid $r"
+fi
+
+# --- No GPU activity: nothing moves, nothing leaks (check-asan). ---
+cat >cpu.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 100, "tid": 100, "ts": 1.5, "dur": 50},
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100, "ts": 3, "dur": 5},
+{"name": "thread_name", "ph": "M", "pid": 100, "tid": 100, "args": {"name": "main"}}
+]}
+EOF
+rm -f cpuc.json cpuc.json.compact.json
+run kt-compact-lanes cpu.json -o cpuc.json 2>cerr
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(events cpu.json)" = "$(events cpuc.json)" ] &&
+    [ "$(jq -c '.devices' cpuc.json.compact.json)" = "[]" ]; then
+	ok "cpu only: exit 0, the same events, no device"
+else
+	bad "cpu only: exit $rc, $(cat cerr)"
+fi
+check_restore cpu-only cpu.json cpuc.json
+
+# --- The input shrinks while it is read: exit 2 and one line, no SIGBUS. ---
+"$ktgen" -s 64M -o big.json
+truncated=
+for delay in 0.3 0.1 0.02; do
+	cp big.json bt.json
+	rm -f btc.json btc.json.compact.json
+	run kt-compact-lanes -n 1000 bt.json -o btc.json 2>terr &
+	pid=$!
+	sleep "$delay"
+	truncate -s 1000 bt.json
+	wait "$pid"
+	rc=$?
+	if [ "$rc" -gt 128 ]; then
+		bad "truncated input: killed by signal $((rc - 128)) (after ${delay}s)"
+		truncated=signal
+		break
+	elif [ "$rc" -eq 0 ]; then
+		continue	# done before the truncation: try sooner
+	fi
+	if [ "$rc" -eq 2 ] && [ "$(wc -l <terr)" -eq 1 ] &&
+	    grep -q 'bt.json: the file changed while it was read' terr &&
+	    [ ! -e btc.json ] && [ ! -e btc.json.compact.json ]; then
+		ok "truncated input: exit 2, one line: $(cat terr)"
+	else
+		bad "truncated input: exit $rc, $(head -3 terr)"
+	fi
+	truncated=yes
+	break
+done
+[ -n "$truncated" ] || skip "truncated input: every run finished before the truncation"
+rm -f big.json bt.json btc.json btc.json.compact.json
 
 # --- Real traces. ---
 if ! have_shared; then
