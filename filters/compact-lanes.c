@@ -2606,10 +2606,12 @@ main(int argc, char *argv[])
 	readpath = (char *)path;
 	if (strcmp(path, "-") != 0)
 		c->inname = path;
-	else if (want_report) {
-		/* Standard input is hashed too: keep a copy of it. */
-		readpath = kt_cli_spool_stdin();
-	}
+	/*
+	 * The input is hashed too: stdin, a FIFO or a pipe is copied once
+	 * first, so that the hash and the read see the same bytes.
+	 */
+	if (want_report)
+		readpath = kt_cli_input_path(readpath);
 	if ((c->holder = kt_hold_new(c->o.restore ? NULL : readpath,
 	    c->inname)) == NULL)
 		nomem();

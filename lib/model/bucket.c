@@ -766,8 +766,9 @@ fail_f:
 			    "range (past 2^63)");
 			goto fail;
 		}
-	mc.mkeys = icount - 1;
-	mc.mnumeric = numeric + 1;
+	/* No header (empty input): no key columns, and no array. */
+	mc.mkeys = icount > 0 ? icount - 1 : 0;
+	mc.mnumeric = numeric != NULL ? numeric + 1 : NULL;
 	kt_sort_r(rows, nrows, sizeof(*rows), cmp_mrow_out, &mc);
 	{
 		const char **cn;

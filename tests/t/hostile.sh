@@ -283,10 +283,11 @@ fi
 
 # A named pipe or FIFO is read once (it hung, or read as empty): filters
 # that read twice copy it first, and name it as given.
-for f in layer-track views; do
+for f in layer-track views compact-lanes; do
 	case $f in
 	layer-track) a="-a vectorized_layer_norm -n 2 --passes 1"; o="-o fifo.out" ;;
 	views) a=; o="-o fifo.views" ;;
+	compact-lanes) a="--report fifo.rep"; o="-o fifo.out" ;;
 	esac
 	rm -rf fifo.out fifo.views want.views
 	# shellcheck disable=SC2086
