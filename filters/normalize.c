@@ -274,6 +274,13 @@ write_rec(const struct state *st, struct kt_writer *w, const struct rec *r,
 		char num[96];
 		size_t k;
 
+		if (ev.ts - shift > KT_TIME_MAX) {
+			/* Times spread over more than the range: refused. */
+			kt_cli_warn("%s: %s:%llu: rebased ts out of range (the "
+			    "times span more than 2^62 ns)", kt_reader_name(st->r),
+			    kt_kind_name(ev.kind), (unsigned long long)ev.index);
+			kt_cli_die(NULL);
+		}
 		if (ev.ts - shift < 0) {
 			/* Only metadata can be earlier than the shift. */
 			(*clamped)++;
@@ -328,7 +335,12 @@ out_metas(struct kt_reader *r, int64_t shift, int rebase, size_t *n,
 	if (rebase) {
 		o[j].key = (char *)"\"" KT_KEY_REBASE "\"";
 		o[j].keylen = strlen(o[j].key);
-		o[j].vallen = kt_int_format(prev + shift, numbuf);
+		if (kt_time_add(prev, shift, &prev) == -1) {
+			kt_cli_warn("%s: %s plus this shift is out of range "
+			    "(2^62 ns)", kt_reader_name(r), KT_KEY_REBASE);
+			kt_cli_die(NULL);
+		}
+		o[j].vallen = kt_int_format(prev, numbuf);
 		o[j].val = numbuf;
 		o[j].after = 0;
 		j++;

@@ -382,4 +382,18 @@ else
 	bad "hostile: a 160 MB string from a pipe: $(head -c 200 err)"
 fi
 rm -f bigstr.json out
+
+# --rebase: times that span more than the range, or a ktRebaseNs that
+# would pass it, are refused, never wrapped.
+printf '{"traceEvents":[{"ph":"X","ts":-4611686018427387,"dur":1,"name":"a","pid":1,"tid":1},{"ph":"X","ts":4611686018427387,"dur":1,"name":"b","pid":1,"tid":1}]}' >span.json
+printf '{"traceEvents":[{"ph":"X","ts":4611686018427387,"dur":1,"name":"a","pid":1,"tid":1}],"ktRebaseNs":4611686018427387000}' >rb.json
+for f in span.json rb.json; do
+	run kt-normalize --rebase $f >out 2>err
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s out ] && grep -q 'out of range' err; then
+		ok "hostile: --rebase refuses $f"
+	else
+		bad "hostile: --rebase $f: status $rc"
+	fi
+done
 exit 0
