@@ -140,6 +140,7 @@ struct sw {
 	struct window	*wins;
 	size_t		 nwins;
 	int		 full;		/* held events keep their fields */
+	int		 commit_early;	/* commit a split window once done */
 	int64_t		 now;
 	int64_t		 first_ts;	/* the earliest non-metadata time */
 	int64_t		 last_ts;
@@ -931,7 +932,11 @@ note_times(struct sw *sw, const struct kt_event *ev)
 	}
 }
 
-/* Close the windows whose end has passed. */
+/*
+ * Close the windows whose end has passed.  A split window's output is
+ * committed at once when nothing read later can change it (see run):
+ * then the outputs open at a time are those of the windows open then.
+ */
 static void
 close_ended(struct sw *sw)
 {
@@ -941,8 +946,11 @@ close_ended(struct sw *sw)
 		struct window *w = &sw->wins[i];
 
 		if (!w->done && w->end != NOEND && sw->now > w->end &&
-		    (w->final || (w->seen_b && w->outstanding == 0)))
+		    (w->final || (w->seen_b && w->outstanding == 0))) {
 			finalize(sw, w);
+			if (sw->o.split && sw->commit_early)
+				win_commit(sw, w);
+		}
 	}
 }
 
@@ -1185,6 +1193,18 @@ feed_sorted(struct sw *sw, struct heldset *hd, int sorted)
 /*
  * Read the trace: stream it when it is sorted; else hold it all, sort
  * it (stably, as kt normalize does) and stream that.
+ *
+ * A split window's output is committed as soon as the window is done
+ * (commit_early) when nothing read later can change it.  The keys after
+ * traceEvents, ktSourceIndex among them (which maps the row numbers),
+ * must be known already: they are for a plain file (kt_reader_tail);
+ * for any other input (standard input, gzip, an archive member) they
+ * come only at the end, and every window's output stays open to the
+ * end.  And no metadata event may come later: it would belong in every
+ * window.  Streaming, the metadata came first (as kt normalize writes
+ * it): that is when a single window stops reading early, so a late one
+ * would miss --steps K-K's output too.  Held: sorted, metadata goes
+ * first; held in file order (a short sorted input), it came first.
  */
 static void
 run(struct sw *sw)
@@ -1213,6 +1233,7 @@ run(struct sw *sw)
 		if ((sw->nseen & 0xffff) == 0)
 			kt_cli_progress(sw->rd);
 		if (sorted && sw->nseen > PROBE_EVENTS) {
+			sw->commit_early = sw->tail_known && meta_first;
 			feed_held(sw, &hd);
 			feed(sw, &ev);
 			/*
@@ -1238,6 +1259,7 @@ run(struct sw *sw)
 		kt_cli_die(&err);
 	if (hd.nh > 0) {
 		/* Held: sort by time (stable), then stream. */
+		sw->commit_early = sw->tail_known && (meta_first || !sorted);
 		feed_sorted(sw, &hd, sorted);
 	}
 	if (early && !sw->tail_known) {
