@@ -1494,6 +1494,30 @@ parse_args(struct opts *o, int argc, char *argv[])
 	return optind;
 }
 
+/* Free what sw holds, the windows committed. */
+static void
+sw_free(struct sw *sw)
+{
+	size_t i;
+
+	for (i = 0; i < sw->nopen; i++)
+		item_free(&sw->open_[i]);
+	for (i = 0; i < sw->nmeta_ev; i++)
+		item_free(&sw->metas_ev[i]);
+	for (i = 0; i < sw->nlastc; i++)
+		kt_buf_free(&sw->lastc[i]);
+	free(sw->open_);
+	free(sw->metas_ev);
+	free(sw->lastc);
+	free(sw->wins);
+	kt_intern_free(sw->flowkeys);
+	kt_intern_free(sw->tracks);
+	kt_buf_free(&sw->flowkey);
+	if (sw->o.re_text != NULL)
+		regfree(&sw->o.re);
+	kt_reader_free(sw->rd);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1552,5 +1576,7 @@ main(int argc, char *argv[])
 		kt_cli_warn("%s: %llu flow event%s dropped: the other end is "
 		    "outside the window", kt_reader_name(sw.rd),
 		    (unsigned long long)dropped, dropped == 1 ? "" : "s");
+	sw_free(&sw);
+	kt_source_close(src);
 	return 0;
 }
