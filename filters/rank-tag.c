@@ -109,15 +109,28 @@ struct job {
 
 #define MAXTHREADS	4	/* survey threads at most (one reader each) */
 
-static struct input *inputs;
-static size_t ninputs;
-static struct kt_arena *arena;
-static pthread_mutex_t arenalock = PTHREAD_MUTEX_INITIALIZER;
-static const char *spool;	/* standard input's copy */
-static struct job *jobs;
-static size_t njobs;
-static size_t nextjob;		/* the next job a survey thread takes */
-static pthread_mutex_t joblock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Everything one run keeps: the inputs, the strings kept for them (in
+ * an arena the survey threads share), the survey's jobs, and the
+ * buffers the writing reuses.  Made in main() and passed down; a survey
+ * thread gets it as its argument.
+ */
+struct rt {
+	struct opts	 o;
+	struct input	*inputs;
+	size_t		 ninputs;
+	struct kt_arena	*arena;
+	pthread_mutex_t	 arenalock;
+	const char	*spool;		/* standard input's copy */
+	struct job	*jobs;
+	size_t		 njobs;
+	size_t		 nextjob;	/* the next job a survey thread takes */
+	pthread_mutex_t	 joblock;
+	struct kt_buf	 ktranks;	/* the value of ktRanks */
+	struct kt_patch	 patch;		/* put()'s, its buffers reused */
+	struct kt_buf	 pname;		/* put()'s new process name */
+	struct kt_buf	 eb;		/* one tagged event */
+};
 
 static void
 usage(FILE *f)
@@ -139,13 +152,13 @@ usage(FILE *f)
 
 /* Copy n bytes into the arena as a string (survey threads share it). */
 static char *
-keep(const char *s, size_t n)
+keep(struct rt *rt, const char *s, size_t n)
 {
 	char *p;
 
-	pthread_mutex_lock(&arenalock);
-	p = kt_arena_alloc(arena, n + 1);
-	pthread_mutex_unlock(&arenalock);
+	pthread_mutex_lock(&rt->arenalock);
+	p = kt_arena_alloc(rt->arena, n + 1);
+	pthread_mutex_unlock(&rt->arenalock);
 	if (p == NULL)
 		kt_cli_nomem();
 	memcpy(p, s, n);
@@ -155,7 +168,7 @@ keep(const char *s, size_t n)
 
 /* The pid entry of ev's pid in in, made on first sight. */
 static struct pidinfo *
-pid_of(struct input *in, const struct kt_event *ev)
+pid_of(struct rt *rt, struct input *in, const struct kt_event *ev)
 {
 	size_t n;
 	const char *p = kt_event_field(ev, KT_F_PID, &n);
@@ -180,7 +193,7 @@ pid_of(struct input *in, const struct kt_event *ev)
 			kt_cli_nomem();
 		in->pids = t;
 		memset(&t[in->npids], 0, sizeof(*t));
-		t[in->npids].raw = keep(p, n);
+		t[in->npids].raw = keep(rt, p, n);
 		t[in->npids].len = n;
 		in->npids++;
 	}
@@ -203,9 +216,10 @@ order_key(const struct kt_event *ev, int64_t offset)
  * the main thread shows progress.  0, or -1 with err set.
  */
 static int
-survey(struct input *in, struct kt_reader *r, const struct opts *o,
-    int progress, struct kt_error *err)
+survey(struct rt *rt, struct input *in, struct kt_reader *r, int progress,
+    struct kt_error *err)
 {
+	const struct opts *o = &rt->o;
 	struct kt_event ev;
 	const struct kt_meta *m;
 	size_t i, nm;
@@ -216,7 +230,7 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o,
 	if ((in->pidtab = kt_intern_new()) == NULL)
 		kt_cli_nomem();
 	while ((rc = kt_reader_next(r, &ev, err)) == 1) {
-		struct pidinfo *pi = pid_of(in, &ev);
+		struct pidinfo *pi = pid_of(rt, in, &ev);
 		uint64_t k = order_key(&ev, 0);
 
 		in->nevents++;
@@ -269,8 +283,8 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o,
 		kt_cli_nomem();
 	for (i = 0; i < nm; i++) {
 		in->metas[i] = m[i];
-		in->metas[i].key = keep(m[i].key, m[i].keylen);
-		in->metas[i].val = keep(m[i].val, m[i].vallen);
+		in->metas[i].key = keep(rt, m[i].key, m[i].keylen);
+		in->metas[i].val = keep(rt, m[i].val, m[i].vallen);
 	}
 	in->nmetas = nm;
 	snprintf(in->name, sizeof(in->name), "%s", kt_reader_name(r));
@@ -279,8 +293,9 @@ survey(struct input *in, struct kt_reader *r, const struct opts *o,
 
 /* Survey every trace of job j's source (see survey). */
 static void
-survey_source(struct job *j, const struct opts *o, int progress)
+survey_source(struct rt *rt, struct job *j, int progress)
 {
+	const struct opts *o = &rt->o;
 	struct kt_source *src;
 	struct kt_reader *r;
 	int rc, ord = 0;
@@ -300,10 +315,10 @@ survey_source(struct job *j, const struct opts *o, int progress)
 		j->ins = in;
 		in = &j->ins[j->nins++];
 		memset(in, 0, sizeof(*in));
-		in->path = keep(j->path, strlen(j->path));
+		in->path = keep(rt, j->path, strlen(j->path));
 		in->ordinal = ord++;
 		/* A spool of stdin is named "<stdin>" by the library. */
-		rc = survey(in, r, o, progress, &j->err);
+		rc = survey(rt, in, r, progress, &j->err);
 		kt_reader_free(r);
 		if (rc == -1)
 			break;
@@ -317,16 +332,16 @@ survey_source(struct job *j, const struct opts *o, int progress)
 static void *
 surveyor(void *arg)
 {
-	const struct opts *o = arg;
+	struct rt *rt = arg;
 	size_t i;
 
 	for (;;) {
-		pthread_mutex_lock(&joblock);
-		i = nextjob++;
-		pthread_mutex_unlock(&joblock);
-		if (i >= njobs)
+		pthread_mutex_lock(&rt->joblock);
+		i = rt->nextjob++;
+		pthread_mutex_unlock(&rt->joblock);
+		if (i >= rt->njobs)
 			return NULL;
-		survey_source(&jobs[i], o, 0);
+		survey_source(rt, &rt->jobs[i], 0);
 	}
 }
 
@@ -337,74 +352,74 @@ surveyor(void *arg)
  * comes.  Dies on the first source, in order, that failed.
  */
 static void
-survey_all(char **argv, int argc, const struct opts *o)
+survey_all(struct rt *rt, char **argv, int argc)
 {
 	pthread_t t[MAXTHREADS];
 	size_t i, k, nt = 1, started = 0;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 
-	if ((jobs = calloc((size_t)argc, sizeof(*jobs))) == NULL)
+	if ((rt->jobs = calloc((size_t)argc, sizeof(*rt->jobs))) == NULL)
 		kt_cli_nomem();
-	njobs = (size_t)argc;
-	for (i = 0; i < njobs; i++) {
-		jobs[i].path = argv[i];
+	rt->njobs = (size_t)argc;
+	for (i = 0; i < rt->njobs; i++) {
+		rt->jobs[i].path = argv[i];
 		if (strcmp(argv[i], "-") == 0)
 			ncpu = 1;
 	}
 	if (ncpu > 1)
-		nt = (size_t)ncpu < njobs ? (size_t)ncpu : njobs;
+		nt = (size_t)ncpu < rt->njobs ? (size_t)ncpu : rt->njobs;
 	if (nt > MAXTHREADS)
 		nt = MAXTHREADS;
 	if (nt > 1) {
 		for (i = 0; i + 1 < nt; i++)
 			if (pthread_create(&t[started], NULL, surveyor,
-			    (void *)o) == 0)
+			    rt) == 0)
 				started++;
 		for (;;) {
-			pthread_mutex_lock(&joblock);
-			i = nextjob++;
-			pthread_mutex_unlock(&joblock);
-			if (i >= njobs)
+			pthread_mutex_lock(&rt->joblock);
+			i = rt->nextjob++;
+			pthread_mutex_unlock(&rt->joblock);
+			if (i >= rt->njobs)
 				break;
-			survey_source(&jobs[i], o, 1);
+			survey_source(rt, &rt->jobs[i], 1);
 		}
 		for (i = 0; i < started; i++)
 			pthread_join(t[i], NULL);
 	} else
-		for (i = 0; i < njobs && (i == 0 || !jobs[i - 1].failed);
-		    i++) {
-			if (strcmp(jobs[i].path, "-") == 0) {
-				if (spool != NULL) {
+		for (i = 0; i < rt->njobs && (i == 0 ||
+		    !rt->jobs[i - 1].failed); i++) {
+			if (strcmp(rt->jobs[i].path, "-") == 0) {
+				if (rt->spool != NULL) {
 					kt_cli_warn("standard input given "
 					    "twice");
 					exit(2);
 				}
 				/* Read twice: keep a copy in a temporary file. */
-				spool = kt_cli_spool_stdin();
-				jobs[i].path = spool;
+				rt->spool = kt_cli_spool_stdin();
+				rt->jobs[i].path = rt->spool;
 			}
-			survey_source(&jobs[i], o, 1);
+			survey_source(rt, &rt->jobs[i], 1);
 		}
 	kt_cli_progress_done();
-	for (i = 0; i < njobs; i++) {
-		if (jobs[i].failed)
-			kt_cli_die(&jobs[i].err);
-		for (k = 0; k < jobs[i].nins; k++) {
+	for (i = 0; i < rt->njobs; i++) {
+		if (rt->jobs[i].failed)
+			kt_cli_die(&rt->jobs[i].err);
+		for (k = 0; k < rt->jobs[i].nins; k++) {
 			struct input *in;
 
-			if ((in = realloc(inputs, (ninputs + 1) *
+			if ((in = realloc(rt->inputs, (rt->ninputs + 1) *
 			    sizeof(*in))) == NULL)
 				kt_cli_nomem();
-			inputs = in;
-			in = &inputs[ninputs];
-			*in = jobs[i].ins[k];
-			in->order = ninputs++;
+			rt->inputs = in;
+			in = &rt->inputs[rt->ninputs];
+			*in = rt->jobs[i].ins[k];
+			in->order = rt->ninputs++;
 		}
-		free(jobs[i].ins);
-		jobs[i].ins = NULL;
+		free(rt->jobs[i].ins);
+		rt->jobs[i].ins = NULL;
 	}
-	free(jobs);
-	jobs = NULL;
+	free(rt->jobs);
+	rt->jobs = NULL;
 }
 
 /* The rank of an input: --rank, distributedInfo.rank, the file name. */
@@ -493,7 +508,7 @@ cmp_sort(const void *a, const void *b)
 
 /* Give each pid of in its new pid and sort index. */
 static void
-map_pids(struct input *in)
+map_pids(struct rt *rt, struct input *in)
 {
 	struct pidinfo **v;
 	size_t i;
@@ -522,15 +537,15 @@ map_pids(struct input *in)
 		struct kt_buf b = KT_BUF_INIT;
 		char num[32];
 
-		pi->pidtext = keep(num, kt_int_format(pi->newpid, num));
+		pi->pidtext = keep(rt, num, kt_int_format(pi->newpid, num));
 		pi->pidtextlen = strlen(pi->pidtext);
-		kt_buf_adds(&b, "\"rank\": ");
+		kt_buf_adds(&b, "\"" KT_ARG_RANK "\": ");
 		kt_buf_add(&b, num, kt_int_format(in->rank, num));
-		kt_buf_adds(&b, ", \"kt_pid\": ");
+		kt_buf_adds(&b, ", \"" KT_ARG_PID "\": ");
 		kt_buf_add(&b, pi->raw, pi->len);
 		if (kt_buf_adds(&b, ", ") == -1)
 			kt_cli_nomem();
-		pi->ins = keep(b.p, b.n);
+		pi->ins = keep(rt, b.p, b.n);
 		pi->inslen = b.n;
 		kt_buf_free(&b);
 	}
@@ -538,16 +553,17 @@ map_pids(struct input *in)
 
 /* Clock offsets, by the chosen alignment. */
 static void
-offsets(const struct opts *o)
+offsets(struct rt *rt)
 {
+	const struct opts *o = &rt->o;
 	int64_t minbase = INT64_MAX;
 	size_t i;
 
-	for (i = 0; i < ninputs; i++)
-		if (inputs[i].has_base && inputs[i].base < minbase)
-			minbase = inputs[i].base;
-	for (i = 0; i < ninputs; i++) {
-		struct input *in = &inputs[i];
+	for (i = 0; i < rt->ninputs; i++)
+		if (rt->inputs[i].has_base && rt->inputs[i].base < minbase)
+			minbase = rt->inputs[i].base;
+	for (i = 0; i < rt->ninputs; i++) {
+		struct input *in = &rt->inputs[i];
 
 		in->offset = in->has_base ? in->base - minbase : 0;
 		if (minbase != INT64_MAX && !in->has_base)
@@ -556,8 +572,8 @@ offsets(const struct opts *o)
 	}
 	if (o->align == ALIGN_BASE)
 		return;
-	for (i = 0; i < ninputs; i++) {
-		struct input *in = &inputs[i];
+	for (i = 0; i < rt->ninputs; i++) {
+		struct input *in = &rt->inputs[i];
 		int has = o->align == ALIGN_STEP ? in->has_step : in->has_first;
 
 		if (!has) {
@@ -570,26 +586,26 @@ offsets(const struct opts *o)
 			kt_cli_die(NULL);
 		}
 	}
-	for (i = 0; i < ninputs; i++) {
-		struct input *in = &inputs[i];
-		int64_t ref = o->align == ALIGN_STEP ? inputs[0].step :
-		    inputs[0].first;
+	for (i = 0; i < rt->ninputs; i++) {
+		struct input *in = &rt->inputs[i];
+		int64_t ref = o->align == ALIGN_STEP ? rt->inputs[0].step :
+		    rt->inputs[0].first;
 		int64_t mine = o->align == ALIGN_STEP ? in->step : in->first;
 
 		/* Rank order's first input keeps its (base) offset. */
-		in->offset = inputs[0].offset + ref - mine;
+		in->offset = rt->inputs[0].offset + ref - mine;
 	}
 	/* Never a negative time: move every rank later together. */
 	{
 		int64_t low = 0;
 
-		for (i = 0; i < ninputs; i++)
-			if (inputs[i].has_min && inputs[i].min +
-			    inputs[i].offset < low)
-				low = inputs[i].min + inputs[i].offset;
+		for (i = 0; i < rt->ninputs; i++)
+			if (rt->inputs[i].has_min && rt->inputs[i].min +
+			    rt->inputs[i].offset < low)
+				low = rt->inputs[i].min + rt->inputs[i].offset;
 		if (low < 0) {
-			for (i = 0; i < ninputs; i++)
-				inputs[i].offset -= low;
+			for (i = 0; i < rt->ninputs; i++)
+				rt->inputs[i].offset -= low;
 			kt_cli_warn("aligning would make times negative: every "
 			    "rank moved %lld ns later", (long long)-low);
 		}
@@ -599,19 +615,17 @@ offsets(const struct opts *o)
 /* ------------------------------------------------------------------ */
 /* Writing. */
 
-static struct kt_buf ktranks;
-
 /* Does key k have the same value in every input? */
 static int
-common(const struct kt_meta *k)
+common(const struct rt *rt, const struct kt_meta *k)
 {
 	struct kt_buf a = KT_BUF_INIT, b = KT_BUF_INIT;
 	size_t i, j;
 	int same = 1;
 
 	kt_json_minify(k->val, k->vallen, &a);
-	for (i = 1; i < ninputs && same; i++) {
-		const struct input *in = &inputs[i];
+	for (i = 1; i < rt->ninputs && same; i++) {
+		const struct input *in = &rt->inputs[i];
 
 		for (j = 0; j < in->nmetas; j++)
 			if (strcmp(in->metas[j].key, k->key) == 0)
@@ -633,10 +647,11 @@ common(const struct kt_meta *k)
  * earliest base when they differ, and ktRanks.
  */
 static struct kt_meta *
-out_metas(size_t *n, int merging)
+out_metas(struct rt *rt, size_t *n, int merging)
 {
+	struct kt_buf *kr = &rt->ktranks;
 	struct kt_meta *m;
-	struct input *first = &inputs[0];
+	struct input *first = &rt->inputs[0];
 	size_t i, k = 0;
 	int64_t minbase = INT64_MAX;
 	char num[32];
@@ -645,77 +660,77 @@ out_metas(size_t *n, int merging)
 	if ((m = calloc(first->nmetas + 3, sizeof(*m))) == NULL)
 		kt_cli_nomem();
 	for (i = 0; i < first->nmetas; i++) {
-		if (strcmp(first->metas[i].key, "\"ktRanks\"") == 0)
+		if (strcmp(first->metas[i].key, "\"" KT_KEY_RANKS "\"") == 0)
 			continue;
-		if (!merging || common(&first->metas[i])) {
+		if (!merging || common(rt, &first->metas[i])) {
 			m[k++] = first->metas[i];
 			if (strcmp(first->metas[i].key,
 			    "\"baseTimeNanoseconds\"") == 0)
 				base_common = 1;
 		}
 	}
-	for (i = 0; i < ninputs; i++)
-		if (inputs[i].has_base && inputs[i].base < minbase)
-			minbase = inputs[i].base;
+	for (i = 0; i < rt->ninputs; i++)
+		if (rt->inputs[i].has_base && rt->inputs[i].base < minbase)
+			minbase = rt->inputs[i].base;
 	if (minbase != INT64_MAX && !base_common) {
 		m[k].key = (char *)"\"baseTimeNanoseconds\"";
 		m[k].keylen = strlen(m[k].key);
-		m[k].val = keep(num, kt_int_format(minbase, num));
+		m[k].val = keep(rt, num, kt_int_format(minbase, num));
 		m[k].vallen = strlen(m[k].val);
 		k++;
 	}
 	/* ktRanks: one object per input, in rank order. */
-	kt_buf_addc(&ktranks, '[');
-	for (i = 0; i < ninputs; i++) {
-		struct input *in = &inputs[i];
+	kt_buf_addc(kr, '[');
+	for (i = 0; i < rt->ninputs; i++) {
+		struct input *in = &rt->inputs[i];
 		size_t j;
 
-		kt_buf_adds(&ktranks, i ? ",\n    " : "\n    ");
-		kt_obj_begin(&ktranks);
-		kt_obj_int(&ktranks, "rank", in->rank);
-		kt_obj_str(&ktranks, "source", in->name);
-		kt_obj_str(&ktranks, "rankFrom", in->rank_from);
-		kt_obj_int(&ktranks, "offsetNs", in->offset);
-		kt_obj_int(&ktranks, "events", (int64_t)in->nevents);
+		kt_buf_adds(kr, i ? ",\n    " : "\n    ");
+		kt_obj_begin(kr);
+		kt_obj_int(kr, "rank", in->rank);
+		kt_obj_str(kr, "source", in->name);
+		kt_obj_str(kr, "rankFrom", in->rank_from);
+		kt_obj_int(kr, "offsetNs", in->offset);
+		kt_obj_int(kr, "events", (int64_t)in->nevents);
 		if (merging) {
-			kt_obj_raw(&ktranks, "pids", "{", 1);
+			kt_obj_raw(kr, "pids", "{", 1);
 			for (j = 0; j < in->npids; j++) {
 				char q[40];
 				const struct pidinfo *p = &in->pids[j];
 
 				if (j > 0)
-					kt_buf_adds(&ktranks, ", ");
+					kt_buf_adds(kr, ", ");
 				if (p->raw[0] == '"')
-					kt_buf_add(&ktranks, p->raw, p->len);
+					kt_buf_add(kr, p->raw, p->len);
 				else {
-					kt_buf_addc(&ktranks, '"');
-					kt_buf_add(&ktranks, p->raw, p->len);
-					kt_buf_addc(&ktranks, '"');
+					kt_buf_addc(kr, '"');
+					kt_buf_add(kr, p->raw, p->len);
+					kt_buf_addc(kr, '"');
 				}
-				kt_buf_adds(&ktranks, ": ");
-				kt_buf_add(&ktranks, q, kt_int_format(p->newpid,
+				kt_buf_adds(kr, ": ");
+				kt_buf_add(kr, q, kt_int_format(p->newpid,
 				    q));
 			}
-			kt_buf_addc(&ktranks, '}');
+			kt_buf_addc(kr, '}');
 		}
-		kt_obj_raw(&ktranks, "meta", "{", 1);
+		kt_obj_raw(kr, "meta", "{", 1);
 		for (j = 0; j < in->nmetas; j++) {
 			if (j > 0)
-				kt_buf_adds(&ktranks, ", ");
-			kt_buf_add(&ktranks, in->metas[j].key,
+				kt_buf_adds(kr, ", ");
+			kt_buf_add(kr, in->metas[j].key,
 			    in->metas[j].keylen);
-			kt_buf_adds(&ktranks, ": ");
-			kt_buf_add(&ktranks, in->metas[j].val,
+			kt_buf_adds(kr, ": ");
+			kt_buf_add(kr, in->metas[j].val,
 			    in->metas[j].vallen);
 		}
-		kt_buf_addc(&ktranks, '}');
-		kt_obj_end(&ktranks);
+		kt_buf_addc(kr, '}');
+		kt_obj_end(kr);
 	}
-	kt_buf_adds(&ktranks, "\n  ]");
-	m[k].key = (char *)"\"ktRanks\"";
+	kt_buf_adds(kr, "\n  ]");
+	m[k].key = (char *)"\"" KT_KEY_RANKS "\"";
 	m[k].keylen = strlen(m[k].key);
-	m[k].val = ktranks.p;
-	m[k].vallen = ktranks.n;
+	m[k].val = kr->p;
+	m[k].vallen = kr->n;
 	k++;
 	*n = k;
 	return m;
@@ -767,7 +782,8 @@ struct fedit {
  * Returns 1 with the event in out, or 0 when put() must do it.
  */
 static int
-put_fast(struct input *in, const struct kt_event *ev, struct kt_buf *out)
+put_fast(struct rt *rt, struct input *in, const struct kt_event *ev,
+    struct kt_buf *out)
 {
 	struct fedit e[6], t;
 	char id[80], corr[80], ext[80], ts[96];
@@ -779,7 +795,7 @@ put_fast(struct input *in, const struct kt_event *ev, struct kt_buf *out)
 	if (ev->ph == 'M' || ev->f[KT_F_RANK].type != KT_NONE ||
 	    args->type != KT_OBJECT || ev->f[KT_F_PID].type == KT_NONE)
 		return 0;
-	pi = pid_of(in, ev);
+	pi = pid_of(rt, in, ev);
 	/* An empty args gets no ", " after its last member. */
 	for (k = args->off + 1; ev->raw[k] == ' ' || ev->raw[k] == '\n' ||
 	    ev->raw[k] == '\t' || ev->raw[k] == '\r'; k++)
@@ -847,45 +863,45 @@ put_fast(struct input *in, const struct kt_event *ev, struct kt_buf *out)
 
 /* Write ev of in, with its rank and, when merging, its new ids. */
 static int
-put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
-    int merging, int tsv, struct kt_buf *out)
+put(struct rt *rt, struct kt_writer *w, struct input *in,
+    const struct kt_event *ev, int merging, int tsv, struct kt_buf *out)
 {
-	static struct kt_patch p;
+	struct kt_patch *p = &rt->patch;
+	struct kt_buf *nm = &rt->pname;
 	struct kt_event ne;
-	static struct kt_buf nm;
 	char rank[32], pidt[32], ts[96], id[80], corr[80], ext[80], si[32];
 	size_t n, k;
 	const char *t;
 	int rc = 0;
 
-	if (merging && !tsv && put_fast(in, ev, out)) {
+	if (merging && !tsv && put_fast(rt, in, ev, out)) {
 		ne.raw = out->p;
 		ne.len = out->n;
 		ne.index = ev->index;
 		return kt_writer_event(w, &ne);
 	}
-	kt_patch_reset(&p, ev);	/* static: its buffers are reused */
-	rc |= kt_patch_set(&p, KT_F_RANK, rank, kt_int_format(in->rank, rank));
+	kt_patch_reset(p, ev);	/* its buffers are reused */
+	rc |= kt_patch_set(p, KT_F_RANK, rank, kt_int_format(in->rank, rank));
 	if (merging) {
-		struct pidinfo *pi = pid_of(in, ev);
+		struct pidinfo *pi = pid_of(rt, in, ev);
 
-		rc |= kt_patch_set(&p, KT_F_PID, pidt, kt_int_format(pi->newpid,
+		rc |= kt_patch_set(p, KT_F_PID, pidt, kt_int_format(pi->newpid,
 		    pidt));
 		/* A first tagging adds kt_pid; a second one replaces it. */
 		rc |= ev->f[KT_F_RANK].type == KT_NONE ?
-		    kt_patch_arg_add(&p, "kt_pid", pi->raw, pi->len) :
-		    kt_patch_arg(&p, "kt_pid", pi->raw, pi->len);
+		    kt_patch_arg_add(p, KT_ARG_PID, pi->raw, pi->len) :
+		    kt_patch_arg(p, KT_ARG_PID, pi->raw, pi->len);
 		if ((t = kt_event_field(ev, KT_F_ID, &n)) != NULL) {
 			k = ns_id(t, n, in, id, sizeof(id));
-			rc |= kt_patch_set(&p, KT_F_ID, id, k);
+			rc |= kt_patch_set(p, KT_F_ID, id, k);
 		}
 		if ((t = kt_event_field(ev, KT_F_CORR, &n)) != NULL) {
 			k = ns_id(t, n, in, corr, sizeof(corr));
-			rc |= kt_patch_set(&p, KT_F_CORR, corr, k);
+			rc |= kt_patch_set(p, KT_F_CORR, corr, k);
 		}
 		if ((t = kt_event_field(ev, KT_F_EXTID, &n)) != NULL) {
 			k = ns_id(t, n, in, ext, sizeof(ext));
-			rc |= kt_patch_set(&p, KT_F_EXTID, ext, k);
+			rc |= kt_patch_set(p, KT_F_EXTID, ext, k);
 		}
 		if (ev->ph == 'M' && kt_event_field_is(ev, KT_F_NAME,
 		    "process_name")) {
@@ -895,23 +911,23 @@ put(struct kt_writer *w, struct input *in, const struct kt_event *ev,
 			    0 && v.type == KT_STRING) {
 				char pre[40];
 
-				nm.n = 0;
+				nm->n = 0;
 				snprintf(pre, sizeof(pre), "\"rank %lld: ",
 				    (long long)in->rank);
-				kt_buf_adds(&nm, pre);
-				kt_buf_add(&nm, ev->raw + v.off + 1, v.len - 1);
-				rc |= kt_patch_arg(&p, "name", nm.p, nm.n);
+				kt_buf_adds(nm, pre);
+				kt_buf_add(nm, ev->raw + v.off + 1, v.len - 1);
+				rc |= kt_patch_arg(p, "name", nm->p, nm->n);
 			}
 		} else if (ev->ph == 'M' && kt_event_field_is(ev, KT_F_NAME,
 		    "process_sort_index"))
-			rc |= kt_patch_arg(&p, "sort_index", si,
+			rc |= kt_patch_arg(p, "sort_index", si,
 			    kt_int_format(pi->newsort, si));
 	}
 	if (in->offset != 0 && (ev->flags & KT_EV_TS))
-		rc |= kt_patch_set(&p, KT_F_TS, ts, kt_event_ts_shifted(ev,
+		rc |= kt_patch_set(p, KT_F_TS, ts, kt_event_ts_shifted(ev,
 		    in->offset, ts));
 	out->n = 0;
-	if (rc != 0 || kt_patch_apply(&p, out) == -1) {
+	if (rc != 0 || kt_patch_apply(p, out) == -1) {
 		kt_cli_warn("%s: cannot tag an event", in->name);
 		kt_cli_die(NULL);
 	}
@@ -969,8 +985,8 @@ put_missing(struct kt_writer *w, struct input *in)
 				kt_obj_str(&nm, "name", label);
 			} else
 				kt_obj_int(&nm, "sort_index", pi->newsort);
-			kt_obj_int(&nm, "rank", in->rank);
-			kt_obj_raw(&nm, "kt_pid", pi->raw, pi->len);
+			kt_obj_int(&nm, KT_ARG_RANK, in->rank);
+			kt_obj_raw(&nm, KT_ARG_PID, pi->raw, pi->len);
 			kt_obj_end(&nm);
 			kt_obj_raw(&b, "args", nm.p, nm.n);
 			kt_obj_end(&b);
@@ -1022,8 +1038,9 @@ advance(struct input *in)
 		in->key = order_key(&in->ev, in->offset);
 }
 
-int
-main(int argc, char *argv[])
+/* The options; returns the index of the first operand. */
+static int
+parse_args(struct opts *o, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "align", required_argument, NULL, 'a' },
@@ -1039,132 +1056,185 @@ main(int argc, char *argv[])
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct opts o;
-	struct kt_error err;
-	struct kt_out *out;
-	struct kt_writer *w;
-	struct kt_meta *metas;
-	struct kt_buf eb = KT_BUF_INIT;
-	struct rlimit rl;
-	size_t i, nm;
-	int ch, merging, allsorted = 1, rc = 0, nfiles;
-	char *const stdin_only[] = { (char *)"-" };
+	int ch;
 
-	memset(&o, 0, sizeof(o));
-	o.co.level = -1;
-	kt_cli_init("kt-rank-tag");
 	while ((ch = getopt_long(argc, argv, "a:Dhl:m:o:r:StvV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'a':
 			if (strcmp(optarg, "base") == 0)
-				o.align = ALIGN_BASE;
+				o->align = ALIGN_BASE;
 			else if (strcmp(optarg, "first") == 0)
-				o.align = ALIGN_FIRST;
+				o->align = ALIGN_FIRST;
 			else if (strncmp(optarg, "step:", 5) == 0) {
-				o.align = ALIGN_STEP;
-				o.align_step = kt_cli_int("--align step:K",
+				o->align = ALIGN_STEP;
+				o->align_step = kt_cli_int("--align step:K",
 				    optarg + 5, 0, INT64_MAX);
 			} else {
 				kt_cli_warn("--align: '%s' is not base, first "
 				    "or step:K", optarg);
-				return 2;
+				exit(2);
 			}
 			break;
 		case 'D':
-			o.allow_dup = 1;
+			o->allow_dup = 1;
 			break;
 		case 'r':
-			o.rank = kt_cli_int("--rank", optarg, 0, INT32_MAX);
-			o.has_rank = 1;
+			o->rank = kt_cli_int("--rank", optarg, 0, INT32_MAX);
+			o->has_rank = 1;
 			break;
 		case 't':
-			o.tsv = 1;
+			o->tsv = 1;
 			break;
 		case 'v':
-			o.verbose = 1;
+			o->verbose = 1;
 			break;
 		default:
-			kt_cli_opt(&o.co, ch, optarg, usage);
+			kt_cli_opt(&o->co, ch, optarg, usage);
 		}
 	}
-	argc -= optind;
-	argv += optind;
-	nfiles = argc;
-	if (argc == 0) {
-		argv = (char **)stdin_only;
-		argc = 1;
-	}
-	kt_cli_inputs(argv, nfiles);
-	if (kt_cli_check_output(o.co.output, argv, nfiles) == -1)
-		return 2;
-	if ((arena = kt_arena_new()) == NULL)
-		kt_cli_nomem();
-	/* First pass: every trace of every source. */
-	survey_all(argv, argc, &o);
-	for (i = 0; i < ninputs; i++)
-		if (!inputs[i].sorted)
-			allsorted = 0;
-	if (o.has_rank && ninputs > 1) {
+	return optind;
+}
+
+/*
+ * Each input's rank and base time, the inputs in rank order (their
+ * slots); two of one rank are refused unless --allow-duplicate-ranks.
+ */
+static void
+rank_inputs(struct rt *rt)
+{
+	size_t i;
+
+	if (rt->o.has_rank && rt->ninputs > 1) {
 		kt_cli_warn("--rank names the rank of one input; %zu were "
-		    "given", ninputs);
-		return 2;
+		    "given", rt->ninputs);
+		exit(2);
 	}
-	for (i = 0; i < ninputs; i++) {
+	for (i = 0; i < rt->ninputs; i++) {
+		struct input *in = &rt->inputs[i];
 		const struct kt_meta *b = NULL;
 		size_t j;
 
-		find_rank(&inputs[i], &o);
-		for (j = 0; j < inputs[i].nmetas; j++)
-			if (strcmp(inputs[i].metas[j].key,
+		find_rank(in, &rt->o);
+		for (j = 0; j < in->nmetas; j++)
+			if (strcmp(in->metas[j].key,
 			    "\"baseTimeNanoseconds\"") == 0)
-				b = &inputs[i].metas[j];
+				b = &in->metas[j];
 		if (b != NULL) {
 			char *end;
 			long long v = strtoll(b->val, &end, 10);
 
 			if (*end == '\0') {
-				inputs[i].base = v;
-				inputs[i].has_base = 1;
+				in->base = v;
+				in->has_base = 1;
 			}
 		}
 	}
-	qsort(inputs, ninputs, sizeof(*inputs), cmp_rank);
-	for (i = 0; i < ninputs; i++) {
-		inputs[i].slot = (int)i;
-		if (i > 0 && inputs[i].rank == inputs[i - 1].rank &&
-		    !o.allow_dup) {
+	qsort(rt->inputs, rt->ninputs, sizeof(*rt->inputs), cmp_rank);
+	for (i = 0; i < rt->ninputs; i++) {
+		struct input *in = &rt->inputs[i];
+
+		in->slot = (int)i;
+		if (i > 0 && in->rank == in[-1].rank && !rt->o.allow_dup) {
 			kt_cli_warn("%s and %s are both rank %lld (from %s and "
 			    "%s); --allow-duplicate-ranks merges them anyway",
-			    inputs[i - 1].name, inputs[i].name,
-			    (long long)inputs[i].rank, inputs[i - 1].rank_from,
-			    inputs[i].rank_from);
-			return 2;
+			    in[-1].name, in->name, (long long)in->rank,
+			    in[-1].rank_from, in->rank_from);
+			exit(2);
 		}
 	}
-	merging = ninputs > 1;
-	if (merging)
-		for (i = 0; i < ninputs; i++)
-			map_pids(&inputs[i]);
-	offsets(&o);
-	if (o.verbose)
-		for (i = 0; i < ninputs; i++)
-			kt_cli_warn("%s: rank %lld (from %s), clock offset "
-			    "%+lld ns, %llu events%s", inputs[i].name,
-			    (long long)inputs[i].rank, inputs[i].rank_from,
-			    (long long)inputs[i].offset,
-			    (unsigned long long)inputs[i].nevents,
-			    merging ? (inputs[i].sorted ? ", sorted" :
-			    ", not sorted") : "");
-	if (merging && !allsorted && o.verbose)
+}
+
+/* --verbose: where each rank and offset came from. */
+static void
+say_inputs(const struct rt *rt, int merging, int allsorted)
+{
+	size_t i;
+
+	for (i = 0; i < rt->ninputs; i++) {
+		const struct input *in = &rt->inputs[i];
+
+		kt_cli_warn("%s: rank %lld (from %s), clock offset %+lld ns, "
+		    "%llu events%s", in->name, (long long)in->rank,
+		    in->rank_from, (long long)in->offset,
+		    (unsigned long long)in->nevents, merging ? (in->sorted ?
+		    ", sorted" : ", not sorted") : "");
+	}
+	if (merging && !allsorted)
 		kt_cli_warn("not every input is sorted: merging rank after "
 		    "rank (kt normalize sorts)");
-	/* Second pass: merge. */
-	out = kt_cli_out_open(o.co.output, o.co.level);
-	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV | KT_WRITE_RANK :
+}
+
+/* Merge sorted inputs by time: the input with the least key goes next. */
+static int
+merge_by_time(struct rt *rt, struct kt_writer *w, int merging)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < rt->ninputs; i++) {
+		reopen(&rt->inputs[i], rt->o.co.rflags | KT_READ_SMALL,
+		    rt->o.co.member);
+		advance(&rt->inputs[i]);
+	}
+	while (rc == 0) {
+		struct input *best = NULL;
+
+		for (i = 0; i < rt->ninputs; i++)
+			if (rt->inputs[i].live && (best == NULL ||
+			    rt->inputs[i].key < best->key))
+				best = &rt->inputs[i];
+		if (best == NULL)
+			break;
+		rc = put(rt, w, best, &best->ev, merging, rt->o.tsv, &rt->eb);
+		advance(best);
+	}
+	for (i = 0; i < rt->ninputs; i++)
+		kt_cli_report_repairs(rt->inputs[i].name,
+		    kt_reader_repairs(rt->inputs[i].r));
+	return rc;
+}
+
+/* Write the inputs one after the other, in rank order. */
+static int
+merge_in_turn(struct rt *rt, struct kt_writer *w, int merging)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < rt->ninputs && rc == 0; i++) {
+		struct input *in = &rt->inputs[i];
+
+		reopen(in, rt->o.co.rflags, rt->o.co.member);
+		for (advance(in); in->live && rc == 0; advance(in))
+			rc = put(rt, w, in, &in->ev, merging, rt->o.tsv,
+			    &rt->eb);
+		kt_cli_report_repairs(in->name, kt_reader_repairs(in->r));
+		kt_reader_free(in->r);
+		in->r = NULL;
+		kt_source_close(in->src);
+		in->src = NULL;
+	}
+	return rc;
+}
+
+/* The second pass: the merged (or tagged) trace, written and committed. */
+static void
+write_output(struct rt *rt, int merging, int allsorted)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	struct kt_writer *w;
+	struct kt_meta *metas;
+	struct rlimit rl;
+	size_t i, nm;
+	int rc = 0;
+
+	out = kt_cli_out_open(rt->o.co.output, rt->o.co.level);
+	if ((w = kt_writer_new(out, rt->o.tsv ? KT_WRITE_TSV | KT_WRITE_RANK :
 	    0)) == NULL)
 		kt_cli_nomem();
-	metas = out_metas(&nm, merging);
+	metas = out_metas(rt, &nm, merging);
 	if (kt_writer_begin(w, metas, nm, NULL, 0) == -1)
 		rc = -1;
 	if (merging && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
@@ -1172,58 +1242,84 @@ main(int argc, char *argv[])
 		rl.rlim_cur = rl.rlim_max;
 		(void)setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	for (i = 0; i < ninputs && rc == 0 && merging; i++)
-		rc = put_missing(w, &inputs[i]);
-	if (merging && allsorted) {
-		/* By time: the input with the least key goes next. */
-		for (i = 0; i < ninputs; i++) {
-			reopen(&inputs[i], o.co.rflags | KT_READ_SMALL, o.co.member);
-			advance(&inputs[i]);
-		}
-		while (rc == 0) {
-			struct input *best = NULL;
-
-			for (i = 0; i < ninputs; i++)
-				if (inputs[i].live && (best == NULL ||
-				    inputs[i].key < best->key))
-					best = &inputs[i];
-			if (best == NULL)
-				break;
-			rc = put(w, best, &best->ev, merging, o.tsv, &eb);
-			advance(best);
-		}
-		for (i = 0; i < ninputs; i++)
-			kt_cli_report_repairs(inputs[i].name,
-			    kt_reader_repairs(inputs[i].r));
-	} else {
-		for (i = 0; i < ninputs && rc == 0; i++) {
-			struct input *in = &inputs[i];
-
-			reopen(in, o.co.rflags, o.co.member);
-			for (advance(in); in->live && rc == 0; advance(in))
-				rc = put(w, in, &in->ev, merging, o.tsv, &eb);
-			kt_cli_report_repairs(in->name, kt_reader_repairs(in->r));
-			kt_reader_free(in->r);
-			in->r = NULL;
-			kt_source_close(in->src);
-			in->src = NULL;
-		}
-	}
+	for (i = 0; i < rt->ninputs && rc == 0 && merging; i++)
+		rc = put_missing(w, &rt->inputs[i]);
+	if (rc == 0)
+		rc = merging && allsorted ? merge_by_time(rt, w, merging) :
+		    merge_in_turn(rt, w, merging);
 	if (rc == 0)
 		rc = kt_writer_end(w, metas, nm);
 	kt_cli_out_commit(out, rc == -1, &err);
-	for (i = 0; i < ninputs; i++) {
-		kt_reader_free(inputs[i].r);
-		kt_source_close(inputs[i].src);
-		kt_intern_free(inputs[i].pidtab);
-		free(inputs[i].pids);
-		free(inputs[i].metas);
-	}
-	free(inputs);
 	free(metas);
 	kt_writer_free(w);
-	kt_buf_free(&eb);
-	kt_buf_free(&ktranks);
-	kt_arena_free(arena);
+}
+
+/* Free what rt holds. */
+static void
+rt_free(struct rt *rt)
+{
+	size_t i;
+
+	for (i = 0; i < rt->ninputs; i++) {
+		kt_reader_free(rt->inputs[i].r);
+		kt_source_close(rt->inputs[i].src);
+		kt_intern_free(rt->inputs[i].pidtab);
+		free(rt->inputs[i].pids);
+		free(rt->inputs[i].metas);
+	}
+	free(rt->inputs);
+	kt_buf_free(&rt->eb);
+	kt_buf_free(&rt->ktranks);
+	kt_buf_free(&rt->pname);
+	kt_patch_free(&rt->patch);
+	kt_arena_free(rt->arena);
+	pthread_mutex_destroy(&rt->arenalock);
+	pthread_mutex_destroy(&rt->joblock);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct rt rt;
+	size_t i;
+	int merging, allsorted = 1, nfiles;
+	char *const stdin_only[] = { (char *)"-" };
+
+	memset(&rt, 0, sizeof(rt));
+	rt.o.co.level = -1;
+	if (pthread_mutex_init(&rt.arenalock, NULL) != 0 ||
+	    pthread_mutex_init(&rt.joblock, NULL) != 0)
+		kt_cli_nomem();
+	kt_patch_init(&rt.patch, NULL);
+	kt_cli_init("kt-rank-tag");
+	i = (size_t)parse_args(&rt.o, argc, argv);
+	argc -= (int)i;
+	argv += i;
+	nfiles = argc;
+	if (argc == 0) {
+		argv = (char **)stdin_only;
+		argc = 1;
+	}
+	kt_cli_inputs(argv, nfiles);
+	if (kt_cli_check_output(rt.o.co.output, argv, nfiles) == -1)
+		return 2;
+	if ((rt.arena = kt_arena_new()) == NULL)
+		kt_cli_nomem();
+	/* First pass: every trace of every source. */
+	survey_all(&rt, argv, argc);
+	for (i = 0; i < rt.ninputs; i++)
+		if (!rt.inputs[i].sorted)
+			allsorted = 0;
+	rank_inputs(&rt);
+	merging = rt.ninputs > 1;
+	if (merging)
+		for (i = 0; i < rt.ninputs; i++)
+			map_pids(&rt, &rt.inputs[i]);
+	offsets(&rt);
+	if (rt.o.verbose)
+		say_inputs(&rt, merging, allsorted);
+	/* Second pass: merge. */
+	write_output(&rt, merging, allsorted);
+	rt_free(&rt);
 	return 0;
 }

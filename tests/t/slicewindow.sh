@@ -710,6 +710,81 @@ else
 	bad "split: --split-steps 2 failed"
 fi
 
+# 4b. --split-steps on many steps commits each window's file as soon as
+# the window ends, so that the files open at once are those of the
+# windows open then: under ulimit -n 64, a trace of 120 steps, then one
+# of 1,100 (more than 1024 descriptors) splits into a file per step,
+# no temporary file left behind, each file its --steps K-K window
+# (every one of the 120, a sample of the 1,100).  From standard input
+# (not a plain file: every window's file stays open to the end) the
+# 120 files are the same.
+# split_many NAME STEPS SAMPLE: generate, normalize, split under
+# ulimit -n 64 into NAME/, and compare the steps SAMPLE ("all": each).
+split_many() {
+	_sn=$1
+	_last=$(( $2 + 4 ))
+	"$gen" --steps "$2" --layers 1 --no-memory --no-python \
+	    -o "$_sn.g.json" &&
+	    run kt-normalize -o "$_sn.json" "$_sn.g.json" 2>/dev/null || {
+		bad "split many $_sn: ktgen or kt-normalize failed"
+		return
+	}
+	rm -f "$_sn.g.json"
+	mkdir -p "$_sn"
+	if ! (ulimit -n 64 && run kt-slice-window --split-steps 1 \
+	    -o "$_sn/p" "$_sn.json" >"$_sn.paths" 2>"$_sn.err"); then
+		bad "split many $_sn: --split-steps 1 under ulimit -n 64:" \
+		    "$(head -1 "$_sn.err")"
+		return
+	fi
+	ok "split many $_sn: $2 steps split under ulimit -n 64"
+	_k=5
+	while [ "$_k" -le "$_last" ]; do
+		echo "$_sn/p-steps-$_k-$_k.json"
+		_k=$((_k + 1))
+	done >"$_sn.want"
+	check "split many $_sn: prints the $2 paths in order" \
+	    cmp "$_sn.paths" "$_sn.want"
+	_nf=$(ls -a "$_sn" | grep -c '^p-steps-[0-9]*-[0-9]*\.json$')
+	_nt=$(ls -a "$_sn" | grep -c 'kt-')
+	if [ "$_nf" -eq "$2" ] && [ "$_nt" -eq 0 ]; then
+		ok "split many $_sn: $2 files, no temporary file"
+	else
+		bad "split many $_sn: $_nf files, $_nt temporary"
+	fi
+	if [ "$3" = all ]; then
+		_ks=$(awk -v b="$_last" 'BEGIN { for (k = 5; k <= b; k++)
+		    print k }')
+	else
+		_ks="5 $3 $_last"
+	fi
+	_diff=
+	for _k in $_ks; do
+		run kt-slice-window --steps "$_k" "$_sn.json" 2>/dev/null |
+		    cmp -s - "$_sn/p-steps-$_k-$_k.json" || _diff="$_diff $_k"
+	done
+	if [ -z "$_diff" ]; then
+		ok "split many $_sn: each file compared is its --steps K-K"
+	else
+		bad "split many $_sn: differ from --steps K-K:$_diff"
+	fi
+}
+if [ -z "$large" ]; then
+	skip "split many: large, left out under valgrind"
+else
+	split_many many 120 all
+	mkdir -p many.stdin
+	if run kt-slice-window --split-steps 1 -o many.stdin/p <many.json \
+	    >/dev/null 2>&1 && diff -r many many.stdin >/dev/null; then
+		ok "split many: from standard input, the same files"
+	else
+		bad "split many: from standard input, other files"
+	fi
+	rm -rf many.stdin many many.json
+	split_many huge 1100 "6 100 333 500 777 1000 1103"
+	rm -rf huge huge.json
+fi
+
 # ------------------------------------------------------------------
 # 5. Counters, --clip and flows, by hand.
 cat >small.json <<'EOF'
