@@ -301,7 +301,7 @@ survey_source(struct rt *rt, struct job *j, int progress)
 	int rc, ord = 0;
 
 	/* A survey skims: the merge pass validates every byte. */
-	if ((src = kt_source_open(j->path, o->co.member, o->co.rflags |
+	if ((src = kt_cli_source_open(j->path, o->co.member, o->co.rflags |
 	    KT_READ_SKIM, &j->err)) == NULL) {
 		j->failed = 1;
 		return;
@@ -317,7 +317,7 @@ survey_source(struct rt *rt, struct job *j, int progress)
 		memset(in, 0, sizeof(*in));
 		in->path = keep(rt, j->path, strlen(j->path));
 		in->ordinal = ord++;
-		/* A spool of stdin is named "<stdin>" by the library. */
+		/* A copy of stdin or a FIFO is named as given (lib/cli). */
 		rc = survey(rt, in, r, progress, &j->err);
 		kt_reader_free(r);
 		if (rc == -1)
@@ -361,10 +361,20 @@ survey_all(struct rt *rt, char **argv, int argc)
 	if ((rt->jobs = calloc((size_t)argc, sizeof(*rt->jobs))) == NULL)
 		kt_cli_nomem();
 	rt->njobs = (size_t)argc;
+	/*
+	 * Each input is read twice (survey, merge): stdin, a FIFO or a pipe
+	 * is copied once first (kt_cli_input_path), before any thread.
+	 */
 	for (i = 0; i < rt->njobs; i++) {
-		rt->jobs[i].path = argv[i];
-		if (strcmp(argv[i], "-") == 0)
-			ncpu = 1;
+		if (strcmp(argv[i], "-") == 0) {
+			if (rt->spool != NULL) {
+				kt_cli_warn("standard input given twice");
+				exit(2);
+			}
+			rt->spool = kt_cli_spool_stdin();
+			rt->jobs[i].path = rt->spool;
+		} else
+			rt->jobs[i].path = kt_cli_input_path(argv[i]);
 	}
 	if (ncpu > 1)
 		nt = (size_t)ncpu < rt->njobs ? (size_t)ncpu : rt->njobs;
@@ -388,16 +398,6 @@ survey_all(struct rt *rt, char **argv, int argc)
 	} else
 		for (i = 0; i < rt->njobs && (i == 0 ||
 		    !rt->jobs[i - 1].failed); i++) {
-			if (strcmp(rt->jobs[i].path, "-") == 0) {
-				if (rt->spool != NULL) {
-					kt_cli_warn("standard input given "
-					    "twice");
-					exit(2);
-				}
-				/* Read twice: keep a copy in a temporary file. */
-				rt->spool = kt_cli_spool_stdin();
-				rt->jobs[i].path = rt->spool;
-			}
 			survey_source(rt, &rt->jobs[i], 1);
 		}
 	kt_cli_progress_done();
@@ -1012,7 +1012,7 @@ reopen(struct input *in, unsigned flags, const char *member)
 	struct kt_error err;
 	int i;
 
-	if ((in->src = kt_source_open(in->path, member, flags, &err)) ==
+	if ((in->src = kt_cli_source_open(in->path, member, flags, &err)) ==
 	    NULL)
 		kt_cli_die(&err);
 	for (i = 0; i <= in->ordinal; i++) {

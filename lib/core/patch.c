@@ -291,8 +291,10 @@ kt_patch_apply(struct kt_patch *p, struct kt_buf *out)
 
 		if (e->off < at)
 			return -1;	/* overlapping edits */
+		/* A removal inserts nothing (tmp may hold no text at all). */
 		if (kt_buf_add(out, raw + at, e->off - at) == -1 ||
-		    kt_buf_add(out, p->tmp.p + e->insoff, e->inslen) == -1)
+		    (e->inslen > 0 && kt_buf_add(out, p->tmp.p + e->insoff,
+		    e->inslen) == -1))
 			return -1;
 		at = e->off + e->del;
 	}
