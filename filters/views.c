@@ -88,25 +88,18 @@ cleanup(struct views *vw)
 		unlink(vw->spool);
 }
 
-/*
- * The run to clean up after when the program ends through exit(3) from
- * deep inside the library (kt_cli_die): atexit(3) handlers take no
- * argument, so this pointer is the file's one piece of state.
- */
-static struct views *atexit_views;
-
+/* kt_cli_on_exit's callback: the run to clean up after an exit(3). */
 static void
-unspool(void)
+at_exit(void *vw)
 {
-	if (atexit_views != NULL)
-		cleanup(atexit_views);
+	cleanup(vw);
 }
 
 /* Clean up before main returns (its vw goes with it); returns rc. */
 static int
 leave(struct views *vw, int rc)
 {
-	atexit_views = NULL;
+	kt_cli_on_exit(NULL, NULL);
 	cleanup(vw);
 	return rc;
 }
@@ -513,8 +506,7 @@ main(int argc, char *argv[])
 		kt_cli_nomem();
 	if (o->rules != NULL && kt_rules_load(rs, o->rules, 0, &err) == -1)
 		kt_cli_die(&err);
-	atexit_views = &vw;
-	atexit(unspool);
+	kt_cli_on_exit(at_exit, &vw);
 	/*
 	 * Standard input, a FIFO or a pipe is copied once, for both passes
 	 * (kt_cli_input_path; the copy is named as the input in messages).

@@ -656,6 +656,12 @@ void	 kt_cli_drop_temp(const char *);
  * one of them.
  */
 void	 kt_cli_inputs(char *const *, int);
+/*
+ * Call fn(arg) when the program ends through exit(3), kt_cli_die()
+ * included (one at a time: a later call replaces it; fn NULL: none), so
+ * that a filter can clean up its own state without a file-scope pointer.
+ */
+void	 kt_cli_on_exit(void (*)(void *), void *);
 /* Print e (when not NULL), remove the registered outputs, exit 2. */
 void	 kt_cli_die(const struct kt_error *) __attribute__((noreturn));
 void	 kt_cli_nomem(void) __attribute__((noreturn));

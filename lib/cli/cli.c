@@ -225,6 +225,28 @@ kt_cli_inputs(char *const *in, int nin)
 	cli_nin = nin;
 }
 
+/* What kt_cli_on_exit() registered: one function and its argument. */
+static void (*cli_exit_fn)(void *);
+static void *cli_exit_arg;
+
+static void
+cli_at_exit(void)
+{
+	if (cli_exit_fn != NULL)
+		cli_exit_fn(cli_exit_arg);
+}
+
+void
+kt_cli_on_exit(void (*fn)(void *), void *arg)
+{
+	static int registered;
+
+	if (!registered && atexit(cli_at_exit) == 0)
+		registered = 1;
+	cli_exit_fn = fn;
+	cli_exit_arg = arg;
+}
+
 void
 kt_cli_die(const struct kt_error *e)
 {
