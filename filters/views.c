@@ -88,6 +88,30 @@ cleanup(struct views *vw)
 		unlink(vw->spool);
 }
 
+/* Free the tables of every input and the rules. */
+static void
+free_views(struct views *vw, struct kt_rules *rs)
+{
+	struct input *ins = vw->ins;
+	size_t k;
+	int v;
+
+	for (k = 0; k < vw->nins; k++) {
+		for (v = 0; v < NVIEWS; v++) {
+			if (ins[k].txt[v][0] != ins[k].tsv[v])
+				kt_table_free(ins[k].txt[v][0]);
+			kt_table_free(ins[k].tsv[v]);
+			kt_table_free(ins[k].txt[v][1]);
+			kt_table_free(ins[k].txt[v][2]);
+		}
+		kt_memory_free(ins[k].mem);
+	}
+	free(ins);
+	vw->ins = NULL;
+	vw->nins = 0;
+	kt_rules_free(rs);
+}
+
 /* kt_cli_on_exit's callback: the run to clean up after an exit(3). */
 static void
 at_exit(void *vw)
@@ -453,9 +477,7 @@ main(int argc, char *argv[])
 	struct kt_rules *rs;
 	struct kt_error err;
 	struct stat st;
-	struct input *ins;
 	int ch, i, v, status, rc, efd = -1;
-	size_t k;
 
 	memset(&vw, 0, sizeof(vw));
 	vw.child = -1;
@@ -515,6 +537,7 @@ main(int argc, char *argv[])
 		if (strcmp(argv[i], "-") == 0) {
 			if (vw.spool != NULL) {
 				kt_cli_warn("standard input named twice");
+				kt_rules_free(rs);
 				return leave(&vw, 2);
 			}
 			argv[i] = vw.spool = kt_cli_spool_stdin();
@@ -543,6 +566,8 @@ main(int argc, char *argv[])
 		vw.quiet = 1;
 		vw.spool = NULL;	/* the parent removes these */
 		vw.childerr[0] = '\0';
+		kt_rules_free(rs);	/* the memory pass needs no rules */
+		rs = NULL;
 		memory_pass(&vw, argv, argc);
 		write_view(&vw, 4);
 		write_svg(&vw);
@@ -563,21 +588,10 @@ main(int argc, char *argv[])
 		if (rc == -1 || !WIFEXITED(status) ||
 		    WEXITSTATUS(status) != 0) {
 			child_messages(&vw);
+			free_views(&vw, rs);
 			return leave(&vw, 2);
 		}
 	}
-	ins = vw.ins;
-	for (k = 0; k < vw.nins; k++) {
-		for (v = 0; v < NVIEWS; v++) {
-			if (ins[k].txt[v][0] != ins[k].tsv[v])
-				kt_table_free(ins[k].txt[v][0]);
-			kt_table_free(ins[k].tsv[v]);
-			kt_table_free(ins[k].txt[v][1]);
-			kt_table_free(ins[k].txt[v][2]);
-		}
-		kt_memory_free(ins[k].mem);
-	}
-	free(ins);
-	kt_rules_free(rs);
+	free_views(&vw, rs);
 	return leave(&vw, 0);
 }
