@@ -116,6 +116,26 @@ add_edit(struct kt_scanner *sc, size_t off, size_t del, const char *ins,
 	return 0;
 }
 
+/*
+ * Record the byte at off for a repair that kt_scan_apply writes byte by
+ * byte (KT_R_CONTROL, KT_R_UTF8): a run of such bytes is one edit, so
+ * that memory stays bounded by the event (a record per run, not per
+ * byte).  0, or -1 when out of memory.
+ */
+static int
+run_edit(struct kt_scanner *sc, size_t off, int repair)
+{
+	struct kt_scan_edit *last = sc->nedits > 0 ?
+	    &sc->edits[sc->nedits - 1] : NULL;
+
+	if (last != NULL && last->repair == repair &&
+	    last->off + last->del == off) {
+		last->del++;
+		return 0;
+	}
+	return add_edit(sc, off, 1, NULL, 0, repair);
+}
+
 #define FAIL(at, m) do { sc->err_off = (at); sc->err_msg = (m); \
 	return KT_SCAN_ERR; } while (0)
 
@@ -209,12 +229,7 @@ scan_string(struct kt_scanner *sc, const unsigned char *b, size_t p,
 				sc->err_msg = "invalid UTF-8 in string";
 				return 0;
 			}
-			if (sc->nedits > 0 &&
-			    sc->edits[sc->nedits - 1].repair == KT_R_UTF8 &&
-			    sc->edits[sc->nedits - 1].off +
-			    sc->edits[sc->nedits - 1].del == p)
-				sc->edits[sc->nedits - 1].del++;
-			else if (add_edit(sc, p, 1, NULL, 0, KT_R_UTF8) == -1) {
+			if (run_edit(sc, p, KT_R_UTF8) == -1) {
 				*rc = KT_SCAN_ERR;
 				sc->err_off = p;
 				sc->err_msg = "out of memory";
@@ -237,18 +252,8 @@ scan_string(struct kt_scanner *sc, const unsigned char *b, size_t p,
 			sc->err_off = p;
 			sc->err_msg = "raw control character in string";
 			return 0;
-		} else if (sc->nedits > 0 &&
-		    sc->edits[sc->nedits - 1].repair == KT_R_CONTROL &&
-		    sc->edits[sc->nedits - 1].off +
-		    sc->edits[sc->nedits - 1].del == p) {
-			/*
-			 * A run of control characters is one edit, written
-			 * out by kt_scan_apply, so that memory stays bounded
-			 * by the event (one record per run, not per byte).
-			 */
-			sc->edits[sc->nedits - 1].del++;
 		} else {
-			if (add_edit(sc, p, 1, NULL, 0, KT_R_CONTROL) == -1) {
+			if (run_edit(sc, p, KT_R_CONTROL) == -1) {
 				*rc = KT_SCAN_ERR;
 				sc->err_off = p;
 				sc->err_msg = "out of memory";
