@@ -209,7 +209,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: kt-compact-lanes [-gS] [-l level] [-m glob] [-n lanes]\n"
-	    "                        [-o file] [-r report] [file]\n"
+	    "                        [-o file] [-r report] [--spool-max size]\n"
+	    "                        [file]\n"
 	    "       kt-compact-lanes --restore [-r report] [-o file] [file]\n"
 	    "  -g, --group              communication, copies, compute apart\n"
 	    "  -l, --level N            gzip level 0-9 for a .gz output\n"
@@ -219,6 +220,8 @@ usage(FILE *f)
 	    "  -r, --report FILE        the report (default with -o: FILE.compact.json)\n"
 	    "  -R, --restore            write back the source of a compact view\n"
 	    "  -S, --strict             refuse damaged input\n"
+	    "      --spool-max SIZE     cap on copying a pipe or stdin\n"
+	    "                           (default 64G; K, M, G, T)\n"
 	    "  -h, --help, -V, --version\n");
 }
 
@@ -2540,6 +2543,7 @@ parse_opts(struct cl *c, int argc, char *argv[])
 		{ "report", required_argument, NULL, 'r' },
 		{ "restore", no_argument, NULL, 'R' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "spool-max", required_argument, NULL, KT_CLI_SPOOL_MAX },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};

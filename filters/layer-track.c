@@ -210,7 +210,8 @@ usage(FILE *f)
 	    "usage: kt-layer-track -a regex -n layers [-S] [-d device] [-E text]\n"
 	    "                      [-e regex] [-f first] [-k offset] [-l level]\n"
 	    "                      [-m glob] [-o file] [-P passes] [-p phase]\n"
-	    "                      [-r report] [--pid pid] [file]\n"
+	    "                      [-r report] [--pid pid] [--spool-max size]\n"
+	    "                      [file]\n"
 	    "       kt-layer-track --suggest [-n layers] [-d device] [--pid pid] [file]\n"
 	    "  -a, --anchor-regex RE      the anchor kernel, once per layer (ERE)\n"
 	    "  -d, --device D             only anchors on device D\n"
@@ -228,6 +229,8 @@ usage(FILE *f)
 	    "  -r, --report FILE          the report (default with -o: FILE.layers.json)\n"
 	    "  -s, --suggest              list candidate anchors; write no trace\n"
 	    "  -S, --strict               refuse damaged input\n"
+	    "      --spool-max SIZE       cap on copying a pipe or stdin\n"
+	    "                             (default 64G; K, M, G, T)\n"
 	    "      --pid PID              only anchors on process PID\n"
 	    "  -h, --help, -V, --version\n");
 }
@@ -1607,6 +1610,7 @@ parse_opts(struct lt *lt, int argc, char *argv[])
 		{ "pid", required_argument, NULL, 'I' },
 		{ "report", required_argument, NULL, 'r' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "spool-max", required_argument, NULL, KT_CLI_SPOOL_MAX },
 		{ "suggest", no_argument, NULL, 's' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }

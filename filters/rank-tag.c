@@ -137,7 +137,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: kt-rank-tag [-tSv] [--allow-duplicate-ranks] [--align how]\n"
-	    "                   [-l level] [-m glob] [-o file] [-r rank] [file ...]\n"
+	    "                   [-l level] [-m glob] [-o file] [-r rank]\n"
+	    "                   [--spool-max size] [file ...]\n"
 	    "  -a, --align HOW           base (default), first, or step:K\n"
 	    "  -D, --allow-duplicate-ranks  merge inputs of the same rank\n"
 	    "  -l, --level N             gzip level 0-9 for a .gz output\n"
@@ -145,6 +146,8 @@ usage(FILE *f)
 	    "  -o, --output FILE         write FILE atomically (.gz: gzip)\n"
 	    "  -r, --rank N              the rank of the one input\n"
 	    "  -S, --strict              refuse damaged input\n"
+	    "      --spool-max SIZE      cap on copying a pipe or stdin\n"
+	    "                            (default 64G; K, M, G, T)\n"
 	    "  -t, --tsv                 write the TSV event form, with a rank column\n"
 	    "  -v, --verbose             say where each rank and offset came from\n"
 	    "  -h, --help, -V, --version\n");
@@ -1051,6 +1054,7 @@ parse_args(struct opts *o, int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "rank", required_argument, NULL, 'r' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "spool-max", required_argument, NULL, KT_CLI_SPOOL_MAX },
 		{ "tsv", no_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "version", no_argument, NULL, 'V' },

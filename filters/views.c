@@ -149,8 +149,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-views [-SV] [-c gb] [-m glob] [-n top] [-r rules] -o dir\n"
-	    "                [file ...]\n"
+	    "usage: kt-views [-SV] [-c gb] [-m glob] [-n top] [-r rules]\n"
+	    "                [--spool-max size] -o dir [file ...]\n"
 	    "  -c, --capacity-gb GB      device capacity in GB (10^9 bytes)\n"
 	    "  -m, --member GLOB         archive members to take\n"
 	    "  -n, --top N               rows of the ranked views (default 50)\n"
@@ -158,6 +158,8 @@ usage(FILE *f)
 	    "  -r, --rules FILE          bucket rules (bucket<TAB>regex) before\n"
 	    "                            the default ones\n"
 	    "  -S, --strict              refuse damaged input\n"
+	    "      --spool-max SIZE      cap on copying a pipe or stdin\n"
+	    "                            (default 64G; K, M, G, T)\n"
 	    "  -h, --help, -V, --version\n");
 }
 
@@ -466,6 +468,7 @@ main(int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "rules", required_argument, NULL, 'r' },
 		{ "strict", no_argument, NULL, 'S' },
+		{ "spool-max", required_argument, NULL, KT_CLI_SPOOL_MAX },
 		{ "top", required_argument, NULL, 'n' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }

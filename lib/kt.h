@@ -348,6 +348,10 @@ enum kt_repair {
 struct kt_repairs {
 	uint64_t n[KT_NREPAIRS];
 	uint64_t truncated_bytes;	/* bytes dropped by KT_R_TRUNCATED */
+	int	 tsv_cut;		/* KT_R_TRUNCATED: a TSV without its end row */
+	int	 tsv_counted;		/* a TSV end row gave its row count: */
+	uint64_t tsv_rows_said;		/* that count */
+	uint64_t tsv_rows_read;		/* the event rows before it */
 };
 
 /* Format the report line of repair r ("3 trailing commas removed"). */
@@ -737,6 +741,11 @@ struct kt_cli_opts {
 
 void	 kt_cli_opt(struct kt_cli_opts *, int, const char *,
 	    void (*)(FILE *));
+/*
+ * The getopt_long value of --spool-max SIZE (the cap on a copy of a
+ * pipe, kt_cli_input_path), which kt_cli_opt handles.
+ */
+#define KT_CLI_SPOOL_MAX	0x1000
 /*
  * Copy standard input into a temporary file (kt_spool_stdin) removed when
  * the program ends, however it ends.  Returns its path (borrowed; the

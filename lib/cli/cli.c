@@ -119,6 +119,14 @@ kt_cli_report_repairs(const char *name, const struct kt_repairs *r)
 		fprintf(stderr, "%s: %s: repaired: %s\n", progname, name, line);
 		n++;
 	}
+	if (r->tsv_counted && r->tsv_rows_said != r->tsv_rows_read) {
+		kt_cli_progress_done();
+		fprintf(stderr, "%s: %s: note: %llu event rows, its end row "
+		    "counted %llu: rows were removed or added after kt wrote "
+		    "it\n", progname, name,
+		    (unsigned long long)r->tsv_rows_read,
+		    (unsigned long long)r->tsv_rows_said);
+	}
 	return n;
 }
 
@@ -500,20 +508,55 @@ cli_unspool(void)
 			unlink(cli_spools[i].path);
 }
 
-/* The cap on a copy: $KT_SPOOL_MAX bytes, else 64 GiB. */
+static uint64_t cli_spool_cap;	/* --spool-max, or 0: not given */
+
+/*
+ * A size: digits, then an optional K, M, G or T (powers of 1024, with
+ * an optional "iB" or "B").  -1 when it is not one.
+ */
+static int
+cli_size(const char *s, uint64_t *v)
+{
+	unsigned long long n;
+	char *end;
+	int shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno != 0)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (shift > 0 && *end == 'i')
+		end++;
+	if (*end == 'B')
+		end++;
+	if (*end != '\0' || (shift > 0 && n > (UINT64_MAX >> shift)))
+		return -1;
+	*v = (uint64_t)n << shift;
+	return 0;
+}
+
+/*
+ * The cap on a copy: --spool-max, else $KT_SPOOL_MAX, else 64 GiB.  A
+ * cap of 0 is none.
+ */
 static uint64_t
 spool_max(void)
 {
 	const char *e = getenv("KT_SPOOL_MAX");
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	if (e != NULL && *e != '\0') {
-		errno = 0;
-		v = strtoull(e, &end, 10);
-		if (*end == '\0' && errno == 0)
-			return (uint64_t)v;
-	}
+	if (cli_spool_cap > 0)
+		return cli_spool_cap;
+	if (e != NULL && *e != '\0' && cli_size(e, &v) == 0)
+		return v;
 	return (uint64_t)64 << 30;
 }
 
@@ -626,6 +669,13 @@ kt_cli_opt(struct kt_cli_opts *co, int ch, const char *arg,
 	case 'V':
 		printf("%s %s\n", progname, KT_VERSION);
 		exit(0);
+	case KT_CLI_SPOOL_MAX:
+		if (cli_size(arg, &cli_spool_cap) == -1 || cli_spool_cap == 0) {
+			kt_cli_warn("--spool-max: '%s' is not a size (bytes, "
+			    "or a number with K, M, G or T)", arg);
+			exit(2);
+		}
+		break;
 	default:
 		usage(stderr);
 		exit(2);

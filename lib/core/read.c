@@ -85,6 +85,7 @@ struct kt_reader {
 	long		 tsvline;
 	int		 tsvcols;	/* 10, or 11 with a rank column */
 	int64_t		 origin;	/* TSV ts_ns count from here */
+	int		 tsvend;	/* its end row was read */
 };
 
 /* ------------------------------------------------------------------ */
@@ -453,8 +454,8 @@ kt_spool_fd(int in, const char *name, uint64_t max, struct kt_error *err)
 		total += (uint64_t)n;
 		if (max > 0 && total > max) {
 			kt_error_set(err, name, 0, 0, "more than %llu bytes to "
-			    "copy (the cap on a copy, KT_SPOOL_MAX; "
-			    "give a file instead)", (unsigned long long)max);
+			    "copy (the cap on a copy: --spool-max or "
+			    "KT_SPOOL_MAX; give a file instead)", (unsigned long long)max);
 			goto fail_quiet;
 		}
 		while (off < n) {
@@ -1566,6 +1567,28 @@ tsv_trace_row(struct kt_reader *r, const char *p, size_t n,
 	}
 }
 
+/*
+ * The end row ("end:N", kind "end") that kt writes last: N counts the
+ * event rows before it.  Its absence at EOF means the stream was cut.
+ */
+static int
+tsv_end_row(struct kt_reader *r, const char *p, size_t n,
+    struct kt_error *err)
+{
+	int64_t v;
+	int has;
+
+	if (n < 4 || memcmp(p, "end:", 4) != 0 ||
+	    col_int(p + 4, n - 4, &v, &has) == -1 || !has || v < 0)
+		return fail_at(r, r->lo, err, "bad TSV end row (want "
+		    "end:N in the id column)");
+	r->tsvend = 1;
+	r->repairs.tsv_counted = 1;
+	r->repairs.tsv_rows_said = (uint64_t)v;
+	r->repairs.tsv_rows_read = r->pos;
+	return 0;
+}
+
 static int
 tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 {
@@ -1578,9 +1601,27 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 
 	for (;;) {
 		if ((rc = tsv_line(r, &s, &e, err)) <= 0) {
+			if (rc == 0 && !r->tsvend && r->tsvline > 0) {
+				/* Cut at a line boundary (| head -n N |). */
+				if (r->flags & KT_READ_STRICT) {
+					kt_error_set(err, r->name, r->tsvline +
+					    1, 1, "TSV input ends without its "
+					    "end row (cut?)");
+					return -1;
+				}
+				r->repairs.n[KT_R_TRUNCATED]++;
+				r->repairs.tsv_cut = 1;
+			}
 			if (rc == 0)
 				r->state = R_END;
 			return rc;
+		}
+		if (r->tsvend) {
+			if (e == s) {
+				r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
+				continue;
+			}
+			return fail_at(r, s, err, "data after the TSV end row");
 		}
 		if (r->tsvline == 1) {
 			if (e - s == sizeof(header) - 1 &&
@@ -1617,6 +1658,12 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 			}
 			col[i] = p;
 			coln[i] = e - p;
+		}
+		if (coln[1] == 3 && memcmp(r->buf + col[1], "end", 3) == 0) {
+			if (tsv_end_row(r, r->buf + col[0], coln[0], err) == -1)
+				return -1;
+			r->lo = e + 1 <= r->hi ? e + 1 : r->hi;
+			continue;
 		}
 		if (coln[1] == 5 && memcmp(r->buf + col[1], "trace", 5) == 0) {
 			if (tsv_trace_row(r, r->buf + col[J], coln[J], err) ==

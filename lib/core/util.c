@@ -125,6 +125,9 @@ kt_repair_describe(const struct kt_repairs *r, enum kt_repair k, char *buf,
 
 	if ((unsigned)k >= KT_NREPAIRS)
 		return -1;
+	if (k == KT_R_TRUNCATED && r->tsv_cut)
+		return snprintf(buf, n, "TSV input ends without its end row "
+		    "(cut at a line boundary?): every row kept");
 	if (k == KT_R_TRUNCATED)
 		return snprintf(buf, n, "input truncated: every complete "
 		    "event kept, arrays closed, %llu bytes dropped",

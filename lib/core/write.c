@@ -578,12 +578,25 @@ kt_writer_end_index(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	size_t i;
 
 	if (w->flags & KT_WRITE_TSV) {
+		char num[32];
+
 		if (w->pending && flush_row(w) == -1)
 			return -1;
 		for (i = 0; i < n; i++)
-			if (m[i].after && !w->tsv_after)
-				return tsv_trace_row(w, m, n, 1);
-		return 0;
+			if (m[i].after && !w->tsv_after) {
+				if (tsv_trace_row(w, m, n, 1) == -1)
+					return -1;
+				break;
+			}
+		/* The end row: its absence tells a reader the stream was cut. */
+		b->n = 0;
+		kt_buf_adds(b, "end:");
+		kt_buf_add(b, num, kt_int_format((int64_t)w->nev, num));
+		if (kt_buf_adds(b, (w->flags & KT_WRITE_RANK) ?
+		    "\tend\t\t\t\t\t\t\t\t\t{}\n" :
+		    "\tend\t\t\t\t\t\t\t\t{}\n") == -1)
+			return -1;
+		return kt_out_write(w->out, b->p, b->n);
 	}
 	b->n = 0;
 	kt_buf_adds(b, w->nev ? "\n  ]" : "]");

@@ -331,6 +331,33 @@ if [ "$rc" -eq 2 ] && grep -q 'more than 1000000 bytes to copy' err && [ -z "$(l
 else
 	bad "hostile: endless stdin: status $rc: $(head -c 200 err)"
 fi
+# --spool-max wins over KT_SPOOL_MAX, takes K/M/G/T, and a bad size is a
+# usage error before anything is read.
+{ printf '{"traceEvents":['; yes '{"ph":"i","ts":1},' ; } 2>/dev/null |
+    KT_SPOOL_MAX=100 TMPDIR=$TMP/spool timeout 60 kt-layer-track -a x -n 2 \
+    --spool-max 1M >out 2>err
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q 'more than 1048576 bytes to copy' err &&
+    grep -q -- '--spool-max' err && [ -z "$(ls spool)" ] && [ ! -s out ]; then
+	ok "hostile: --spool-max 1M stops the copy at 1048576 bytes"
+else
+	bad "hostile: --spool-max 1M: status $rc: $(head -c 200 err)"
+fi
+for f in compact-lanes layer-track rank-tag views; do
+	case $f in
+	views) set -- -o vbad ;;
+	layer-track) set -- -a x -n 2 ;;
+	*) set -- ;;
+	esac
+	kt-$f "$@" --spool-max 12Q s.json >out 2>err </dev/null
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s out ] &&
+	    grep -q "^kt-$f: --spool-max: '12Q' is not a size" err; then
+		ok "hostile: kt-$f --spool-max 12Q: a usage error"
+	else
+		bad "hostile: kt-$f --spool-max 12Q: status $rc: $(head -c 200 err)"
+	fi
+done
 # The copy is unlinked at once: a SIGKILL leaves nothing behind.
 ( cat s.json; sleep 30 ) | TMPDIR=$TMP/spool kt-layer-track -a x -n 2 >/dev/null 2>&1 &
 pid=$!

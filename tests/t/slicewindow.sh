@@ -34,7 +34,7 @@ cat >oracle.awk <<'EOF'
 # open) or "window none", then a line per kept row: "ROW" or
 # "ROW carried" (a counter value carried to the start).
 BEGIN { FS = "\t"; INF = 9e18; n = 0 }
-NR == 1 || $2 == "trace" { next }
+NR == 1 || $2 == "trace" || $2 == "end" { next }
 {
 	if (rank != "" && match($10, /"rank":-?[0-9]+[,}]/) &&
 	    substr($10, RSTART + 7, RLENGTH - 8) + 0 != rank + 0)
@@ -559,7 +559,7 @@ for g in eager graph eager-tail graph-tail; do
 		# shellcheck disable=SC2046
 		set -- $(awk -F'\t' -v ws="$ws" '
 		    FILENAME != ARGV[2] { kept[$1] = 1; next }
-		    FNR == 1 || $2 == "trace" || $2 == "metadata" ||
+		    FNR == 1 || $2 == "trace" || $2 == "end" || $2 == "metadata" ||
 		    $2 == "flow" || $4 == "" { next }
 		    { r = substr($1, index($1, ":") + 1) }
 		    (r in kept) && $4 + 0 >= ws && (lo == "" || $4 + 0 < lo) { lo = $4 + 0 }
@@ -953,7 +953,7 @@ fi
 # Row ids survive a slice of a slice in the TSV form too.
 run kt-slice-window --steps 7 eager.json -o s7.json 2>/dev/null
 run kt-slice-window --steps 7 --tsv s7.json 2>/dev/null |
-    awk -F'\t' 'NR > 1 && $2 != "trace" { print substr($1, index($1, ":") + 1) }' >a
+    awk -F'\t' 'NR > 1 && $2 != "trace" && $2 != "end" { print substr($1, index($1, ":") + 1) }' >a
 rows s7.json >b
 check "slice: --tsv of a slice keeps the row ids" cmp a b
 
@@ -1007,8 +1007,9 @@ check "early stop: a slice of a slice keeps the row ids and the keys after the e
 run kt-normalize --tsv eager.json 2>/dev/null | awk -F'\t' '
     NR == 1 || $2 == "trace" { print; next }
     $2 == "metadata" { m[++n] = $0; next }
+    $2 == "end" { e = $0; next }
     { print }
-    END { for (i = 1; i <= n; i++) print m[i] }' |
+    END { for (i = 1; i <= n; i++) print m[i]; print e }' |
     run kt-normalize --keep-order -o mlast.json 2>/dev/null
 run kt-slice-window --steps 6 mlast.json -o out.json 2>err
 rc=$?
