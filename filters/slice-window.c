@@ -87,6 +87,18 @@ struct window {
 	uint8_t		*graph;		/* per launched: a graph launch */
 	size_t		 nresolved;
 	size_t		 outstanding;
+	/*
+	 * Graph launches (see graph_done): their number still open, the
+	 * correlations launched after the window's last step, the devices
+	 * that ran the window's graph work, and on which of them work
+	 * launched after it has begun.
+	 */
+	size_t		 graphs;
+	size_t		 graphs_unseen;	/* no GPU work seen yet */
+	struct kt_intern *later;
+	struct kt_intern *gdevs;
+	uint8_t		*moved;
+	size_t		 capmoved, nmoved;
 	struct item	*fifo;		/* output waiting on a decision */
 	size_t		 nfifo, head, capfifo;
 	struct flowstate *flows;	/* by flow key id */
@@ -171,6 +183,7 @@ usage(FILE *f)
 	    "  -t, --tsv, -h, --help, -V, --version  as in kt(7)\n");
 }
 
+static void	win_drop_work(struct window *);
 static void	take_ev(struct sw *, struct window *, const struct kt_event *,
 		    int64_t);
 
@@ -494,20 +507,50 @@ win_commit(struct sw *sw, struct window *w)
 	w->committed = 1;
 	kt_writer_free(w->w);
 	w->w = NULL;
+	win_drop_work(w);
+	free(w->rows);
+	w->rows = NULL;
+	w->nrows = w->caprows = 0;
+}
+
+/*
+ * Free what deciding window w's events needs (once it is done), but
+ * not its output or its row numbers.
+ */
+static void
+win_drop_work(struct window *w)
+{
 	q_free(&w->q);
 	kt_intern_free(w->launched);
 	w->launched = NULL;
+	kt_intern_free(w->later);
+	kt_intern_free(w->gdevs);
+	w->later = w->gdevs = NULL;
+	free(w->moved);
+	w->moved = NULL;
+	w->capmoved = w->nmoved = 0;
 	free(w->resolved);
 	free(w->graph);
 	free(w->fifo);
 	free(w->flows);
-	free(w->rows);
 	w->resolved = w->graph = NULL;
 	w->fifo = NULL;
 	w->flows = NULL;
-	w->rows = NULL;
 	w->nresolved = w->nfifo = w->head = w->capfifo = w->nflows = 0;
-	w->nrows = w->caprows = 0;
+}
+
+/*
+ * A split window that is done but cannot be committed yet (the keys
+ * after the events are not known, or metadata may still come): its file
+ * is closed until then, so that a thousand windows need neither a
+ * thousand descriptors nor their buffers.
+ */
+static void
+win_suspend(struct window *w)
+{
+	win_drop_work(w);
+	if (kt_out_suspend(w->out) == -1)
+		kt_cli_out_commit(w->out, 1, NULL);
 }
 
 /* Decide the fate of a flow item in window w. */
@@ -783,6 +826,75 @@ win_start(struct sw *sw, int64_t start, int64_t end, int final, int64_t a,
 	return w;
 }
 
+/*
+ * A graph runs many kernels under one correlation, so no one kernel says
+ * its work is done.  The rule (kt-slice-window(1)): a window's graph
+ * launches are done once each has run GPU work, and on every device
+ * where they ran, work launched after the window's last step has begun.
+ * Until then the window's end stays uncertain.
+ */
+static void
+graph_check(struct window *w)
+{
+	if (w->graphs_unseen == 0 && w->gdevs != NULL &&
+	    w->nmoved == kt_intern_count(w->gdevs)) {
+		w->outstanding -= w->graphs;
+		w->graphs = 0;
+	}
+}
+
+static void
+graph_work(struct window *w, const struct kt_event *ev, int64_t id)
+{
+	const char *p;
+	size_t n, before;
+	int64_t d;
+
+	if (!w->resolved[id]) {
+		w->resolved[id] = 1;
+		w->graphs_unseen--;
+	}
+	p = kt_event_field(ev, KT_F_PID, &n);
+	if (p == NULL)
+		p = "", n = 0;
+	if (w->gdevs == NULL && (w->gdevs = kt_intern_new()) == NULL)
+		kt_cli_nomem();
+	before = kt_intern_count(w->gdevs);
+	if ((d = kt_intern_put(w->gdevs, p, n)) == -1)
+		kt_cli_nomem();
+	if ((size_t)d == before && (size_t)d >= w->capmoved) {
+		size_t c = w->capmoved ? w->capmoved * 2 : 8;
+		uint8_t *t = realloc(w->moved, c);
+
+		if (t == NULL)
+			kt_cli_nomem();
+		memset(t + w->capmoved, 0, c - w->capmoved);
+		w->moved = t;
+		w->capmoved = c;
+	}
+	graph_check(w);
+}
+
+/* GPU work launched after window w began on ev's device. */
+static void
+graph_next(struct window *w, const struct kt_event *ev)
+{
+	const char *p;
+	size_t n;
+	int64_t d;
+
+	if (w->gdevs == NULL)
+		return;
+	p = kt_event_field(ev, KT_F_PID, &n);
+	if (p == NULL)
+		p = "", n = 0;
+	if ((d = kt_intern_find(w->gdevs, p, n)) < 0 || w->moved[d])
+		return;
+	w->moved[d] = 1;
+	w->nmoved++;
+	graph_check(w);
+}
+
 /* Track window w's end: CPU end of its last step, GPU work launched. */
 static void
 track_end(const struct sw *sw, struct window *w, const struct kt_event *ev)
@@ -827,9 +939,22 @@ track_end(const struct sw *sw, struct window *w, const struct kt_event *ev)
 				w->graph = t;
 				w->nresolved = c;
 			}
-			w->graph[id] = graph_launch(ev);
+			if ((w->graph[id] = graph_launch(ev)) != 0) {
+				w->graphs++;
+				w->graphs_unseen++;
+			}
 			w->outstanding++;
 		}
+	} else if (w->graphs > 0 && w->seen_b && ev->ts > w->cpu_end &&
+	    (ev->kind == KT_CUDA_RUNTIME || ev->kind == KT_CUDA_DRIVER) &&
+	    ev->f[KT_F_CORR].type != KT_NONE && launches(ev)) {
+		/* Work launched after the window: the next step's. */
+		size_t n;
+		const char *p = kt_event_field(ev, KT_F_CORR, &n);
+
+		if ((w->later == NULL && (w->later = kt_intern_new()) ==
+		    NULL) || kt_intern_put(w->later, p, n) == -1)
+			kt_cli_nomem();
 	}
 	if (!sw->o.cpu_only && (ev->kind == KT_KERNEL ||
 	    ev->kind == KT_GPU_MEMCPY || ev->kind == KT_GPU_MEMSET) &&
@@ -841,10 +966,13 @@ track_end(const struct sw *sw, struct window *w, const struct kt_event *ev)
 			if (!w->resolved[id] && !w->graph[id]) {
 				w->resolved[id] = 1;
 				w->outstanding--;
-			}
+			} else if (w->graph[id] && w->graphs > 0)
+				graph_work(w, ev, id);
 			if (end > w->gpu_end)
 				w->gpu_end = end;
-		}
+		} else if (w->later != NULL &&
+		    kt_intern_find(w->later, p, n) >= 0)
+			graph_next(w, ev);
 	}
 	if (!sw->o.cpu_only && ev->kind == KT_GPU_USER_ANNOTATION &&
 	    (k = kt_event_step(ev)) >= w->step_a && k <= w->step_b &&
@@ -908,8 +1036,12 @@ feed_meta(struct sw *sw, const struct kt_event *ev)
 	push(&sw->metas_ev, &sw->nmeta_ev, &sw->capmeta_ev, &it);
 	/* Every window has every metadata event, late ones too. */
 	for (i = 0; i < sw->nwins; i++)
-		if (!sw->wins[i].committed)
+		if (!sw->wins[i].committed) {
 			emit(sw, &sw->wins[i], &it, INT64_MIN);
+			if (sw->wins[i].done && sw->o.split &&
+			    kt_out_suspend(sw->wins[i].out) == -1)
+				kt_cli_out_commit(sw->wins[i].out, 1, NULL);
+		}
 }
 
 /* What is known of the trace: its time span and its steps. */
@@ -950,6 +1082,8 @@ close_ended(struct sw *sw)
 			finalize(sw, w);
 			if (sw->o.split && sw->commit_early)
 				win_commit(sw, w);
+			else if (sw->o.split)
+				win_suspend(w);
 		}
 	}
 }

@@ -525,6 +525,16 @@ const char	*kt_out_name(const struct kt_out *);
 int		 kt_out_errno(const struct kt_out *);
 /* Flush and close; rename the temporary file into place.  0 or -1. */
 int		 kt_out_commit(struct kt_out *, struct kt_error *);
+/*
+ * Close an output's file for now (a regular file's temporary only; one
+ * written through stays open), freeing its buffers; the next write or
+ * the commit opens it again to append (kt_out_resume; a gzip output goes
+ * on in a new member, which gzip readers join).  So that many outputs
+ * can wait for their end with a few descriptors and little memory.
+ * 0 or -1 (kt_out_errno).
+ */
+int		 kt_out_suspend(struct kt_out *);
+int		 kt_out_resume(struct kt_out *);
 /* Close and remove the temporary file.  Safe after failure. */
 void		 kt_out_abort(struct kt_out *);
 

@@ -616,7 +616,22 @@ test_out_source(void)
 	CHECK(kt_writer_begin(w, &m, 1, NULL, 0) == 0);
 	memset(&ev, 0, sizeof(ev));
 	CHECK(kt_event_scan("{\"ts\": 1}", 9, &ev, NULL) == 0);
-	CHECK(kt_writer_event(w, &ev) == 0 && kt_writer_event(w, &ev) == 0);
+	/*
+	 * Suspended between the events and before the end: three gzip
+	 * members in one file, its descriptor closed meanwhile.
+	 */
+	{
+		int probe = dup(0), fds;
+
+		CHECK(kt_writer_event(w, &ev) == 0);
+		close(probe);
+		CHECK(kt_out_suspend(o) == 0 && kt_out_suspend(o) == 0);
+		fds = dup(0);
+		CHECK(fds < probe);	/* the output's descriptor is free */
+		close(fds);
+		CHECK(kt_writer_event(w, &ev) == 0);
+		CHECK(kt_out_suspend(o) == 0);
+	}
 	CHECK(kt_writer_end(w, &m, 1) == 0);
 	CHECK(access(gz, F_OK) == -1);		/* not there until commit */
 	CHECK(kt_out_commit(o, &err) == 0);

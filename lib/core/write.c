@@ -32,6 +32,7 @@ struct kt_out {
 	char		*buf;
 	size_t		 n;
 	char		*zbuf;
+	int		 level;			/* gzip level, or -1 */
 	int		 err;			/* errno of a failed write */
 };
 
@@ -93,6 +94,7 @@ kt_out_open(const char *path, int level, struct kt_error *err)
 		kt_error_set(err, path, 0, 0, "out of memory");
 		return NULL;
 	}
+	o->level = level;
 	if (path == NULL || strcmp(path, "-") == 0) {
 		snprintf(o->name, sizeof(o->name), "<stdout>");
 		o->fd = 1;
@@ -180,6 +182,8 @@ kt_out_write(struct kt_out *o, const void *p, size_t n)
 {
 	const char *s = p;
 
+	if (o->fd < 0 && n > 0 && kt_out_resume(o) == -1)
+		return -1;
 	while (n > 0) {
 		size_t m = OUTBUF - o->n;
 
@@ -200,7 +204,9 @@ kt_out_commit(struct kt_out *o, struct kt_error *err)
 {
 	int rc = 0;
 
-	if (out_flush(o, 1) == -1)
+	if (o->fd < 0 && kt_out_resume(o) == -1)
+		rc = -1;
+	else if (out_flush(o, 1) == -1)
 		rc = -1;
 	if (o->fd > 2 && close(o->fd) == -1 && rc == 0) {
 		o->err = errno;
@@ -219,6 +225,60 @@ kt_out_commit(struct kt_out *o, struct kt_error *err)
 		kt_error_set(err, o->name, 0, 0, "%s", strerror(o->err));
 	kt_out_abort(o);
 	return rc;
+}
+
+int
+kt_out_suspend(struct kt_out *o)
+{
+	if (o->fd < 0)
+		return 0;
+	if (o->tmp[0] == '\0')
+		return 0;		/* written through: stays open */
+	if (out_flush(o, 1) == -1)
+		return -1;
+	if (close(o->fd) == -1) {
+		o->err = errno;
+		o->fd = -1;
+		return -1;
+	}
+	o->fd = -1;
+	if (o->zinit)
+		deflateEnd(&o->zs);
+	o->zinit = 0;
+	free(o->buf);
+	free(o->zbuf);
+	o->buf = o->zbuf = NULL;
+	return 0;
+}
+
+int
+kt_out_resume(struct kt_out *o)
+{
+	if (o->fd >= 0)
+		return o->err ? -1 : 0;
+	if (o->err)
+		return -1;
+	if ((o->buf = malloc(OUTBUF)) == NULL ||
+	    (o->gz && (o->zbuf = malloc(OUTBUF)) == NULL)) {
+		o->err = ENOMEM;
+		return -1;
+	}
+	o->n = 0;
+	if ((o->fd = open(o->tmp, O_WRONLY | O_APPEND | O_CLOEXEC)) == -1) {
+		o->err = errno;
+		return -1;
+	}
+	/* A gzip output goes on in a new member (gzip(1) reads both). */
+	if (o->gz) {
+		memset(&o->zs, 0, sizeof(o->zs));
+		if (deflateInit2(&o->zs, o->level < 0 ? 1 : o->level,
+		    Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			o->err = ENOMEM;
+			return -1;
+		}
+		o->zinit = 1;
+	}
+	return 0;
 }
 
 const char *

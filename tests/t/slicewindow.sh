@@ -717,14 +717,22 @@ fi
 # no temporary file left behind, each file its --steps K-K window
 # (every one of the 120, a sample of the 1,100).  From standard input
 # (not a plain file: every window's file stays open to the end) the
-# 120 files are the same.
-# split_many NAME STEPS SAMPLE: generate, normalize, split under
-# ulimit -n 64 into NAME/, and compare the steps SAMPLE ("all": each).
+# 120 files are the same, also under ulimit -n 64 (a window's file is
+# closed once it is done, and appended to at the end).  On a CUDA-graph
+# trace (one cudaGraphLaunch a step) a window ends once the next step's
+# GPU work has begun: the same, and each file holds its step's kernels
+# as the generator's truth counts them.
+# split_many NAME STEPS SAMPLE [KTGEN-ARGS]: generate, normalize, split
+# under ulimit -n 64 into NAME/, and compare the steps SAMPLE ("all":
+# each).
 split_many() {
 	_sn=$1
 	_last=$(( $2 + 4 ))
-	"$gen" --steps "$2" --layers 1 --no-memory --no-python \
-	    -o "$_sn.g.json" &&
+	_st=$2
+	_sa=$3
+	shift 3
+	"$gen" --steps "$_st" --layers 1 --no-memory --no-python "$@" \
+	    -t "$_sn.truth" -o "$_sn.g.json" &&
 	    run kt-normalize -o "$_sn.json" "$_sn.g.json" 2>/dev/null || {
 		bad "split many $_sn: ktgen or kt-normalize failed"
 		return
@@ -737,26 +745,26 @@ split_many() {
 		    "$(head -1 "$_sn.err")"
 		return
 	fi
-	ok "split many $_sn: $2 steps split under ulimit -n 64"
+	ok "split many $_sn: $_st steps split under ulimit -n 64"
 	_k=5
 	while [ "$_k" -le "$_last" ]; do
 		echo "$_sn/p-steps-$_k-$_k.json"
 		_k=$((_k + 1))
 	done >"$_sn.want"
-	check "split many $_sn: prints the $2 paths in order" \
+	check "split many $_sn: prints the $_st paths in order" \
 	    cmp "$_sn.paths" "$_sn.want"
 	_nf=$(ls -a "$_sn" | grep -c '^p-steps-[0-9]*-[0-9]*\.json$')
 	_nt=$(ls -a "$_sn" | grep -c 'kt-')
-	if [ "$_nf" -eq "$2" ] && [ "$_nt" -eq 0 ]; then
-		ok "split many $_sn: $2 files, no temporary file"
+	if [ "$_nf" -eq "$_st" ] && [ "$_nt" -eq 0 ]; then
+		ok "split many $_sn: $_st files, no temporary file"
 	else
 		bad "split many $_sn: $_nf files, $_nt temporary"
 	fi
-	if [ "$3" = all ]; then
+	if [ "$_sa" = all ]; then
 		_ks=$(awk -v b="$_last" 'BEGIN { for (k = 5; k <= b; k++)
 		    print k }')
 	else
-		_ks="5 $3 $_last"
+		_ks="5 $_sa $_last"
 	fi
 	_diff=
 	for _k in $_ks; do
@@ -774,13 +782,29 @@ if [ -z "$large" ]; then
 else
 	split_many many 120 all
 	mkdir -p many.stdin
-	if run kt-slice-window --split-steps 1 -o many.stdin/p <many.json \
-	    >/dev/null 2>&1 && diff -r many many.stdin >/dev/null; then
-		ok "split many: from standard input, the same files"
+	if (ulimit -n 64 && run kt-slice-window --split-steps 1 \
+	    -o many.stdin/p <many.json >/dev/null 2>&1) &&
+	    diff -r many many.stdin >/dev/null; then
+		ok "split many: from standard input under ulimit -n 64, the same files"
 	else
 		bad "split many: from standard input, other files"
 	fi
 	rm -rf many.stdin many many.json
+	split_many graph 150 all --graph --streams 20
+	# The kernels of each step's file against the truth's step rows.
+	awk -F'\t' '$1 == "step" { print "graph/p-steps-" $2 "-" $2 ".json", $11 }' \
+	    graph.truth >graph.want
+	for _f in graph/p-steps-*.json; do
+		echo "$_f $(jq '[.traceEvents[] | select(.cat == "kernel")] | length' "$_f")"
+	done | sort >graph.got
+	if sort graph.want | cmp -s - graph.got &&
+	    [ "$(wc -l <graph.got)" -eq 150 ]; then
+		ok "split many graph: each step's file has the truth's kernels"
+	else
+		bad "split many graph: kernels per file differ from the truth:" \
+		    "$(sort graph.want | diff - graph.got | head -3 | tr '\n' ' ')"
+	fi
+	rm -rf graph graph.json graph.truth graph.want graph.got
 	split_many huge 1100 "6 100 333 500 777 1000 1103"
 	rm -rf huge huge.json
 fi
