@@ -1076,6 +1076,16 @@ int		 kt_rules_add(struct kt_rules *, const char *, const char *,
 int		 kt_rules_load(struct kt_rules *, const char *, int,
 		    struct kt_error *);
 /* The bucket id of an activity of kind k named name (0..nbuckets-1). */
+/*
+ * Append a kernel's function name to out: its name without the return
+ * type ("void "), the argument list and the template arguments, with the
+ * namespace (at::native::vectorized_elementwise_kernel); for a launcher
+ * whose template argument is the kernel (cutlass::Kernel2<X>,
+ * cutlass::device_kernel<X>, ck_tile::kentry<...>), that argument's name
+ * after a space.  A name it cannot take apart is appended whole.  The
+ * bucket rules match this.  0, or -1 out of memory.
+ */
+int		 kt_kernel_function(const char *, struct kt_buf *);
 uint32_t	 kt_rules_match(const struct kt_rules *, int, const char *);
 size_t		 kt_rules_nbuckets(const struct kt_rules *);
 const char	*kt_rules_bucket_name(const struct kt_rules *, uint32_t);

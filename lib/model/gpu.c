@@ -26,10 +26,15 @@ static const char *const std_buckets[] = {
 #define NSTD		8
 
 /*
- * The default rules, tried in this order: communication first (NCCL
- * kernel names contain "Reduce"), attention before gemm (flash kernels
- * are built from cutlass), norm before gemm (cudnn::bn_*), reduction
- * before elementwise.
+ * The default rules, tried in this order on a kernel's function name
+ * (kt_kernel_function: no return type, argument list or template
+ * arguments, so that a parameter type such as cutlass::bfloat16_t or
+ * flashinfer::... or a "bias" argument says nothing): communication
+ * first (NCCL kernel names contain "Reduce"); Triton kernels by the
+ * prefix Inductor gives them (what they do); KV-cache stores before
+ * attention; attention before gemm (flash kernels are built from
+ * cutlass); norm before gemm (cudnn::bn_*); reduction before
+ * elementwise.
  */
 static const struct {
 	const char	*bucket;
@@ -38,31 +43,126 @@ static const struct {
 	{ "transfer", "^mem(cpy|set)( |$)" },
 	{ "communication",
 	    "nccl|rccl|msccl|all[-_]?reduce|all[-_]?gather|reduce[-_]?scatter|"
-	    "all[-_]?to[-_]?all|send_?recv|c10d|deep_?ep|"
-	    "cross_device_reduce|(^|[^a-z_])(dispatch|combine)(<|\\(|_kernel|$)" },
+	    "all[-_]?to[-_]?all|send_?recv|c10d|deep_?ep|dpsk::ep|"
+	    "notify_dispatch|cached_notify|nvshmem|multimem|userbuffers|"
+	    "lamport|custom_?ar(_|$)|mscclpp|"
+	    "cross_device_reduce|(^|[^a-z_])(dispatch|combine)(_kernel|$)" },
+	{ "gemm", "^triton_tem_" },
+	{ "norm", "^triton_(red|per)_.*(layer|rms|group|batch)_?norm" },
+	{ "reduction", "^triton_(red|per)_" },
+	{ "elementwise", "^triton_poi_|store_?kv_?cache|reshape_and_cache|"
+	    "concat_and_cache|copy_blocks|kv_?indices" },
 	{ "attention",
-	    "flash|fmha|sdpa|xformers|attention|attn|scaled_dot_product|"
-	    "flashinfer|mha_(fwd|bwd)|sage_?(fwd|attn)|kv_?cache" },
+	    "flash_?(attn|fwd|bwd)|flash::|fmha|sdpa|xformers|attention|attn|"
+	    "scaled_dot_product|mha_(fwd|bwd)|sage_?(fwd|attn)|"
+	    "(prefill|decode)_?with_?paged|batch_?(prefill|decode)|"
+	    "merge_?state|paged_?attention" },
 	{ "norm",
 	    "(layer|rms|batch|group|instance)_?norm|norm_(fw|bw|fwd|bwd|kernel)|"
 	    "bn_(fw|bw)|welford|gammabeta|rowwisemoments|"
 	    "compute(internalgradients|(backward)?fusedparams)" },
 	{ "gemm",
-	    "gemm|gemv|cutlass|cublas|xmma|cijk_|hipblas|rocblas|wgmma|"
-	    "matmul|nvjet|splitkreduce|convolve|winograd|fprop|dgrad|wgrad|"
-	    "conv(olution|_?[123]d|_fwd|_bwd|uni)|cudnn|miopen|fft|"
-	    "ck_moe|fused_moe" },
+	    "(^|[^b])gemm|gemv|bmm|cutlass|cublas|xmma|cijk_|hipblas|rocblas|"
+	    "wgmma|matmul|nvjet|splitkreduce|convolve|winograd|fprop|dgrad|"
+	    "wgrad|conv(olution|_?[123]d|_fwd|_bwd|uni)|"
+	    "cudnn(::(cnn|winograd|detail)|_)|scudnn|miopen|fft|"
+	    "ck_moe|fused_moe|epilogue|cask_|flip_filter" },
 	{ "reduction",
 	    "reduce|reduction|softmax|argmax|argmin|topk|cub::|rocprim|"
 	    "radix|sort|scan|cumsum|nll_?loss|nllcriterion|cross_entropy|"
-	    "pool|triton_red|triton_per|sum_kernel|mean_kernel" },
+	    "(max|avg|average)_?pool|pooling|sum_kernel|mean_kernel|"
+	    "(^|_)(sum|dot)(_|$)" },
 	{ "elementwise",
-	    "elementwise|vectorized|unrolled|pointwise|triton_poi|fill|copy|"
+	    "elementwise|vectorized|unrolled|pointwise|fill|copy|"
 	    "cat_?array|index|gather|scatter|where|relu|gelu|silu|swiglu|"
 	    "sigmoid|tanh|dropout|embedding|transpose|permute|rotary|rope|"
 	    "act_and_mul|activation|bias|cast|convert|multi_tensor_apply|"
-	    "foreach|adam|tensorop|im2d?2?col" },
+	    "foreach|adam|tensorop|im2d?2?col|quant|qparam|fp8|to_float|"
+	    "float_to|scal(e|_)|nchw|nhwc|routing|upsample|interpolat|resize|"
+	    "indices|offsets|bucketize|lengths|bounds_check" },
 };
+
+/*
+ * Launchers whose one template argument is the kernel (CUTLASS, CK):
+ * their function name says nothing, so the argument's name is added.
+ */
+static const char *const wrappers[] = {
+	"cutlass::Kernel", "cutlass::Kernel2", "cutlass::device_kernel",
+	"ck_tile::kentry"
+};
+
+/* Append s[0..n) without its template arguments; -1 if unbalanced. */
+static int
+untemplate(const char *s, size_t n, struct kt_buf *out)
+{
+	size_t i;
+	int depth = 0;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '<' && !(i >= 8 && memcmp(s + i - 8, "operator",
+		    8) == 0))
+			depth++;
+		else if (s[i] == '>' && depth > 0 && !(i > 0 &&
+		    s[i - 1] == '-'))
+			depth--;
+		else if (depth == 0)
+			kt_buf_addc(out, s[i]);
+	}
+	return depth == 0 ? 0 : -1;
+}
+
+int
+kt_kernel_function(const char *name, struct kt_buf *out)
+{
+	size_t n = strlen(name), e, i, at = out->n;
+	const char *lt;
+	int depth;
+
+	/* The return type. */
+	if (n > 5 && memcmp(name, "void ", 5) == 0) {
+		name += 5;
+		n -= 5;
+	}
+	/* The argument list: the balanced (...) that ends the name. */
+	e = n;
+	while (e > 0 && name[e - 1] == ' ')
+		e--;
+	if (e > 6 && memcmp(name + e - 6, " const", 6) == 0)
+		e -= 6;
+	if (e > 0 && name[e - 1] == ')') {
+		for (depth = 0, i = e; i > 0; i--) {
+			if (name[i - 1] == ')')
+				depth++;
+			else if (name[i - 1] == '(' && --depth == 0)
+				break;
+		}
+		if (i > 1)
+			e = i - 1;
+	}
+	if (untemplate(name, e, out) == -1) {
+		out->n = at;
+		kt_buf_add(out, name, e);
+		return out->err ? -1 : 0;
+	}
+	/* A launcher: its template argument is the kernel. */
+	for (i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
+		if (out->n - at == strlen(wrappers[i]) &&
+		    memcmp(out->p + at, wrappers[i], out->n - at) == 0 &&
+		    (lt = memchr(name, '<', e)) != NULL) {
+			size_t gt = e;
+
+			while (gt > 0 && name[gt - 1] != '>')
+				gt--;
+			kt_buf_addc(out, ' ');
+			if (gt > 0 && name + gt - 1 > lt)
+				(void)untemplate(lt + 1, (size_t)(name + gt -
+				    1 - lt - 1), out);
+			break;
+		}
+	while (out->n > at && out->p[out->n - 1] == ' ')
+		out->n--;
+	return out->err ? -1 : 0;
+}
 
 struct rule {
 	uint32_t	 bucket;
@@ -301,14 +401,22 @@ kt_rules_load(struct kt_rules *rs, const char *path, int replace,
 uint32_t
 kt_rules_match(const struct kt_rules *rs, int kind, const char *name)
 {
+	struct kt_buf fn = KT_BUF_INIT;
+	const char *s = name;
+	uint32_t b = B_OTHER;
 	size_t i;
 
 	if (kind == KT_GPU_MEMCPY || kind == KT_GPU_MEMSET)
 		return B_TRANSFER;
+	if (kt_kernel_function(name, &fn) == 0 && kt_buf_addc(&fn, '\0') == 0)
+		s = fn.p;
 	for (i = 0; i < rs->n; i++)
-		if (regexec(&rs->r[i].re, name, 0, NULL, 0) == 0)
-			return rs->r[i].bucket;
-	return B_OTHER;
+		if (regexec(&rs->r[i].re, s, 0, NULL, 0) == 0) {
+			b = rs->r[i].bucket;
+			break;
+		}
+	kt_buf_free(&fn);
+	return b;
 }
 
 size_t
@@ -334,23 +442,51 @@ kt_rules_class(const struct kt_rules *rs, uint32_t b)
 	return KT_CLASS_COMPUTE;
 }
 
+static uint32_t	explain_on(const struct kt_rules *, const char *,
+		    const char *, struct kt_buf *);
+
 uint32_t
 kt_rules_explain(const struct kt_rules *rs, int kind, const char *name,
     struct kt_buf *out)
 {
 	char line[1024];
-	size_t i;
+	struct kt_buf fn = KT_BUF_INIT;
+	const char *s = name;
+	uint32_t b;
 
 	if (kind == KT_GPU_MEMCPY || kind == KT_GPU_MEMSET) {
 		snprintf(line, sizeof(line), "%s: bucket transfer: every %s "
 		    "is a transfer\n", name, kt_kind_name(kind));
 		return kt_buf_adds(out, line) == -1 ? KT_NO : B_TRANSFER;
 	}
+	if (kt_kernel_function(name, &fn) == 0 &&
+	    kt_buf_addc(&fn, '\0') == 0 && strcmp(fn.p, name) != 0) {
+		s = fn.p;
+		snprintf(line, sizeof(line), "function name (what the rules "
+		    "match): %s\n", s);
+		if (kt_buf_adds(out, line) == -1) {
+			kt_buf_free(&fn);
+			return KT_NO;
+		}
+	}
+	b = explain_on(rs, name, s, out);
+	kt_buf_free(&fn);
+	return b;
+}
+
+/* kt_rules_explain's rules, matched on s (the function name of name). */
+static uint32_t
+explain_on(const struct kt_rules *rs, const char *name, const char *s,
+    struct kt_buf *out)
+{
+	char line[1024];
+	size_t i;
+
 	for (i = 0; i < rs->n; i++) {
 		const struct rule *r = &rs->r[i];
 		regmatch_t pm[1];
 
-		if (regexec(&r->re, name, 1, pm, 0) != 0) {
+		if (regexec(&r->re, s, 1, pm, 0) != 0) {
 			snprintf(line, sizeof(line), "rule %zu (%s) %s /%s/: "
 			    "no match\n", i + 1, r->origin,
 			    rs->bucket[r->bucket], r->text);
@@ -361,7 +497,7 @@ kt_rules_explain(const struct kt_rules *rs, int kind, const char *name,
 		snprintf(line, sizeof(line), "rule %zu (%s) %s /%s/: "
 		    "matches '%.*s' at offset %lld\n", i + 1, r->origin,
 		    rs->bucket[r->bucket], r->text,
-		    (int)(pm[0].rm_eo - pm[0].rm_so), name + pm[0].rm_so,
+		    (int)(pm[0].rm_eo - pm[0].rm_so), s + pm[0].rm_so,
 		    (long long)pm[0].rm_so);
 		if (kt_buf_adds(out, line) == -1)
 			return KT_NO;
