@@ -305,6 +305,24 @@ src_read(struct kt_source *s, char *buf, size_t n, struct kt_error *err)
 
 static struct kt_reader *reader_new(const char *, unsigned);
 
+/*
+ * --member on a trace that is not an archive: it must name the file
+ * itself, else it would be ignored without a word.  0, or -1 with err.
+ */
+static int
+glob_plain(struct kt_source *s, struct kt_error *err)
+{
+	const char *base = strrchr(s->name, '/');
+
+	base = base != NULL ? base + 1 : s->name;
+	if (s->glob == NULL || fnmatch(s->glob, base, 0) == 0)
+		return 0;
+	s->ended = 1;
+	kt_error_set(err, s->name, 0, 0, "not an archive: no member matches "
+	    "--member");
+	return -1;
+}
+
 int
 kt_source_next(struct kt_source *s, struct kt_reader **rp,
     struct kt_error *err)
@@ -326,6 +344,8 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 	}
 	for (;;) {
 		if (s->ar == NULL) {
+			if (glob_plain(s, err) == -1)
+				return -1;
 			s->started = 1;
 			if ((r = reader_new(s->name, s->flags)) == NULL)
 				goto nomem;
@@ -348,6 +368,8 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 			return -1;
 		}
 		if (archive_format(s->ar) == ARCHIVE_FORMAT_RAW) {
+			if (glob_plain(s, err) == -1)
+				return -1;
 			s->started = 1;
 			if ((r = reader_new(s->name, s->flags)) == NULL)
 				goto nomem;
