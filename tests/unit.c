@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1177,6 +1178,88 @@ test_buf_sticky(void)
 	kt_buf_free(&b);
 }
 
+/*
+ * A reader's first buffer is small and becomes the full one once an
+ * input fills it: events on both sides of that point, and one event
+ * larger than the first buffer, all read whole, from a plain file and
+ * from a pipe.
+ */
+static void
+test_first_buffer(void)
+{
+	char path[] = "/tmp/kt-unit-XXXXXX";
+	struct kt_buf t = KT_BUF_INIT;
+	struct kt_error err;
+	struct kt_source *s;
+	struct kt_reader *r;
+	struct kt_event ev;
+	int fd, i, n, big, pass;
+	FILE *f;
+
+	kt_buf_adds(&t, "{\"traceEvents\": [");
+	for (i = 0; i < 3000; i++) {
+		char e[96];
+
+		snprintf(e, sizeof(e), "%s{\"ph\": \"X\", \"ts\": %d, "
+		    "\"dur\": 1, \"name\": \"e%d\"}", i ? ", " : "", i, i);
+		kt_buf_adds(&t, e);
+		if (i == 1500) {
+			int k;
+
+			kt_buf_adds(&t, ", {\"ph\": \"i\", \"ts\": 1, "
+			    "\"name\": \"");
+			for (k = 0; k < 100000; k++)
+				kt_buf_addc(&t, 'a' + k % 26);
+			kt_buf_adds(&t, "\"}");
+		}
+	}
+	kt_buf_adds(&t, "], \"after\": 1}");
+	CHECK(!t.err && t.n > 3 * 65536);
+	if ((fd = mkstemp(path)) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		CHECK(!"mkstemp");
+		kt_buf_free(&t);
+		return;
+	}
+	fwrite(t.p, 1, t.n, f);
+	fclose(f);
+	for (pass = 0; pass < 2; pass++) {
+		char cmd[128];
+		FILE *p = NULL;
+
+		if (pass == 0)
+			s = kt_source_open(path, NULL, 0, &err);
+		else {
+			/* A pipe: no size known, 64 KiB a read at most. */
+			snprintf(cmd, sizeof(cmd), "cat %s", path);
+			if ((p = popen(cmd, "r")) == NULL) {
+				CHECK(!"popen");
+				break;
+			}
+			snprintf(cmd, sizeof(cmd), "/proc/self/fd/%d",
+			    fileno(p));
+			s = kt_source_open(cmd, NULL, KT_READ_SMALL, &err);
+		}
+		CHECK(s != NULL);
+		if (s == NULL)
+			break;
+		CHECK(kt_source_next(s, &r, &err) == 1);
+		n = big = 0;
+		while (kt_reader_next(r, &ev, &err) == 1) {
+			n++;
+			if (ev.len > 100000)
+				big++;
+		}
+		CHECK(n == 3001 && big == 1);
+		CHECK(kt_reader_meta_find(r, "after") != NULL);
+		kt_reader_free(r);
+		kt_source_close(s);
+		if (p != NULL)
+			pclose(p);
+	}
+	unlink(path);
+	kt_buf_free(&t);
+}
+
 int
 main(void)
 {
@@ -1199,6 +1282,7 @@ main(void)
 	test_sort_r();
 	test_unescape();
 	test_buf_sticky();
+	test_first_buffer();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }
