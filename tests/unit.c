@@ -1178,6 +1178,47 @@ test_buf_sticky(void)
 	kt_buf_free(&b);
 }
 
+/* The parsers of option text (lib/core/time.c), as lib/cli uses them. */
+static void
+test_options(void)
+{
+	long long v = 7;
+	int64_t a = -1, b = -1, ns = -1;
+	const char *bad = NULL;
+	size_t nbad = 0;
+
+	CHECK(kt_int_parse("42", 0, 100, &v) == 0 && v == 42);
+	CHECK(kt_int_parse(" +3", 0, 100, &v) == 0 && v == 3);
+	v = 7;
+	CHECK(kt_int_parse("", 0, 100, &v) == -1 && v == 7);
+	CHECK(kt_int_parse("101", 0, 100, &v) == -1 && v == 7);
+	CHECK(kt_int_parse("3x", 0, 100, &v) == -1);
+	CHECK(kt_int_parse("99999999999999999999", LLONG_MIN, LLONG_MAX,
+	    &v) == -1);
+	CHECK(kt_steps_parse("3", &a, &b, &bad, &nbad) == KT_STEPS_OK &&
+	    a == 3 && b == 3);
+	CHECK(kt_steps_parse("3-5", &a, &b, &bad, &nbad) == KT_STEPS_OK &&
+	    a == 3 && b == 5);
+	CHECK(kt_steps_parse("5-3", &a, &b, &bad, &nbad) == KT_STEPS_ORDER);
+	CHECK(kt_steps_parse("-3", &a, &b, &bad, &nbad) == KT_STEPS_FORM);
+	CHECK(kt_steps_parse("000000000000000000000000000000001-2", &a, &b,
+	    &bad, &nbad) == KT_STEPS_FORM);
+	CHECK(kt_steps_parse("x-5", &a, &b, &bad, &nbad) ==
+	    KT_STEPS_NUMBER && nbad == 1 && *bad == 'x');
+	CHECK(kt_steps_parse("1-2-3", &a, &b, &bad, &nbad) ==
+	    KT_STEPS_NUMBER && nbad == 3 && strncmp(bad, "2-3", 3) == 0);
+	CHECK(kt_steps_parse("2147483648", &a, &b, &bad, &nbad) ==
+	    KT_STEPS_NUMBER && nbad == 10);
+	CHECK(kt_duration_opt_parse("10us", &ns) == 0 && ns == 10000);
+	CHECK(kt_duration_opt_parse("250", &ns) == 0 && ns == 250);
+	CHECK(kt_duration_opt_parse("-1us", &ns) == -1);
+	CHECK(kt_duration_opt_parse("10xs", &ns) == -1);
+	CHECK(kt_gb_parse("79.5", &ns) == 0 && ns == 79500000000LL);
+	CHECK(kt_gb_parse("0.000002", &ns) == 0 && ns == 2000);
+	CHECK(kt_gb_parse("0", &ns) == -1 && kt_gb_parse("1.", &ns) == -1 &&
+	    kt_gb_parse(".5", &ns) == -1 && kt_gb_parse("abc", &ns) == -1);
+}
+
 /*
  * A reader's first buffer is small and becomes the full one once an
  * input fills it: events on both sides of that point, and one event
@@ -1282,6 +1323,7 @@ main(void)
 	test_sort_r();
 	test_unescape();
 	test_buf_sticky();
+	test_options();
 	test_first_buffer();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
