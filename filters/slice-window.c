@@ -1356,12 +1356,15 @@ parse_time(const char *opt, const char *s)
 static void
 parse_annotation(struct opts *o, const char *re)
 {
+	char msg[160];
 	int rc;
 
+	if (kt_regex_check(re, msg, sizeof(msg)) == -1) {
+		kt_cli_warn("--annotation: '%s': %s", re, msg);
+		exit(2);
+	}
 	o->re_text = re;
 	if ((rc = regcomp(&o->re, re, REG_EXTENDED | REG_NOSUB)) != 0) {
-		char msg[128];
-
 		regerror(rc, &o->re, msg, sizeof(msg));
 		kt_cli_warn("--annotation: '%s': %s", re, msg);
 		exit(2);

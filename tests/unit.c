@@ -1217,6 +1217,26 @@ test_options(void)
 	CHECK(kt_gb_parse("0.000002", &ns) == 0 && ns == 2000);
 	CHECK(kt_gb_parse("0", &ns) == -1 && kt_gb_parse("1.", &ns) == -1 &&
 	    kt_gb_parse(".5", &ns) == -1 && kt_gb_parse("abc", &ns) == -1);
+	{
+		char why[160], deep[300];
+
+		CHECK(kt_regex_check("nccl|all[-_]?reduce|(^|[^a-z_])x{2,5}",
+		    why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("(a{100}){100}", why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("(a{1000}){100}", why, sizeof(why)) == -1);
+		CHECK(kt_regex_check("a++++++++++++++++", why, sizeof(why)) ==
+		    0);
+		CHECK(kt_regex_check("a+++++++++++++++++", why, sizeof(why)) ==
+		    -1 && strstr(why, "copies") != NULL);
+		CHECK(kt_regex_check("(a)\\1", why, sizeof(why)) == -1 &&
+		    strstr(why, "back-references") != NULL);
+		CHECK(kt_regex_check("[\\1]\\.", why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("[[:alpha:]]+{3}", why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("x{3", why, sizeof(why)) == 0);
+		memset(deep, '(', sizeof(deep) - 1);
+		deep[sizeof(deep) - 1] = '\0';
+		CHECK(kt_regex_check(deep, why, sizeof(why)) == -1);
+	}
 }
 
 /*
