@@ -1222,11 +1222,10 @@ test_options(void)
 
 		CHECK(kt_regex_check("nccl|all[-_]?reduce|(^|[^a-z_])x{2,5}",
 		    why, sizeof(why)) == 0);
-		CHECK(kt_regex_check("(a{100}){100}", why, sizeof(why)) == 0);
-		CHECK(kt_regex_check("(a{1000}){100}", why, sizeof(why)) == -1);
-		CHECK(kt_regex_check("a++++++++++++++++", why, sizeof(why)) ==
-		    0);
-		CHECK(kt_regex_check("a+++++++++++++++++", why, sizeof(why)) ==
+		CHECK(kt_regex_check("(a{10}){100}", why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("(a{100}){100}", why, sizeof(why)) == -1);
+		CHECK(kt_regex_check("a++++++++++++", why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("a+++++++++++++", why, sizeof(why)) ==
 		    -1 && strstr(why, "copies") != NULL);
 		CHECK(kt_regex_check("(a)\\1", why, sizeof(why)) == -1 &&
 		    strstr(why, "back-references") != NULL);
