@@ -1224,13 +1224,21 @@ test_options(void)
 		    why, sizeof(why)) == 0);
 		CHECK(kt_regex_check("(a{10}){100}", why, sizeof(why)) == 0);
 		CHECK(kt_regex_check("(a{100}){100}", why, sizeof(why)) == -1);
-		CHECK(kt_regex_check("a++++++++++++", why, sizeof(why)) == 0);
-		CHECK(kt_regex_check("a+++++++++++++", why, sizeof(why)) ==
-		    -1 && strstr(why, "copies") != NULL);
+		CHECK(kt_regex_check("a++", why, sizeof(why)) == -1 &&
+		    strstr(why, "repeats a repetition") != NULL);
+		CHECK(kt_regex_check("a?+", why, sizeof(why)) == -1);
+		CHECK(kt_regex_check("a{2}{3}", why, sizeof(why)) == -1);
+		CHECK(kt_regex_check("(a*)+b\\*+c\\+*x", why, sizeof(why)) ==
+		    0);
+		CHECK(kt_regex_check("((((((((a+)+)+)+)+)+)+)+)+", why,
+		    sizeof(why)) == 0);
+		CHECK(kt_regex_check("((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+",
+		    why, sizeof(why)) == -1 && strstr(why, "copies") != NULL);
 		CHECK(kt_regex_check("(a)\\1", why, sizeof(why)) == -1 &&
 		    strstr(why, "back-references") != NULL);
 		CHECK(kt_regex_check("[\\1]\\.", why, sizeof(why)) == 0);
-		CHECK(kt_regex_check("[[:alpha:]]+{3}", why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("[[:alpha:]]+{3}", why, sizeof(why)) ==
+		    -1);
 		CHECK(kt_regex_check("x{3", why, sizeof(why)) == 0);
 		memset(deep, '(', sizeof(deep) - 1);
 		deep[sizeof(deep) - 1] = '\0';

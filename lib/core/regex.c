@@ -3,9 +3,11 @@
  * slice-window --annotation, layer-track's anchors) before regcomp(3)
  * sees it.  glibc's regcomp copies the atom under each '+' and each
  * {n,m} (a+ is a a*, a{3} is a a a), so that "a++++...+" or nested
- * intervals grow exponentially and take gigabytes, and its regexec is
- * exponential with back-references, which POSIX EREs do not have.
- * kt_regex_check() refuses both before any memory is spent.
+ * intervals grow exponentially and take gigabytes; a repetition of a
+ * repetition ("a?+?+?+..."; undefined in POSIX EREs) takes time that
+ * grows tenfold with each; and its regexec is exponential with
+ * back-references, which POSIX EREs do not have.  kt_regex_check()
+ * refuses all three before any memory is spent.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -97,13 +99,14 @@ int
 kt_regex_check(const char *s, char *why, size_t n)
 {
 	struct frame st[DEPTH + 1];
-	uint64_t copies, total;
-	size_t i, e;
-	int d = 0;
+	uint64_t copies = 1, total;
+	size_t i, e = 0;
+	int d = 0, rep = 0;	/* rep: the last thing was a repetition */
 
 	memset(&st[0], 0, sizeof(st[0]));
 	for (i = 0; s[i] != '\0'; i++) {
 		struct frame *f = &st[d];
+		int isrep = 0;
 
 		switch (s[i]) {
 		case '\\':
@@ -149,28 +152,39 @@ kt_regex_check(const char *s, char *why, size_t n)
 			break;
 		case '*':
 		case '?':
-			f->cur = sat_add(f->cur, 1);
-			break;
 		case '+':
-			f->cur = sat_add(f->cur, f->last);
-			f->last = sat_mul(f->last, 2);
-			break;
 		case '{':
-			if ((e = interval(s, i, &copies)) == 0) {
-				f->cur = sat_add(f->cur, 1);
-				f->last = 1;
-				break;
+			if (s[i] == '{' && (e = interval(s, i, &copies)) == 0)
+				goto atom;	/* a '{' of its own */
+			if (f->last == 0)
+				goto atom;	/* nothing to repeat: literal */
+			if (rep) {
+				snprintf(why, n, "'%c' repeats a repetition "
+				    "(undefined in extended regexes)", s[i]);
+				return -1;
 			}
-			i = e;
-			total = sat_mul(f->last, copies);
-			f->cur = sat_add(f->cur, total - (total > f->last ?
-			    f->last : total));
+			/*
+			 * The subtree grows by the operator's node; '+' and
+			 * {n,m} copy it (a+ is a a*, a{3} is a a a).
+			 */
+			if (s[i] == '*' || s[i] == '?')
+				total = sat_add(f->last, 1);
+			else if (s[i] == '+')
+				total = sat_add(sat_mul(f->last, 2), 1);
+			else {
+				i = e;
+				total = sat_add(sat_mul(f->last, copies), 1);
+			}
+			f->cur = sat_add(f->cur, total - f->last);
 			f->last = total;
+			isrep = 1;
 			break;
 		default:
+atom:
 			f->cur = sat_add(f->cur, 1);
 			f->last = 1;
 		}
+		rep = isrep;
 		if (f->cur > KT_REGEX_MAX || f->last > KT_REGEX_MAX)
 			goto big;
 	}
@@ -180,6 +194,6 @@ kt_regex_check(const char *s, char *why, size_t n)
 		return 0;
 big:
 	snprintf(why, n, "its repetitions make more than %d copies of its "
-	    "atoms", KT_REGEX_MAX);
+	    "parts", KT_REGEX_MAX);
 	return -1;
 }
