@@ -41,11 +41,12 @@ FILTERS	 = $(notdir $(basename $(wildcard filters/*.c)))
 BINS	 = $(FILTERS:%=$(O)/bin/kt-%) $(O)/bin/kt
 FUZZERS	 = $(basename $(notdir $(wildcard tests/fuzz/*.c)))
 REPLAYS	 = $(FUZZERS:%=$(O)/build/replay-%)
-TOOLS	 = $(O)/build/ktgen $(O)/build/unit $(REPLAYS)
+TOOLS	 = $(O)/build/ktgen $(O)/build/unit $(REPLAYS) $(O)/build/afl-launch
 MAN1	 = $(wildcard man/*.1)
 MAN7	 = $(wildcard man/*.7)
 
-.PHONY: all check check-asan bench demo deps fuzz fuzz-build fuzz-long install uninstall clean lint
+.PHONY: all check check-asan bench demo deps fuzz fuzz-build fuzz-long fuzz-seeds \
+	fuzz-afl afl-build install uninstall clean lint
 
 all: $(BINS) $(TOOLS)
 
@@ -87,6 +88,12 @@ $(O)/build/unit: tests/unit.c $(LIBMODEL) $(LIBCORE) $(HDRS)
 $(O)/build/replay-%: tests/fuzz/%.c tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCORE) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCORE) $(PKG_LIBS)
+
+# The launcher of tests/fuzz/afl/ that executes a filter (the replay of
+# the kept AFL++ inputs, tests/t/aflreplay.sh).
+$(O)/build/afl-launch: tests/fuzz/afl/launch.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ tests/fuzz/afl/launch.c
 
 # The whole suite: unit tests, golden cases, conformance on ../shared.
 check: all
@@ -137,10 +144,12 @@ fuzz-build:
 	        build-fuzz/build/libktmodel.a build-fuzz/build/libkt.a \
 	        $(PKG_LIBS) || exit 1; done
 
-fuzz: fuzz-build
+fuzz-seeds:
 	@mkdir -p build-fuzz/corpus
 	@for f in tests/cases/*/in tests/cases/*/*.json; do \
 	    [ -f "$$f" ] && cp "$$f" build-fuzz/corpus/$$(echo $$f | tr / _); done; true
+
+fuzz: fuzz-build fuzz-seeds
 	@for h in $(FUZZERS); do \
 	    mkdir -p build-fuzz/corpus-$$h; \
 	    seeds=build-fuzz/corpus; \
@@ -151,16 +160,19 @@ fuzz: fuzz-build
 	done
 
 # A campaign: every harness in turn for FUZZ_SECONDS (default 600) on
-# its kept corpus, which grows by what it finds new (merged, minimised);
-# the executions and findings per harness are printed and appended to
-# tests/fuzz/LOG.  A finding (crash-*, leak-*, timeout-*) stops it.
-fuzz-long: fuzz-build
-	@for h in $(FUZZERS); do \
+# its kept corpus and the golden inputs; the kept corpus grows by what
+# it finds new (merged, minimised); the executions and findings per
+# harness are printed and appended to tests/fuzz/LOG.  A finding
+# (crash-*, leak-*, timeout-*) stops it.  Then, where AFL++ is
+# installed, fuzz-afl for the same time per filter (AFL_SECONDS).
+# FUZZERS="spec spool" (or AFL_FILTERS=...) runs only those.
+fuzz-long: fuzz-build fuzz-seeds
+	@secs=$${FUZZ_SECONDS:-600}; \
+	for h in $(FUZZERS); do \
 	    mkdir -p tests/fuzz/corpus/$$h build-fuzz/long-$$h build-fuzz/found-$$h; \
-	    secs=$${FUZZ_SECONDS:-600}; \
 	    build-fuzz/fuzz-$$h -max_total_time=$$secs -max_len=65536 \
 	        -print_final_stats=1 -artifact_prefix=build-fuzz/found-$$h/ \
-	        build-fuzz/long-$$h tests/fuzz/corpus/$$h \
+	        build-fuzz/long-$$h tests/fuzz/corpus/$$h build-fuzz/corpus \
 	        >build-fuzz/long-$$h.log 2>&1; rc=$$?; \
 	    execs=$$(sed -n 's/^stat::number_of_executed_units: *//p' build-fuzz/long-$$h.log); \
 	    found=$$(ls build-fuzz/found-$$h | wc -l); \
@@ -170,7 +182,52 @@ fuzz-long: fuzz-build
 	    echo "$$line"; echo "$$line" >>tests/fuzz/LOG; \
 	    if [ "$$found" -gt 0 ] || [ "$$rc" -ne 0 ]; then \
 	        echo "fuzz-$$h: findings in build-fuzz/found-$$h/"; exit 1; fi; \
-	done
+	done; \
+	if [ -n "$(AFL_FILTERS)" ]; then \
+	    $(MAKE) --no-print-directory fuzz-afl AFL_SECONDS=$${AFL_SECONDS:-$$secs}; fi
+
+# AFL++ on the filters themselves (afl-clang-fast, ASan and UBSan fatal,
+# in build-afl/): each filters/NAME.c compiled with -Dmain=kt_filter_main
+# and linked into tests/fuzz/afl/launch.c becomes build-afl/afl-NAME,
+# whose input is a command line and a trace (the launcher's comment
+# says how), so that every option, every usage error and the whole run
+# on a small trace are reached.  fuzz-afl runs afl-fuzz on each for
+# AFL_SECONDS, seeded from the golden cases and the kept corpus
+# tests/fuzz/corpus/afl-NAME/ (minimised back into it), with a
+# dictionary made from the golden cases and the man pages, and appends
+# executions and findings per filter to tests/fuzz/LOG.  Without
+# afl-fuzz and afl-clang-fast it says so and does nothing.
+AFL_SECONDS ?= 60
+AFL_CC	?= afl-clang-fast
+AFL_FILTERS ?= $(FILTERS)
+AFL_CFLAGS = -O1 -g $(FUZZ_SAN)
+afl-build:
+	@if ! command -v afl-fuzz >/dev/null 2>&1 || \
+	    ! command -v $(AFL_CC) >/dev/null 2>&1; then \
+	    echo "afl-build: no afl-fuzz or $(AFL_CC) (AFL++): skipped"; \
+	    exit 0; fi; \
+	$(MAKE) O=build-afl CC=$(AFL_CC) CFLAGS="$(AFL_CFLAGS)" \
+	    build-afl/build/libktcli.a build-afl/build/libktmodel.a \
+	    build-afl/build/libkt.a || exit 1; \
+	for f in $(AFL_FILTERS); do \
+	    echo "$(AFL_CC) ... -o build-afl/afl-$$f filters/$$f.c"; \
+	    $(AFL_CC) $(WARN) $(AFL_CFLAGS) $(PKG_CFLAGS) -pthread -Ilib \
+	        -Dmain=kt_filter_main -Wno-missing-prototypes \
+	        -c -o build-afl/build/$$f.o \
+	        filters/$$f.c || exit 1; \
+	    $(AFL_CC) $(AFL_CFLAGS) -DKT_LAUNCH_LINKED -o build-afl/afl-$$f \
+	        tests/fuzz/afl/launch.c build-afl/build/$$f.o \
+	        build-afl/build/libktcli.a build-afl/build/libktmodel.a \
+	        build-afl/build/libkt.a $(PKG_LIBS) || exit 1; \
+	done; \
+	sh tests/fuzz/afl/dict.sh >build-afl/kt.dict; \
+	rm -rf build-afl/seeds; sh tests/fuzz/afl/seeds.sh build-afl/seeds
+
+fuzz-afl: afl-build
+	@if command -v afl-fuzz >/dev/null 2>&1 && \
+	    command -v $(AFL_CC) >/dev/null 2>&1; then \
+	    AFL_SECONDS=$(AFL_SECONDS) sh tests/fuzz/afl/run.sh $(AFL_FILTERS); \
+	else echo "fuzz-afl: no AFL++: skipped"; fi
 
 lint:
 	mandoc -Tlint -Wwarning $(MAN1) $(MAN7)
@@ -187,4 +244,4 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 
 clean:
-	rm -rf $(O)/bin $(O)/build build-asan build-fuzz
+	rm -rf $(O)/bin $(O)/build build-asan build-fuzz build-afl

@@ -293,6 +293,10 @@ compile(regex_t *rx, const char *re, const char *opt)
 	char msg[256];
 	int rc;
 
+	if (kt_regex_check(re, msg, sizeof(msg)) == -1) {
+		kt_cli_warn("%s: '%s': %s", opt, re, msg);
+		exit(2);
+	}
 	if ((rc = regcomp(rx, re, REG_EXTENDED | REG_NOSUB)) != 0) {
 		regerror(rc, rx, msg, sizeof(msg));
 		kt_cli_warn("%s: '%s': %s", opt, re, msg);

@@ -1449,29 +1449,27 @@ nothing(const struct sw *sw)
 	kt_cli_die(NULL);
 }
 
-/* Parse --steps A-B or --steps N. */
+/* Parse --steps A-B or --steps N (kt_steps_parse). */
 static void
 parse_steps(struct opts *o, const char *s)
 {
-	const char *dash = strchr(s, '-');
-	char a[32];
+	const char *bad;
+	size_t nbad;
 
-	if (dash == NULL) {
-		o->step_a = o->step_b = kt_cli_int("--steps", s, 0, INT32_MAX);
+	switch (kt_steps_parse(s, &o->step_a, &o->step_b, &bad, &nbad)) {
+	case KT_STEPS_OK:
 		return;
-	}
-	if ((size_t)(dash - s) >= sizeof(a) || dash == s) {
-		kt_cli_warn("--steps: '%s' is not N or A-B", s);
-		exit(2);
-	}
-	memcpy(a, s, (size_t)(dash - s));
-	a[dash - s] = '\0';
-	o->step_a = kt_cli_int("--steps", a, 0, INT32_MAX);
-	o->step_b = kt_cli_int("--steps", dash + 1, 0, INT32_MAX);
-	if (o->step_b < o->step_a) {
+	case KT_STEPS_NUMBER:
+		kt_cli_warn("--steps: '%.*s' is not a number from 0 to %d",
+		    (int)nbad, bad, INT32_MAX);
+		break;
+	case KT_STEPS_ORDER:
 		kt_cli_warn("--steps: '%s' ends before it starts", s);
-		exit(2);
+		break;
+	default:
+		kt_cli_warn("--steps: '%s' is not N or A-B", s);
 	}
+	exit(2);
 }
 
 /* Parse a time option with its unit. */
@@ -1492,12 +1490,15 @@ parse_time(const char *opt, const char *s)
 static void
 parse_annotation(struct opts *o, const char *re)
 {
+	char msg[160];
 	int rc;
 
+	if (kt_regex_check(re, msg, sizeof(msg)) == -1) {
+		kt_cli_warn("--annotation: '%s': %s", re, msg);
+		exit(2);
+	}
 	o->re_text = re;
 	if ((rc = regcomp(&o->re, re, REG_EXTENDED | REG_NOSUB)) != 0) {
-		char msg[128];
-
 		regerror(rc, &o->re, msg, sizeof(msg));
 		kt_cli_warn("--annotation: '%s': %s", re, msg);
 		exit(2);

@@ -143,6 +143,48 @@ int	 kt_time_add(int64_t, int64_t, int64_t *);
 /* Format ns as plain integer text; returns the length. */
 size_t	 kt_int_format(int64_t, char *);
 
+/*
+ * Option text (the filters' options; lib/cli prints and exits on -1).
+ * kt_int_parse: a whole decimal integer (strtoll(3)) in [min, max].
+ * kt_duration_opt_parse: a duration with a unit (kt_duration_parse),
+ * or whole ns, >= 0.  kt_gb_parse: a positive decimal number of GB
+ * ("79.5") in bytes, 10^9 per GB.  Each returns 0, or -1 and leaves
+ * its result alone.
+ */
+int	 kt_int_parse(const char *, long long, long long, long long *);
+int	 kt_duration_opt_parse(const char *, int64_t *);
+int	 kt_gb_parse(const char *, int64_t *);
+
+/*
+ * A step range, kt-slice-window --steps: "N", or "A-B" with A <= B,
+ * whole numbers (kt_int_parse) from 0 to INT32_MAX, into *a and *b.
+ * Returns KT_STEPS_OK, or why not: KT_STEPS_FORM (A empty or of 32
+ * bytes or more), KT_STEPS_NUMBER (the number at *bad, *nbad bytes of
+ * the text, is not one), KT_STEPS_ORDER (B < A).
+ */
+enum {
+	KT_STEPS_OK = 0,
+	KT_STEPS_FORM,
+	KT_STEPS_NUMBER,
+	KT_STEPS_ORDER
+};
+int	 kt_steps_parse(const char *, int64_t *, int64_t *, const char **,
+	    size_t *);
+
+/*
+ * A regex a user gave (bucket rules, --annotation, layer-track's
+ * anchors), looked at before regcomp(3): glibc's regcomp copies the atom
+ * under each '+' and {n,m}, so "a+++...+" or nested intervals take
+ * memory without bound (and time that grows faster than the copies:
+ * 2^15 of them took 2.4 s), and its regexec is exponential with
+ * back-references, which POSIX EREs do not have.  Returns 0, or -1 with
+ * why (n bytes) for a back-reference, groups nested over 256 deep, or
+ * more than KT_REGEX_MAX atoms once the repetitions are copied out.
+ * Text that is not a regex is left to regcomp to report.
+ */
+#define KT_REGEX_MAX	4096
+int	 kt_regex_check(const char *, char *, size_t);
+
 /* ------------------------------------------------------------------ */
 /* The event model. */
 

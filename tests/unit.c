@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1192,6 +1193,156 @@ test_buf_sticky(void)
 	kt_buf_free(&b);
 }
 
+/* The parsers of option text (lib/core/time.c), as lib/cli uses them. */
+static void
+test_options(void)
+{
+	long long v = 7;
+	int64_t a = -1, b = -1, ns = -1;
+	const char *bad = NULL;
+	size_t nbad = 0;
+
+	CHECK(kt_int_parse("42", 0, 100, &v) == 0 && v == 42);
+	CHECK(kt_int_parse(" +3", 0, 100, &v) == 0 && v == 3);
+	v = 7;
+	CHECK(kt_int_parse("", 0, 100, &v) == -1 && v == 7);
+	CHECK(kt_int_parse("101", 0, 100, &v) == -1 && v == 7);
+	CHECK(kt_int_parse("3x", 0, 100, &v) == -1);
+	CHECK(kt_int_parse("99999999999999999999", LLONG_MIN, LLONG_MAX,
+	    &v) == -1);
+	CHECK(kt_steps_parse("3", &a, &b, &bad, &nbad) == KT_STEPS_OK &&
+	    a == 3 && b == 3);
+	CHECK(kt_steps_parse("3-5", &a, &b, &bad, &nbad) == KT_STEPS_OK &&
+	    a == 3 && b == 5);
+	CHECK(kt_steps_parse("5-3", &a, &b, &bad, &nbad) == KT_STEPS_ORDER);
+	CHECK(kt_steps_parse("-3", &a, &b, &bad, &nbad) == KT_STEPS_FORM);
+	CHECK(kt_steps_parse("000000000000000000000000000000001-2", &a, &b,
+	    &bad, &nbad) == KT_STEPS_FORM);
+	CHECK(kt_steps_parse("x-5", &a, &b, &bad, &nbad) ==
+	    KT_STEPS_NUMBER && nbad == 1 && *bad == 'x');
+	CHECK(kt_steps_parse("1-2-3", &a, &b, &bad, &nbad) ==
+	    KT_STEPS_NUMBER && nbad == 3 && strncmp(bad, "2-3", 3) == 0);
+	CHECK(kt_steps_parse("2147483648", &a, &b, &bad, &nbad) ==
+	    KT_STEPS_NUMBER && nbad == 10);
+	CHECK(kt_duration_opt_parse("10us", &ns) == 0 && ns == 10000);
+	CHECK(kt_duration_opt_parse("250", &ns) == 0 && ns == 250);
+	CHECK(kt_duration_opt_parse("-1us", &ns) == -1);
+	CHECK(kt_duration_opt_parse("10xs", &ns) == -1);
+	CHECK(kt_gb_parse("79.5", &ns) == 0 && ns == 79500000000LL);
+	CHECK(kt_gb_parse("0.000002", &ns) == 0 && ns == 2000);
+	CHECK(kt_gb_parse("0", &ns) == -1 && kt_gb_parse("1.", &ns) == -1 &&
+	    kt_gb_parse(".5", &ns) == -1 && kt_gb_parse("abc", &ns) == -1);
+	{
+		char why[160], deep[300];
+
+		CHECK(kt_regex_check("nccl|all[-_]?reduce|(^|[^a-z_])x{2,5}",
+		    why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("(a{10}){100}", why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("(a{100}){100}", why, sizeof(why)) == -1);
+		CHECK(kt_regex_check("a++", why, sizeof(why)) == -1 &&
+		    strstr(why, "repeats a repetition") != NULL);
+		CHECK(kt_regex_check("a?+", why, sizeof(why)) == -1);
+		CHECK(kt_regex_check("a{2}{3}", why, sizeof(why)) == -1);
+		CHECK(kt_regex_check("(a*)+b\\*+c\\+*x", why, sizeof(why)) ==
+		    0);
+		CHECK(kt_regex_check("((((((((a+)+)+)+)+)+)+)+)+", why,
+		    sizeof(why)) == 0);
+		CHECK(kt_regex_check("((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+",
+		    why, sizeof(why)) == -1 && strstr(why, "copies") != NULL);
+		CHECK(kt_regex_check("(a)\\1", why, sizeof(why)) == -1 &&
+		    strstr(why, "back-references") != NULL);
+		CHECK(kt_regex_check("[\\1]\\.", why, sizeof(why)) == 0);
+		CHECK(kt_regex_check("[[:alpha:]]+{3}", why, sizeof(why)) ==
+		    -1);
+		CHECK(kt_regex_check("x{3", why, sizeof(why)) == 0);
+		memset(deep, '(', sizeof(deep) - 1);
+		deep[sizeof(deep) - 1] = '\0';
+		CHECK(kt_regex_check(deep, why, sizeof(why)) == -1);
+	}
+}
+
+/*
+ * A reader's first buffer is small and becomes the full one once an
+ * input fills it: events on both sides of that point, and one event
+ * larger than the first buffer, all read whole, from a plain file and
+ * from a pipe.
+ */
+static void
+test_first_buffer(void)
+{
+	char path[] = "/tmp/kt-unit-XXXXXX";
+	struct kt_buf t = KT_BUF_INIT;
+	struct kt_error err;
+	struct kt_source *s;
+	struct kt_reader *r;
+	struct kt_event ev;
+	int fd, i, n, big, pass;
+	FILE *f;
+
+	kt_buf_adds(&t, "{\"traceEvents\": [");
+	for (i = 0; i < 3000; i++) {
+		char e[96];
+
+		snprintf(e, sizeof(e), "%s{\"ph\": \"X\", \"ts\": %d, "
+		    "\"dur\": 1, \"name\": \"e%d\"}", i ? ", " : "", i, i);
+		kt_buf_adds(&t, e);
+		if (i == 1500) {
+			int k;
+
+			kt_buf_adds(&t, ", {\"ph\": \"i\", \"ts\": 1, "
+			    "\"name\": \"");
+			for (k = 0; k < 100000; k++)
+				kt_buf_addc(&t, 'a' + k % 26);
+			kt_buf_adds(&t, "\"}");
+		}
+	}
+	kt_buf_adds(&t, "], \"after\": 1}");
+	CHECK(!t.err && t.n > 3 * 65536);
+	if ((fd = mkstemp(path)) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		CHECK(!"mkstemp");
+		kt_buf_free(&t);
+		return;
+	}
+	fwrite(t.p, 1, t.n, f);
+	fclose(f);
+	for (pass = 0; pass < 2; pass++) {
+		char cmd[128];
+		FILE *p = NULL;
+
+		if (pass == 0)
+			s = kt_source_open(path, NULL, 0, &err);
+		else {
+			/* A pipe: no size known, 64 KiB a read at most. */
+			snprintf(cmd, sizeof(cmd), "cat %s", path);
+			if ((p = popen(cmd, "r")) == NULL) {
+				CHECK(!"popen");
+				break;
+			}
+			snprintf(cmd, sizeof(cmd), "/proc/self/fd/%d",
+			    fileno(p));
+			s = kt_source_open(cmd, NULL, KT_READ_SMALL, &err);
+		}
+		CHECK(s != NULL);
+		if (s == NULL)
+			break;
+		CHECK(kt_source_next(s, &r, &err) == 1);
+		n = big = 0;
+		while (kt_reader_next(r, &ev, &err) == 1) {
+			n++;
+			if (ev.len > 100000)
+				big++;
+		}
+		CHECK(n == 3001 && big == 1);
+		CHECK(kt_reader_meta_find(r, "after") != NULL);
+		kt_reader_free(r);
+		kt_source_close(s);
+		if (p != NULL)
+			pclose(p);
+	}
+	unlink(path);
+	kt_buf_free(&t);
+}
+
 int
 main(void)
 {
@@ -1214,6 +1365,8 @@ main(void)
 	test_sort_r();
 	test_unescape();
 	test_buf_sticky();
+	test_options();
+	test_first_buffer();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }

@@ -65,13 +65,9 @@ kt_cli_error(const struct kt_error *e)
 long long
 kt_cli_int(const char *opt, const char *s, long long min, long long max)
 {
-	char *end;
 	long long v;
 
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno == ERANGE || v < min ||
-	    v > max) {
+	if (kt_int_parse(s, min, max, &v) == -1) {
 		kt_cli_warn("%s: '%s' is not a number from %lld to %lld", opt,
 		    s, min, max);
 		exit(2);
@@ -443,12 +439,8 @@ int64_t
 kt_cli_duration(const char *opt, const char *s)
 {
 	int64_t v;
-	char *end;
 
-	if (kt_duration_parse(s, &v) == 0 && v >= 0)
-		return v;
-	v = strtoll(s, &end, 10);
-	if (*s >= '0' && *s <= '9' && *end == '\0' && v >= 0 && v < INT64_MAX)
+	if (kt_duration_opt_parse(s, &v) == 0)
 		return v;
 	kt_cli_warn("%s: '%s' is not a duration with a unit (ns, us, ms, s) "
 	    "or whole ns", opt, s);
@@ -458,27 +450,10 @@ kt_cli_duration(const char *opt, const char *s)
 int64_t
 kt_cli_gb(const char *opt, const char *s)
 {
-	int64_t whole = 0, frac = 0, scale = 100000000;
-	const char *p = s;
+	int64_t v;
 
-	if (*p < '0' || *p > '9')
-		goto bad;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		whole = whole * 10 + (*p - '0');
-		if (whole > 1000000000)
-			goto bad;
-	}
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			goto bad;
-		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
-			frac += (*p - '0') * scale;
-	}
-	if (*p != '\0' || whole * 1000000000 + frac <= 0)
-		goto bad;
-	return whole * 1000000000 + frac;
-bad:
+	if (kt_gb_parse(s, &v) == 0)
+		return v;
 	kt_cli_warn("%s: '%s': not a positive number of GB", opt, s);
 	exit(2);
 }

@@ -24,6 +24,8 @@
 #include "ktint.h"
 
 #define CHUNK		(1 << 20)	/* bytes asked of the input at once */
+#define FIRST		(1 << 16)	/* a reader's first buffer: a small
+					   input never needs the full one */
 #define PEEK		512		/* bytes looked at to recognise it */
 
 struct kt_source {
@@ -62,6 +64,7 @@ struct kt_reader {
 	size_t		 hi;		/* end of data */
 	int		 eof;
 	int		 eof_next;	/* the last refill ended at EOF */
+	int		 filled;	/* a refill filled the first buffer */
 	uint64_t	 base;		/* input offset of buf[0] */
 	long		 line_base;	/* newlines before buf[0] */
 	long		 col_base;	/* bytes after the last of them */
@@ -557,7 +560,7 @@ reader_new(const char *name, unsigned flags)
 	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
 	snprintf(r->name, sizeof(r->name), "%s", name);
-	r->cap = (flags & KT_READ_SMALL) ? CHUNK / 2 : 4 * CHUNK;
+	r->cap = FIRST;
 	if ((r->own = malloc(r->cap)) == NULL) {
 		free(r);
 		return NULL;
@@ -757,7 +760,7 @@ static int
 refill(struct kt_reader *r, struct kt_error *err)
 {
 	ssize_t n;
-	size_t got;
+	size_t got, full;
 
 	if (r->eof || r->eof_next || r->src == NULL || r->src->cur != r) {
 		r->eof = 1;
@@ -781,8 +784,17 @@ refill(struct kt_reader *r, struct kt_error *err)
 		r->hi -= r->lo;
 		r->lo = 0;
 	}
-	if (r->cap - r->hi < ((r->flags & KT_READ_SMALL) ? CHUNK / 4 : CHUNK)) {
-		size_t cap = r->cap * 2;
+	/*
+	 * The first buffer is small, so that a small input (most archive
+	 * members, the test suite's traces, rank-tag's many readers) costs
+	 * little; once an input fills it, the buffer becomes the full one
+	 * (512 KiB with KT_READ_SMALL, else 4 MiB) and grows from there
+	 * whenever less than a chunk of it is free.
+	 */
+	full = (r->flags & KT_READ_SMALL) ? CHUNK / 2 : 4 * CHUNK;
+	if ((r->cap < full && r->filled) || (r->cap >= full &&
+	    r->cap - r->hi < ((r->flags & KT_READ_SMALL) ? CHUNK / 4 : CHUNK))) {
+		size_t cap = r->cap < full ? full : r->cap * 2;
 		char *p;
 
 		if ((p = realloc(r->own, cap)) == NULL) {
@@ -812,6 +824,8 @@ refill(struct kt_reader *r, struct kt_error *err)
 		r->hi += (size_t)n;
 		got += (size_t)n;
 	}
+	if (r->hi == r->cap)
+		r->filled = 1;
 	return got > 0;
 }
 

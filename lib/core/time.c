@@ -221,3 +221,108 @@ kt_duration_parse(const char *s, int64_t *ns)
 	}
 	return -1;
 }
+
+/* ------------------------------------------------------------------ */
+/*
+ * Option text: what the filters' options parse, without the printing
+ * and exiting of lib/cli (kt_cli_int, kt_cli_duration, kt_cli_gb and
+ * slice-window's --steps print the message and exit 2 on -1).
+ */
+
+int
+kt_int_parse(const char *s, long long min, long long max, long long *v)
+{
+	char *end;
+	long long x;
+
+	errno = 0;
+	x = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno == ERANGE || x < min ||
+	    x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+int
+kt_duration_opt_parse(const char *s, int64_t *ns)
+{
+	int64_t v;
+	char *end;
+
+	if (kt_duration_parse(s, &v) == 0 && v >= 0) {
+		*ns = v;
+		return 0;
+	}
+	v = strtoll(s, &end, 10);
+	if (*s >= '0' && *s <= '9' && *end == '\0' && v >= 0 &&
+	    v < INT64_MAX) {
+		*ns = v;
+		return 0;
+	}
+	return -1;
+}
+
+int
+kt_gb_parse(const char *s, int64_t *bytes)
+{
+	int64_t whole = 0, frac = 0, scale = 100000000;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		whole = whole * 10 + (*p - '0');
+		if (whole > 1000000000)
+			return -1;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++, scale /= 10)
+			frac += (*p - '0') * scale;
+	}
+	if (*p != '\0' || whole * 1000000000 + frac <= 0)
+		return -1;
+	*bytes = whole * 1000000000 + frac;
+	return 0;
+}
+
+int
+kt_steps_parse(const char *s, int64_t *a, int64_t *b, const char **bad,
+    size_t *nbad)
+{
+	const char *dash = strchr(s, '-');
+	char first[32];
+	long long x, y;
+
+	if (dash == NULL) {
+		if (kt_int_parse(s, 0, INT32_MAX, &x) == -1) {
+			*bad = s;
+			*nbad = strlen(s);
+			return KT_STEPS_NUMBER;
+		}
+		*a = *b = x;
+		return KT_STEPS_OK;
+	}
+	if ((size_t)(dash - s) >= sizeof(first) || dash == s)
+		return KT_STEPS_FORM;
+	memcpy(first, s, (size_t)(dash - s));
+	first[dash - s] = '\0';
+	if (kt_int_parse(first, 0, INT32_MAX, &x) == -1) {
+		*bad = s;
+		*nbad = (size_t)(dash - s);
+		return KT_STEPS_NUMBER;
+	}
+	if (kt_int_parse(dash + 1, 0, INT32_MAX, &y) == -1) {
+		*bad = dash + 1;
+		*nbad = strlen(dash + 1);
+		return KT_STEPS_NUMBER;
+	}
+	if (y < x)
+		return KT_STEPS_ORDER;
+	*a = x;
+	*b = y;
+	return KT_STEPS_OK;
+}

@@ -233,6 +233,15 @@ rule_make(struct kt_rules *rs, struct rule *r, const char *bucket,
 		kt_error_set(err, NULL, 0, 0, "%s: empty bucket name", origin);
 		return -1;
 	}
+	{
+		char why[160];
+
+		if (kt_regex_check(re, why, sizeof(why)) == -1) {
+			kt_error_set(err, NULL, 0, 0, "%s: regex '%s': %s",
+			    origin, re, why);
+			return -1;
+		}
+	}
 	if ((rc = regcomp(&r->re, re, REG_EXTENDED | REG_ICASE)) != 0) {
 		char msg[160];
 

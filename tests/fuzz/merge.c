@@ -1,11 +1,17 @@
 /*
  * fuzz/merge.c: a libFuzzer harness for kt-bucket --merge:
- * kt_bucket_merge() over up to four temporary files, the input split
- * at form feeds ("\f"), then the merged table written as TSV, text and
- * JSON lines (to a temporary output, removed).  Any crash, leak or
- * sanitizer report is a bug.
+ * kt_bucket_merge() over up to four files, the input split at form
+ * feeds ("\f"), then the merged table written as TSV, text and JSON
+ * lines.  Any crash, leak or sanitizer report is a bug.
+ *
+ * Speed: the files are memfds made once and written again each run,
+ * named /proc/self/fd/N, not new temporary files on disk (creating and
+ * removing five files a run was nine tenths of its time); the output
+ * is one more, written through (kt_out_open on a link).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
+
+#include <sys/mman.h>
 
 #include <stddef.h>
 #include <stdint.h>
@@ -20,23 +26,33 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
-/* Write p[0..n) to a new temporary file named in path.  0 or -1. */
-static int
-temp_with(char *path, const uint8_t *p, size_t n)
-{
-	FILE *f;
-	int fd;
+/* The files, made once: NFILES inputs and the output. */
+static int fds[NFILES + 1] = { -1 };
+static char fdpaths[NFILES + 1][64];
 
-	if ((fd = mkstemp(path)) == -1)
-		return -1;
-	if ((f = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		unlink(path);
-		return -1;
+static int
+setup(void)
+{
+	size_t i;
+
+	if (fds[0] != -1)
+		return 0;
+	for (i = 0; i <= NFILES; i++) {
+		if ((fds[i] = memfd_create("kt-fuzz-merge", 0)) == -1)
+			return -1;
+		snprintf(fdpaths[i], sizeof(fdpaths[i]), "/proc/self/fd/%d",
+		    fds[i]);
 	}
-	fwrite(p, 1, n, f);
-	fclose(f);
 	return 0;
+}
+
+/* Replace file i's contents with p[0..n).  0 or -1. */
+static int
+put(size_t i, const uint8_t *p, size_t n)
+{
+	if (ftruncate(fds[i], 0) == -1)
+		return -1;
+	return n == 0 || pwrite(fds[i], p, n, 0) == (ssize_t)n ? 0 : -1;
 }
 
 int
@@ -44,46 +60,35 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum kt_table_form forms[] = { KT_TABLE_TSV,
 	    KT_TABLE_TEXT, KT_TABLE_JSON };
-	char names[NFILES][32], *paths[NFILES];
-	char outpath[] = "/tmp/kt-fuzz-merge-out.XXXXXX";
+	char *paths[NFILES];
 	struct kt_error err;
 	struct kt_table *t;
 	struct kt_out *out;
 	const uint8_t *p = data, *e = data + size, *ff;
 	size_t n = 0, i;
-	int fd;
 
-	if (size > 65536)
+	if (size > 65536 || setup() == -1)
 		return 0;
 	while (n < NFILES) {
 		if ((ff = memchr(p, '\f', (size_t)(e - p))) == NULL ||
 		    n == NFILES - 1)
 			ff = e;
-		snprintf(names[n], sizeof(names[n]),
-		    "/tmp/kt-fuzz-merge.XXXXXX");
-		if (temp_with(names[n], p, (size_t)(ff - p)) == -1)
-			break;
-		paths[n] = names[n];
+		if (put(n, p, (size_t)(ff - p)) == -1)
+			return 0;
+		paths[n] = fdpaths[n];
 		n++;
 		if (ff == e)
 			break;
 		p = ff + 1;
 	}
-	if (n > 0 && (t = kt_bucket_merge(paths, n, &err)) != NULL) {
+	if ((t = kt_bucket_merge(paths, n, &err)) != NULL) {
 		(void)kt_table_rows(t);
-		if ((fd = mkstemp(outpath)) != -1) {
-			close(fd);
-			if ((out = kt_out_open(outpath, -1, &err)) != NULL) {
-				for (i = 0; i < 3; i++)
-					(void)kt_table_write(t, forms[i], 1,
-					    out);
-				kt_out_abort(out);
-			}
-			unlink(outpath);
+		if ((out = kt_out_open(fdpaths[NFILES], -1, &err)) != NULL) {
+			for (i = 0; i < 3; i++)
+				(void)kt_table_write(t, forms[i], 1, out);
+			kt_out_abort(out);
 		}
 		kt_table_free(t);
 	}
-	for (i = 0; i < n; i++)
-		unlink(paths[i]);
 	return 0;
 }

@@ -431,4 +431,31 @@ for f in span.json rb.json; do
 		bad "hostile: --rebase $f: status $rc"
 	fi
 done
+# A regex a user gives that glibc's regcomp would copy out without bound
+# (each '+' doubles its atom: 54 of them took over 2 GB in fuzz/rules.c),
+# or whose repetitions of repetitions take time tenfold each (a?+?+...:
+# 8 of them took 185 s under ASan), or match in exponential time (a
+# back-reference): refused at once with the reason, by the bucket rules,
+# --annotation and layer-track's -a.
+plus=$(printf 'a%.0s' 1; printf '+%.0s' $(seq 54))
+nest=$(printf '(%.0s' $(seq 14); printf a; printf ')*+%.0s' $(seq 14))
+printf 'gemm\t%s\n' "$plus" >huge.rules
+printf 'gemm\t(a*)*\\1\n' >backref.rules
+printf 'gemm\t%s\n' "$nest" >nest.rules
+for c in "kt-bucket --rules huge.rules t.json" \
+    "kt-bucket --rules backref.rules t.json" \
+    "kt-slice-window --annotation $plus s.json" \
+    "kt-slice-window --annotation (x*)*\\1 s.json" \
+    "kt-slice-window --annotation a?+?+?+?+?+?+?+?+ s.json" \
+    "kt-bucket --rules nest.rules t.json" \
+    "kt-layer-track -a $plus -n 2 s.json"; do
+	timeout 20 $VALGRIND $c >out 2>err
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s out ] &&
+	    grep -q 'copies of its parts\|repeats a repetition\|back-references' err; then
+		ok "hostile: refused regex: ${c%% *} ${c#* }" | cut -c1-90
+	else
+		bad "hostile: regex: $c: status $rc: $(head -c 200 err)"
+	fi
+done
 exit 0
