@@ -45,7 +45,7 @@ TOOLS	 = $(O)/build/ktgen $(O)/build/unit $(REPLAYS)
 MAN1	 = $(wildcard man/*.1)
 MAN7	 = $(wildcard man/*.7)
 
-.PHONY: all check check-asan bench demo deps fuzz fuzz-build fuzz-long install uninstall clean lint
+.PHONY: all check check-asan bench demo deps fuzz fuzz-build fuzz-long install uninstall clean lint scans
 
 all: $(BINS) $(TOOLS)
 
@@ -88,9 +88,19 @@ $(O)/build/replay-%: tests/fuzz/%.c tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCO
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCORE) $(PKG_LIBS)
 
+# The filters that hold or write events built again with -DKT_DEBUG_SCANS
+# (in $(O)/build-scans), counting the events they scan: tests/t/scans.sh
+# checks that each input event is scanned once.
+SCAN_FILTERS = normalize slice-window compact-lanes layer-track rank-tag
+scans:
+	@$(MAKE) --no-print-directory O=$(O)/build-scans \
+	    CFLAGS="$(CFLAGS) -DKT_DEBUG_SCANS" LDFLAGS="$(LDFLAGS)" \
+	    $(SCAN_FILTERS:%=$(O)/build-scans/bin/kt-%)
+
 # The whole suite: unit tests, golden cases, conformance on ../shared.
-check: all
-	@KT_BIN=$(abspath $(O)/bin) KT_BUILD=$(abspath $(O)/build) sh tests/run.sh
+check: all scans
+	@KT_BIN=$(abspath $(O)/bin) KT_BUILD=$(abspath $(O)/build) \
+	    KT_SCANS_BIN=$(abspath $(O)/build-scans/bin) sh tests/run.sh
 
 # The same suite built with clang's address and undefined-behaviour
 # sanitizers, in its own output folder.
@@ -187,4 +197,4 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 
 clean:
-	rm -rf $(O)/bin $(O)/build build-asan build-fuzz
+	rm -rf $(O)/bin $(O)/build $(O)/build-scans build-asan build-fuzz
