@@ -49,9 +49,17 @@ enum state { KEEP, DROP, PENDING, UNSURE };
 /* What writing a held event needs of its fields (with --tsv or --clip). */
 #define EMIT_FIELDS	(KT_FCOLUMNS | KT_FBIT(KT_F_TS) | KT_FBIT(KT_F_DUR) | \
 			 KT_FBIT(KT_F_ARGS))
-/* What a counter carried to a start needs, and what feed() reads. */
+/* What a counter carried to a start needs. */
 #define CARRY_FIELDS	(KT_FBIT(KT_F_TS) | KT_FBIT(KT_F_ARGS))
-#define FEED_FIELDS	(EMIT_FIELDS | KT_FBIT(KT_F_ID) | KT_FBIT(KT_F_CORR))
+/*
+ * What feed() reads of an event: the name (steps, annotations, launches),
+ * cat, name and id (a flow's key), pid and tid (a counter's track), the
+ * correlation (launches and their GPU work) and the rank (--rank).
+ */
+#define FEED_FIELDS	(CARRY_FIELDS | KT_FBIT(KT_F_NAME) | \
+			 KT_FBIT(KT_F_CAT) | KT_FBIT(KT_F_ID) | \
+			 KT_FBIT(KT_F_PID) | KT_FBIT(KT_F_TID) | \
+			 KT_FBIT(KT_F_CORR))
 
 static int
 state_of(const struct kt_rec *r)
@@ -1022,7 +1030,8 @@ run(struct sw *sw)
 	int rc, sorted = 1, early = 0, seen_event = 0, meta_first = 0;
 
 	/* Held events are fed later: they keep what feed() reads. */
-	hd = store_new(FEED_FIELDS);
+	hd = store_new(sw->fields | FEED_FIELDS | (sw->o.has_rank ?
+	    KT_FBIT(KT_F_RANK) : 0));
 	while ((rc = kt_reader_next(sw->rd, &ev, &err)) == 1) {
 		uint64_t key = order_key(&ev);
 

@@ -17,7 +17,7 @@
 
 #define REC_NOFIELDS	0x80	/* flags: fields too long to pack */
 #define VAL_LEN_MAX	((1u << 29) - 1)
-#define COMPACT_MIN	(4u << 20)	/* dead bytes before a compaction */
+#define COMPACT_MIN	(1u << 20)	/* dead bytes before a compaction */
 
 /* A field's value packed: offset, then length << 3 | type. */
 struct sval {
