@@ -1497,8 +1497,7 @@ put_moved(struct cl *c, struct kt_writer *w, const struct kt_rec *r,
 }
 
 static void
-keep_retired(struct cl *c, const struct kt_rec *r, const struct kt_event *ev,
-    size_t pos)
+keep_retired(struct cl *c, const struct kt_rec *r, size_t pos)
 {
 	struct retired *x;
 
@@ -1508,8 +1507,8 @@ keep_retired(struct cl *c, const struct kt_rec *r, const struct kt_event *ev,
 	x = &c->rets[c->nrets++];
 	x->position = pos;
 	x->row = r->index;
-	x->len = ev->len;
-	if ((x->text = kt_arena_copy(c->arena, ev->raw, ev->len)) == NULL)
+	x->len = r->len;
+	if ((x->text = kt_arena_copy(c->arena, r->raw, r->len)) == NULL)
 		nomem();
 }
 
@@ -1907,18 +1906,19 @@ write_events(struct cl *c, struct kt_writer *w, const struct order *od)
 		if (rc != 0 || i == c->nrecs)
 			break;
 		r = &c->recs[i];
-		held_event(c, i, &ev);
 		switch (role_of(r)) {
 		case R_RETIRE:
-			keep_retired(c, r, &ev, i);
+			keep_retired(c, r, i);
 			continue;
 		case R_ACT:
 		case R_SCOPE:
 		case R_FLOW:
+			held_event(c, i, &ev);
 			rc = put_moved(c, w, r, &ev, &p, &pb);
 			break;
 		default:
-			rc = kt_writer_event(w, &ev);
+			/* Kept as it is: its bytes. */
+			rc = kt_writer_raw(w, r->raw, r->len, r->index);
 		}
 	}
 	kt_cli_progress_done();

@@ -39,6 +39,7 @@ struct state {
 	struct kt_store		*store;		/* the events held */
 	struct kt_rec		*recs;		/* its records, once read */
 	size_t			 n;
+	uint32_t		*order;		/* their output order, or NULL */
 	const struct kt_intern	*threads;	/* pid/tid: the store's, */
 	struct kt_intern	*own;		/* or (streaming) these */
 	struct kt_buf		 key;
@@ -81,6 +82,13 @@ thread_of(struct state *st, const struct kt_event *ev)
 	return (uint32_t)id;
 }
 
+/* The record at position i of the output order. */
+static size_t
+at(const struct state *st, size_t i)
+{
+	return st->order != NULL ? st->order[i] : i;
+}
+
 /* Keep ev in the store. */
 static void
 hold(struct state *st, const struct kt_event *ev)
@@ -118,7 +126,7 @@ pair_begin_end(struct state *st, size_t n, struct kt_repairs *rep)
 	for (i = 0; i < nt; i++)
 		d[i].last = INT64_MIN;
 	for (i = 0; i < n; i++) {
-		struct kt_rec *r = &st->recs[i];
+		struct kt_rec *r = &st->recs[at(st, i)];
 		struct depth *t = &d[r->thread];
 
 		if (r->flags & KT_EV_TS) {
@@ -194,10 +202,14 @@ write_rec(const struct state *st, struct kt_writer *w, size_t i,
     int64_t shift, const struct opts *o, struct kt_patch *p,
     struct kt_buf *pb, uint64_t *clamped)
 {
+	const struct kt_rec *r = &st->recs[i];
 	struct kt_event ev, pev;
 	char num[96];
 	size_t k;
 
+	/* JSON needs only the bytes. */
+	if (!o->tsv && (!o->rebase || !(r->flags & KT_EV_TS) || shift == 0))
+		return kt_writer_raw(w, r->raw, r->len, r->index);
 	kt_store_view(st->store, i, &ev);
 	if (!o->rebase || !(ev.flags & KT_EV_TS) || shift == 0)
 		return kt_writer_event(w, &ev);
@@ -312,9 +324,9 @@ order_key(const struct kt_rec *r, void *ctx)
 }
 
 /*
- * Put the held events in output order: metadata first, then events
- * without a time, then the rest by time; the sort is stable, so equal
- * times keep the file order.  Then pair B and E in that order: the
+ * The held events' output order: metadata first, then events without a
+ * time, then the rest by time; the sort is stable, so equal times keep
+ * the file order.  Then pair B and E in that order: the
  * dropped Es are tagged, the synthesized Es (closers) sorted by time;
  * write_held() puts each closer before the first event later than it
  * (at the end with --keep-order).
@@ -325,10 +337,9 @@ plan(struct state *st, const struct opts *o, int64_t minkey)
 	struct kt_pair *cp;
 	size_t i, nc;
 
-	if (!o->keep_order && kt_store_sort(st->store, order_key, &minkey) ==
-	    -1)
+	if (!o->keep_order && (st->order = kt_store_order(st->store,
+	    order_key, &minkey)) == NULL)
 		nomem();
-	st->recs = kt_store_recs(st->store, &st->n);
 	pair_begin_end(st, st->n, kt_reader_repairs_mut(st->r));
 	if ((nc = st->nclosers) == 0)
 		return;
@@ -399,11 +410,14 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 	    sizeof(*srcindex))) == NULL)
 		nomem();
 	for (i = k = nout = 0; i <= st->n; i++) {
-		for (; k < st->nclosers && (i == st->n ||
-		    closer_before(st, o, k, &st->recs[i], minkey)); k++)
+		const struct kt_rec *r = i < st->n ? &st->recs[at(st, i)] :
+		    NULL;
+
+		for (; k < st->nclosers && (r == NULL ||
+		    closer_before(st, o, k, r, minkey)); k++)
 			srcindex[nout++] = st->closers[k].index;
-		if (i < st->n && !(st->recs[i].tag & TAG_DROP))
-			srcindex[nout++] = st->recs[i].index;
+		if (r != NULL && !(r->tag & TAG_DROP))
+			srcindex[nout++] = r->index;
 	}
 	for (i = 0; i < nout && identity; i++)
 		identity = srcindex[i] == i;
@@ -415,11 +429,15 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 	free(srcindex);
 	kt_patch_init(&p, NULL);
 	for (i = k = 0; i <= st->n && rc == 0; i++) {
-		for (; rc == 0 && k < st->nclosers && (i == st->n ||
-		    closer_before(st, o, k, &st->recs[i], minkey)); k++)
+		const struct kt_rec *r = i < st->n ? &st->recs[at(st, i)] :
+		    NULL;
+
+		for (; rc == 0 && k < st->nclosers && (r == NULL ||
+		    closer_before(st, o, k, r, minkey)); k++)
 			rc = write_closer(st, w, &st->closers[k], shift);
-		if (rc == 0 && i < st->n && !(st->recs[i].tag & TAG_DROP))
-			rc = write_rec(st, w, i, shift, o, &p, &pb, &clamped);
+		if (rc == 0 && r != NULL && !(r->tag & TAG_DROP))
+			rc = write_rec(st, w, at(st, i), shift, o, &p, &pb,
+			    &clamped);
 	}
 	if (rc == 0)
 		rc = kt_writer_end(w, metas, nm);
@@ -865,6 +883,7 @@ main(int argc, char *argv[])
 	kt_reader_free(r);
 	kt_source_close(src);
 	kt_store_free(st.store);
+	free(st.order);
 	kt_intern_free(st.own);
 	free(st.closers);
 	kt_buf_free(&st.key);

@@ -922,13 +922,18 @@ put(struct rt *rt, struct kt_writer *w, struct input *in,
 	if (in->offset != 0 && (ev->flags & KT_EV_TS))
 		rc |= kt_patch_set(p, KT_F_TS, ts, kt_event_ts_shifted(ev,
 		    in->offset, ts));
-	/* The tagged event's fields (TSV's columns) come from the patch. */
+	/*
+	 * JSON needs the bytes only; TSV the tagged event's fields, which
+	 * come from the patch.
+	 */
 	out->n = 0;
-	if (rc != 0 || kt_patch_apply_event(p, out, &ne) == -1) {
+	if (rc != 0 || (tsv ? kt_patch_apply_event(p, out, &ne) :
+	    kt_patch_apply(p, out)) == -1) {
 		kt_cli_warn("%s: cannot tag an event", in->name);
 		kt_cli_die(NULL);
 	}
-	return kt_writer_event(w, &ne);
+	return tsv ? kt_writer_event(w, &ne) : kt_writer_raw(w, out->p,
+	    out->n, ev->index);
 }
 
 /* Metadata for pids that have no process_name or process_sort_index. */

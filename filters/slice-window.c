@@ -333,6 +333,22 @@ emit(struct sw *sw, struct window *w, const struct kt_store *st, size_t i,
 {
 	struct kt_event ev;
 
+	if (sw->fields == 0 && newts == INT64_MIN) {
+		/* JSON, nothing cut: the bytes are enough. */
+		const struct kt_rec *r = &kt_store_recs((struct kt_store *)st,
+		    NULL)[i];
+
+		ev.raw = r->raw;
+		ev.len = r->len;
+		ev.index = r->index;
+		ev.ts = r->ts;
+		ev.dur = r->dur;
+		ev.flags = r->flags;
+		ev.ph = r->ph;
+		ev.known = 0;
+		emit_ev(sw, w, &ev, newts);
+		return;
+	}
 	kt_store_view(st, i, &ev);
 	emit_ev(sw, w, &ev, newts);
 }
@@ -994,14 +1010,16 @@ static void
 feed_sorted(struct sw *sw, struct kt_store *hd, int sorted)
 {
 	struct kt_event ev;
+	uint32_t *order = NULL;
 	size_t i;
 
-	if (!sorted && kt_store_sort(hd, rec_key, NULL) == -1)
+	if (!sorted && (order = kt_store_order(hd, rec_key, NULL)) == NULL)
 		kt_cli_nomem();
 	for (i = 0; i < kt_store_count(hd) && !all_done(sw); i++) {
-		kt_store_view(hd, i, &ev);
+		kt_store_view(hd, order != NULL ? order[i] : i, &ev);
 		feed(sw, &ev);
 	}
+	free(order);
 }
 
 /*

@@ -883,8 +883,8 @@ int		 kt_file_copy(const char *, uint64_t, uint64_t, struct kt_out *);
  * fields kept are its known ones); kt_store_event() scans the bytes
  * again for the whole event, for a filter step that needs a field not
  * kept.
- * Records move (kt_store_add, kt_store_sort, removals): refer to them by
- * position.  Bytes move only when a removal compacts the store.
+ * Records move (kt_store_add, removals): refer to them by position.
+ * Bytes move only when a removal compacts the store.
  */
 struct kt_rec {
 	const char	*raw;		/* its bytes (NULL: none kept) */
@@ -938,10 +938,11 @@ void		 kt_store_view(const struct kt_store *, size_t,
 int		 kt_store_event(const struct kt_store *, size_t,
 		    struct kt_event *, struct kt_error *);
 /*
- * Sort the records stably by key(rec, ctx) (equal keys keep their
- * order), moving their fields with them.  0, or -1 when out of memory.
+ * The records' positions sorted stably by key(rec, ctx) (equal keys keep
+ * their order): a new array of kt_store_count() entries (free it), or
+ * NULL when out of memory.  The records stay where they are.
  */
-int		 kt_store_sort(struct kt_store *, uint64_t (*)(const
+uint32_t	*kt_store_order(const struct kt_store *, uint64_t (*)(const
 		    struct kt_rec *, void *), void *);
 /* Forget the first n records. */
 void		 kt_store_shift(struct kt_store *, size_t);

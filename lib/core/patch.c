@@ -80,14 +80,24 @@ tag(struct kt_patch *p, int rc, int f, size_t valoff, size_t vallen)
 	return rc;
 }
 
+static int	arg_add(struct kt_patch *, const char *, int, const char *,
+		    size_t);
+
 /* The field an args key names (correlation: KT_F_CORR), or -1. */
 static int
 arg_field(const char *key)
 {
 	int f;
 
+	/* Their first letters: E, c, s, d, b, r (kt's own: _, k). */
+	switch (key[0]) {
+	case 'E': case 'c': case 's': case 'd': case 'b': case 'r':
+		break;
+	default:
+		return -1;
+	}
 	for (f = KT_F_FIRSTARG; f < KT_NFIELDS; f++)
-		if (strcmp(fieldkeys[f], key) == 0)
+		if (fieldkeys[f][0] == key[0] && strcmp(fieldkeys[f], key) == 0)
 			return f;
 	return -1;
 }
@@ -142,12 +152,20 @@ kt_patch_set(struct kt_patch *p, enum kt_field f, const char *text,
 		    (int)f, 0, len);
 	/* The scanner saw every member of args: the key is not there. */
 	if (f >= KT_F_FIRSTARG)
-		return kt_patch_arg_add(p, fieldkeys[f], text, len);
+		return arg_add(p, fieldkeys[f], (int)f, text, len);
 	return insert_member(p, 0, fieldkeys[f], text, len, (int)f);
 }
 
 int
 kt_patch_arg_add(struct kt_patch *p, const char *key, const char *text,
+    size_t len)
+{
+	return arg_add(p, key, arg_field(key), text, len);
+}
+
+/* Add args.key, which is field f (or -1: none). */
+static int
+arg_add(struct kt_patch *p, const char *key, int f, const char *text,
     size_t len)
 {
 	const struct kt_val *args = &p->ev->f[KT_F_ARGS];
@@ -158,7 +176,6 @@ kt_patch_arg_add(struct kt_patch *p, const char *key, const char *text,
 		 * place of a null args).
 		 */
 		struct kt_buf *b = &p->newargs;
-		int f = arg_field(key);
 
 		if ((b->n > 0 && kt_buf_adds(b, ", ") == -1) ||
 		    kt_buf_addc(b, '"') == -1 || kt_buf_adds(b, key) == -1 ||
@@ -173,7 +190,7 @@ kt_patch_arg_add(struct kt_patch *p, const char *key, const char *text,
 	}
 	if (args->type != KT_OBJECT)
 		return -1;
-	return insert_member(p, args->off, key, text, len, arg_field(key));
+	return insert_member(p, args->off, key, text, len, f);
 }
 
 int

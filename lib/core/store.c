@@ -29,6 +29,7 @@ struct kt_store {
 	unsigned	 flags;
 	uint32_t	 mask;		/* fields kept */
 	int		 fld[KT_NFIELDS]; /* their slots, in field order */
+	uint8_t		 list[KT_NFIELDS]; /* the field of each slot */
 	int		 nf;
 	struct kt_rec	*recs;		/* recs[first..first+n) */
 	struct sval	*vals;		/* nf per record, beside recs */
@@ -54,8 +55,13 @@ kt_store_new(unsigned flags, uint32_t fields, struct kt_hold *holder)
 	s->mask = fields & KT_FALL;
 	s->holder = holder;
 	s->lastid = UINT32_MAX;
-	for (f = 0; f < KT_NFIELDS; f++)
-		s->fld[f] = (s->mask & KT_FBIT(f)) ? s->nf++ : -1;
+	for (f = 0; f < KT_NFIELDS; f++) {
+		s->fld[f] = -1;
+		if (s->mask & KT_FBIT(f)) {
+			s->list[s->nf] = (uint8_t)f;
+			s->fld[f] = s->nf++;
+		}
+	}
 	if (((flags & KT_STORE_THREADS) &&
 	    (s->threads = kt_intern_new()) == NULL) ||
 	    (!(flags & KT_STORE_NOBYTES) && holder == NULL &&
@@ -166,14 +172,11 @@ thread_id(struct kt_store *s, const struct kt_event *ev, uint32_t *id)
 static int
 pack(const struct kt_store *s, const struct kt_event *ev, struct sval *v)
 {
-	int f;
+	int k;
 
-	for (f = 0; f < KT_NFIELDS; f++) {
-		const struct kt_val *x = &ev->f[f];
-		int k = s->fld[f];
+	for (k = 0; k < s->nf; k++) {
+		const struct kt_val *x = &ev->f[s->list[k]];
 
-		if (k < 0)
-			continue;
 		if (x->len > VAL_LEN_MAX)
 			return -1;
 		v[k].off = x->off;
@@ -187,7 +190,6 @@ static int
 fill(struct kt_store *s, struct kt_rec *r, struct sval *v, const char *raw,
     const struct kt_event *ev, struct kt_error *err)
 {
-	memset(r, 0, sizeof(*r));
 	r->raw = raw;
 	r->len = (uint32_t)ev->len;
 	r->index = ev->index;
@@ -196,6 +198,8 @@ fill(struct kt_store *s, struct kt_rec *r, struct sval *v, const char *raw,
 	r->flags = (uint8_t)(ev->flags & ~(unsigned)REC_NOFIELDS);
 	r->kind = (uint8_t)ev->kind;
 	r->ph = ev->ph;
+	r->aux = 0;
+	r->tag = 0;
 	r->thread = UINT32_MAX;
 	if (s->threads != NULL && thread_id(s, ev, &r->thread) == -1) {
 		kt_error_set(err, NULL, 0, 0, "out of memory");
@@ -258,6 +262,10 @@ kt_store_add(struct kt_store *s, const struct kt_reader *rd,
 
 	if (ev->len > UINT32_MAX) {
 		kt_error_set(err, NULL, 0, 0, "an event of over 4 GB");
+		return NULL;
+	}
+	if (s->n >= UINT32_MAX) {
+		kt_error_set(err, NULL, 0, 0, "more than 2^32 events");
 		return NULL;
 	}
 	if (room(s) == -1) {
@@ -355,9 +363,8 @@ kt_store_view(const struct kt_store *s, size_t i, struct kt_event *ev)
 {
 	const struct kt_rec *r = &s->recs[s->first + i];
 	const struct sval *v = s->vals + (s->first + i) * (size_t)s->nf;
-	int f, fl;
+	int k, fl;
 
-	memset(ev, 0, sizeof(*ev));
 	ev->raw = r->raw;
 	ev->len = r->len;
 	ev->index = r->index;
@@ -366,17 +373,18 @@ kt_store_view(const struct kt_store *s, size_t i, struct kt_event *ev)
 	ev->flags = r->flags & ~(unsigned)REC_NOFIELDS;
 	ev->kind = (enum kt_kind)r->kind;
 	ev->ph = r->ph;
+	ev->ts_decimals = ev->dur_decimals = 0;
+	ev->known = 0;
+	memset(ev->f, 0, sizeof(ev->f));
 	if (r->flags & REC_NOFIELDS)
 		return;		/* none known */
 	ev->known = s->mask;
-	for (f = 0; f < KT_NFIELDS; f++) {
-		int k = s->fld[f];
+	for (k = 0; k < s->nf; k++) {
+		struct kt_val *x = &ev->f[s->list[k]];
 
-		if (k < 0)
-			continue;
-		ev->f[f].off = v[k].off;
-		ev->f[f].len = v[k].lt >> 3;
-		ev->f[f].type = (uint8_t)(v[k].lt & 7);
+		x->off = v[k].off;
+		x->len = v[k].lt >> 3;
+		x->type = (uint8_t)(v[k].lt & 7);
 	}
 	/* The fraction digits a patch of the times keeps. */
 	if (ev->f[KT_F_TS].type == KT_NUMBER && r->raw != NULL)
@@ -415,59 +423,35 @@ kt_store_event(const struct kt_store *s, size_t i, struct kt_event *ev,
 /* ------------------------------------------------------------------ */
 /* Order and removal. */
 
-int
-kt_store_sort(struct kt_store *s, uint64_t (*key)(const struct kt_rec *,
-    void *), void *ctx)
+uint32_t *
+kt_store_order(const struct kt_store *s, uint64_t (*key)(const struct
+    kt_rec *, void *), void *ctx)
 {
+	const struct kt_rec *recs = s->recs + s->first;
 	struct kt_pair *p;
-	struct kt_rec *recs = s->recs + s->first, tr;
-	struct sval *vals = s->vals + s->first * (size_t)s->nf, tv[KT_NFIELDS];
-	size_t i, j, n = s->n, nf = (size_t)s->nf;
+	uint32_t *o;
+	size_t i, n = s->n;
 	int sorted = 1;
 
-	if (n < 2)
-		return 0;
-	if ((p = malloc(n * sizeof(*p))) == NULL)
-		return -1;
+	if ((p = malloc((n ? n : 1) * sizeof(*p))) == NULL)
+		return NULL;
 	for (i = 0; i < n; i++) {
 		p[i].key = key(&recs[i], ctx);
 		p[i].val = i;
 		if (i > 0 && p[i].key < p[i - 1].key)
 			sorted = 0;
 	}
-	if (sorted) {
+	if (!sorted && kt_sort_pairs(p, n) == -1) {
 		free(p);
-		return 0;
+		return NULL;
 	}
-	if (kt_sort_pairs(p, n) == -1) {
-		free(p);
-		return -1;
-	}
-	/* Apply the permutation in place: position i takes p[i].val. */
-	for (i = 0; i < n; i++) {
-		size_t k;
-
-		if (p[i].val == i)
-			continue;
-		tr = recs[i];
-		if (nf > 0)
-			memcpy(tv, vals + i * nf, nf * sizeof(*vals));
-		j = i;
-		while ((k = (size_t)p[j].val) != i) {
-			recs[j] = recs[k];
-			if (nf > 0)
-				memcpy(vals + j * nf, vals + k * nf,
-				    nf * sizeof(*vals));
-			p[j].val = j;
-			j = k;
-		}
-		recs[j] = tr;
-		if (nf > 0)
-			memcpy(vals + j * nf, tv, nf * sizeof(*vals));
-		p[j].val = j;
-	}
-	free(p);
-	return 0;
+	/* The positions, in the pairs' memory, then that made smaller. */
+	o = (uint32_t *)(void *)p;
+	for (i = 0; i < n; i++)
+		o[i] = (uint32_t)p[i].val;
+	if ((o = realloc(p, (n ? n : 1) * sizeof(*o))) == NULL)
+		o = (uint32_t *)(void *)p;
+	return o;
 }
 
 void
