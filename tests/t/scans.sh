@@ -61,9 +61,9 @@ expect() {
 	fi
 }
 
-# The TSV rows of out that are events (not the header or trace rows).
+# The TSV rows of out that are events (not the header, trace or end rows).
 rows() {
-	awk -F'\t' 'NR > 1 && $2 != "trace"' out | wc -l | tr -d ' '
+	awk -F'\t' 'NR > 1 && $2 != "trace" && $2 != "end"' out | wc -l | tr -d ' '
 }
 
 for a in "--keep-order" "" "--rebase" "--check"; do
