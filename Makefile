@@ -46,7 +46,7 @@ MAN1	 = $(wildcard man/*.1)
 MAN7	 = $(wildcard man/*.7)
 
 .PHONY: all check check-asan bench demo deps fuzz fuzz-build fuzz-long fuzz-seeds \
-	fuzz-afl afl-build install uninstall clean lint
+	fuzz-afl afl-build install uninstall clean lint scans
 
 all: $(BINS) $(TOOLS)
 
@@ -95,9 +95,19 @@ $(O)/build/afl-launch: tests/fuzz/afl/launch.c
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CFLAGS) $(LDFLAGS) -o $@ tests/fuzz/afl/launch.c
 
+# The filters that hold or write events built again with -DKT_DEBUG_SCANS
+# (in $(O)/build-scans), counting the events they scan: tests/t/scans.sh
+# checks that each input event is scanned once.
+SCAN_FILTERS = normalize slice-window compact-lanes layer-track rank-tag
+scans:
+	@$(MAKE) --no-print-directory O=$(O)/build-scans \
+	    CFLAGS="$(CFLAGS) -DKT_DEBUG_SCANS" LDFLAGS="$(LDFLAGS)" \
+	    $(SCAN_FILTERS:%=$(O)/build-scans/bin/kt-%)
+
 # The whole suite: unit tests, golden cases, conformance on ../shared.
-check: all
-	@KT_BIN=$(abspath $(O)/bin) KT_BUILD=$(abspath $(O)/build) sh tests/run.sh
+check: all scans
+	@KT_BIN=$(abspath $(O)/bin) KT_BUILD=$(abspath $(O)/build) \
+	    KT_SCANS_BIN=$(abspath $(O)/build-scans/bin) sh tests/run.sh
 
 # The same suite built with clang's address and undefined-behaviour
 # sanitizers, in its own output folder.
@@ -244,4 +254,4 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(MAN7)))
 
 clean:
-	rm -rf $(O)/bin $(O)/build build-asan build-fuzz build-afl
+	rm -rf $(O)/bin $(O)/build $(O)/build-scans build-asan build-fuzz build-afl

@@ -54,30 +54,54 @@ enum tclass { TC_STREAM = 0, TC_LANE, TC_GUIDE };
 static const char *const grpnames[G_N] = { "compute", "communication",
     "copies" };
 
-/* What is known of each event, in input order. */
-struct rec {
-	uint64_t	 index;		/* its row number */
-	int64_t		 ts;
-	int64_t		 dur;
-	uint32_t	 thread;	/* interned pid/tid */
-	uint32_t	 aux;		/* ACT, SCOPE: item; FLOW: act's rec */
-	uint8_t		 kind;
-	char		 ph;
-	uint8_t		 role;
-	uint8_t		 mk;		/* enum mkind */
-	uint8_t		 grp;
-	uint8_t		 bp_e;
-	uint8_t		 hasts;
-};
+/*
+ * The events are held in a store (lib/core/store.c), in input order,
+ * with the offsets of their pid, tid and args (what moving one needs).
+ * A record's aux is an ACT or SCOPE's item, a FLOW's activity record;
+ * its tag holds the role (bits 0-2), the kind of metadata of an M event
+ * or the group of an X event (bits 3-5) and a flow's "bp": "e" (bit 6).
+ */
+#define TAG_ROLE	0x07
+#define TAG_SUB		0x38
+#define TAG_SUB_SHIFT	3
+#define TAG_BP_E	0x40
 
-/* An event's bytes, and where its pid, tid and args are in them. */
-struct held {
-	const char	*raw;
-	struct kt_val	 pid;
-	struct kt_val	 tid;
-	struct kt_val	 args;
-	uint32_t	 len;
-};
+static int
+role_of(const struct kt_rec *r)
+{
+	return r->tag & TAG_ROLE;
+}
+
+static void
+set_role(struct kt_rec *r, int role)
+{
+	r->tag = (uint8_t)((r->tag & ~TAG_ROLE) | role);
+}
+
+/* The kind of metadata of an M event (enum mkind). */
+static int
+mk_of(const struct kt_rec *r)
+{
+	return r->ph == 'M' ? (r->tag & TAG_SUB) >> TAG_SUB_SHIFT : MK_NONE;
+}
+
+/* The lane group of an X event (enum grp). */
+static int
+grp_of(const struct kt_rec *r)
+{
+	return r->ph == 'X' ? (r->tag & TAG_SUB) >> TAG_SUB_SHIFT : G_COMPUTE;
+}
+
+static void
+set_sub(struct kt_rec *r, int v)
+{
+	r->tag = (uint8_t)((r->tag & ~TAG_SUB) | v << TAG_SUB_SHIFT);
+}
+
+/* Has the record a valid ts; its duration (0 when none or negative). */
+#define HAS_TS(r)	(((r)->flags & KT_EV_TS) != 0)
+#define DUR_OF(r)	(((r)->flags & KT_EV_DUR) && (r)->dur > 0 ? \
+			    (r)->dur : 0)
 
 /* An activity or a scope to place. */
 struct item {
@@ -172,16 +196,16 @@ struct cl {
 	struct kt_reader *rd;
 	struct kt_hold	*holder;	/* the input's events (lib/hold.c) */
 	struct kt_arena	*arena;
-	struct kt_intern *threads;	/* pid/tid keys */
+	struct kt_store	*store;		/* the events, in input order */
+	const struct kt_intern *threads; /* its pid/tid keys */
 	struct kt_intern *pids;
 	struct kt_rules	*rules;		/* the library's buckets (--group) */
 	struct kt_intern *names;	/* the names grouped, */
 	uint8_t		*namegrp;	/* and their groups */
 	size_t		 nnamegrp;
 	struct kt_buf	 uname;		/* a name, unescaped */
-	struct rec	*recs;		/* per event, in input order */
-	struct held	*helds;
-	size_t		 nrecs, caprecs;
+	struct kt_rec	*recs;		/* the store's records */
+	size_t		 nrecs;
 	struct item	*acts, *scopes;
 	size_t		 nacts, capacts, nscopes, capscopes;
 	struct thr	*thrs;
@@ -193,8 +217,6 @@ struct cl {
 	uint32_t	*devacts;	/* the devices' activities, by device */
 	int		 already;	/* the input is a compact view */
 	char		 sha[65];
-	struct kt_buf	 tkey, tlast;	/* thread_of(c): the last key, */
-	uint32_t	 tlastid;	/* and its id */
 	uint32_t	 lastx;		/* hold(c): the last X event */
 	struct kt_buf	 added;		/* the events added, one a line */
 	size_t		 nadded;
@@ -336,43 +358,28 @@ pidi_at(struct cl *c, uint32_t id)
 	return &c->pidis[id];
 }
 
-/* The thread id of ev, interned with its pid; the last one is cached. */
-static uint32_t
-thread_of(struct cl *c, const struct kt_event *ev)
+/* A thread the store interned: its entry, its pid interned. */
+static void
+new_thread(struct cl *c, uint32_t id)
 {
-	struct kt_buf *key = &c->tkey, *last = &c->tlast;
-	int64_t id;
-	const char *tab;
+	const char *key, *tab;
+	size_t kn;
+	int64_t p;
 
-	key->n = 0;
-	if (kt_event_thread_key(ev, key) == -1)
+	if (id < c->nthrs)
+		return;
+	if ((c->thrs = realloc(c->thrs, (c->nthrs + 1) *
+	    sizeof(*c->thrs))) == NULL)
 		nomem();
-	if (c->tlastid != NONE && key->n == last->n && memcmp(key->p,
-	    last->p, key->n) == 0)
-		return c->tlastid;
-	if ((id = kt_intern_put(c->threads, key->p, key->n)) == -1)
+	memset(&c->thrs[c->nthrs], 0, sizeof(*c->thrs));
+	c->thrs[c->nthrs].name_rec = NONE;
+	key = kt_intern_get(c->threads, id, &kn);
+	tab = memchr(key, '\t', kn);
+	if ((p = kt_intern_put(c->pids, key, (size_t)(tab - key))) == -1)
 		nomem();
-	if ((size_t)id == c->nthrs) {
-		int64_t p;
-
-		if ((c->thrs = realloc(c->thrs, (c->nthrs + 1) *
-		    sizeof(*c->thrs))) == NULL)
-			nomem();
-		memset(&c->thrs[c->nthrs], 0, sizeof(*c->thrs));
-		c->thrs[c->nthrs].name_rec = NONE;
-		tab = memchr(key->p, '\t', key->n);
-		if ((p = kt_intern_put(c->pids, key->p,
-		    (size_t)(tab - key->p))) == -1)
-			nomem();
-		c->thrs[c->nthrs].pid = (uint32_t)p;
-		pidi_at(c, (uint32_t)p);
-		c->nthrs++;
-	}
-	last->n = 0;
-	if (kt_buf_add(last, key->p, key->n) == -1)
-		nomem();
-	c->tlastid = (uint32_t)id;
-	return c->tlastid;
+	c->thrs[c->nthrs].pid = (uint32_t)p;
+	pidi_at(c, (uint32_t)p);
+	c->nthrs++;
 }
 
 /* The raw text of args.name of a metadata event, or NULL. */
@@ -390,7 +397,7 @@ meta_name(const struct kt_event *ev, size_t *n)
 
 /* What a metadata event says about its thread or process. */
 static void
-note_meta(struct cl *c, struct rec *r, const struct kt_event *ev)
+note_meta(struct cl *c, struct kt_rec *r, const struct kt_event *ev)
 {
 	struct thr *t = &c->thrs[r->thread];
 	struct pidi *p = &c->pidis[t->pid];
@@ -398,7 +405,7 @@ note_meta(struct cl *c, struct rec *r, const struct kt_event *ev)
 	size_t n;
 
 	if (kt_event_field_is(ev, KT_F_NAME, "thread_name")) {
-		r->mk = MK_THREAD_NAME;
+		set_sub(r, MK_THREAD_NAME);
 		if ((s = meta_name(ev, &n)) == NULL)
 			return;
 		if (t->name_rec == NONE) {
@@ -415,16 +422,16 @@ note_meta(struct cl *c, struct rec *r, const struct kt_event *ev)
 			p->compact = 1;
 		}
 	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index"))
-		r->mk = MK_THREAD_SORT;
+		set_sub(r, MK_THREAD_SORT);
 	else if (kt_event_field_is(ev, KT_F_NAME, "process_name")) {
-		r->mk = MK_PROC_NAME;
+		set_sub(r, MK_PROC_NAME);
 		if ((s = meta_name(ev, &n)) != NULL &&
 		    str_prefix(s, n, "GPU scopes"))
 			p->compact = 1;
 	} else if (kt_event_field_is(ev, KT_F_NAME, "process_sort_index")) {
 		struct kt_val v;
 
-		r->mk = MK_PROC_SORT;
+		set_sub(r, MK_PROC_SORT);
 		if (ev->f[KT_F_ARGS].type == KT_OBJECT && kt_event_find(ev,
 		    &ev->f[KT_F_ARGS], "sort_index", &v) == 0) {
 			struct kt_event t2 = *ev;
@@ -461,7 +468,7 @@ stream_row(struct cl *c, const struct thr *t)
 
 /* What an X event says about its thread and pid (record r). */
 static void
-note_x(struct cl *c, struct rec *r, const struct kt_event *ev)
+note_x(struct cl *c, struct kt_rec *r, const struct kt_event *ev)
 {
 	struct thr *t = &c->thrs[r->thread];
 	struct pidi *p = &c->pidis[t->pid];
@@ -490,56 +497,26 @@ note_x(struct cl *c, struct rec *r, const struct kt_event *ev)
 	}
 	/* Only GPU activities are placed on lanes. */
 	if (c->o.group && !cpu_kind(kind) && kind != KT_GPU_USER_ANNOTATION)
-		r->grp = (uint8_t)group_of(c, ev, kind);
-}
-
-/* A new record for ev, its bytes held. */
-static struct rec *
-new_rec(struct cl *c, const struct kt_event *ev)
-{
-	struct held *h;
-	struct rec *r;
-	struct kt_error err;
-
-	if (c->nrecs == c->caprecs) {
-		c->caprecs = c->caprecs ? c->caprecs * 2 : 65536;
-		if ((c->recs = realloc(c->recs, c->caprecs *
-		    sizeof(*c->recs))) == NULL ||
-		    (c->helds = realloc(c->helds, c->caprecs *
-		    sizeof(*c->helds))) == NULL)
-			nomem();
-	}
-	if (ev->len > UINT32_MAX) {
-		kt_cli_warn("%s: an event of over 4 GB", c->inname);
-		kt_cli_die(NULL);
-	}
-	h = &c->helds[c->nrecs];
-	r = &c->recs[c->nrecs++];
-	memset(r, 0, sizeof(*r));
-	if ((h->raw = kt_hold_event(c->holder, c->rd, ev, &err)) == NULL)
-		kt_cli_die(&err);
-	h->len = (uint32_t)ev->len;
-	h->pid = ev->f[KT_F_PID];
-	h->tid = ev->f[KT_F_TID];
-	h->args = ev->f[KT_F_ARGS];
-	return r;
+		set_sub(r, group_of(c, ev, kind));
 }
 
 /* Keep ev. */
 static void
 hold(struct cl *c, const struct kt_event *ev)
 {
-	struct rec *r = new_rec(c, ev);
+	struct kt_rec *r;
+	struct kt_error err;
 	int kind = ev->kind;
 
-	r->index = ev->index;
-	r->ph = ev->ph;
-	r->hasts = (ev->flags & KT_EV_TS) != 0;
-	r->ts = ev->ts;
-	r->dur = (ev->flags & KT_EV_DUR) && ev->dur > 0 ? ev->dur : 0;
-	r->kind = (uint8_t)kind;
+	if (ev->len > UINT32_MAX) {
+		kt_cli_warn("%s: an event of over 4 GB", c->inname);
+		kt_cli_die(NULL);
+	}
+	if ((r = kt_store_add(c->store, c->rd, ev, &err)) == NULL)
+		kt_cli_die(&err);
+	c->recs = kt_store_recs(c->store, &c->nrecs);
 	r->aux = NONE;
-	r->thread = thread_of(c, ev);
+	new_thread(c, r->thread);
 	/* A compact view's own marks: the first member of args. */
 	if (ev->f[KT_F_ARGS].type == KT_OBJECT && ev->f[KT_F_ARGS].len > 16 &&
 	    memcmp(ev->raw + ev->f[KT_F_ARGS].off, "{\"_compact_gpu_", 15) ==
@@ -555,11 +532,12 @@ hold(struct cl *c, const struct kt_event *ev)
 		break;
 	default:
 		if (kind == KT_FLOW) {
-			r->bp_e = kt_event_field_is(ev, KT_F_BP, "e");
+			if (kt_event_field_is(ev, KT_F_BP, "e"))
+				r->tag |= TAG_BP_E;
 			/* Kineto writes a flow end right after its kernel. */
 			if (c->lastx != NONE &&
 			    c->recs[c->lastx].thread == r->thread &&
-			    r->hasts && c->recs[c->lastx].hasts &&
+			    HAS_TS(r) && HAS_TS(&c->recs[c->lastx]) &&
 			    c->recs[c->lastx].ts == r->ts)
 				r->aux = c->lastx;
 		}
@@ -900,7 +878,7 @@ add_item(struct cl *c, struct item **v, size_t *n, size_t *cap, uint32_t rec)
 	}
 	x = &(*v)[(*n)++];
 	x->ts = c->recs[rec].ts;
-	x->end = c->recs[rec].ts + c->recs[rec].dur;
+	x->end = c->recs[rec].ts + DUR_OF(&c->recs[rec]);
 	x->rec = rec;
 	x->lane = 0;
 	x->unit = 0;
@@ -944,20 +922,20 @@ select_items(struct cl *c)
 	size_t i;
 
 	for (i = 0; i < c->nrecs; i++) {
-		struct rec *r = &c->recs[i];
+		struct kt_rec *r = &c->recs[i];
 		struct thr *t = &c->thrs[r->thread];
 
-		if (r->ph != 'X' || !r->hasts || !stream_row(c, t) ||
+		if (r->ph != 'X' || !HAS_TS(r) || !stream_row(c, t) ||
 		    cpu_kind(r->kind))
 			continue;
 		dev_of(c, t->pid);
 		if (r->kind == KT_GPU_USER_ANNOTATION) {
-			r->role = R_SCOPE;
+			set_role(r, R_SCOPE);
 			r->aux = (uint32_t)c->nscopes;
 			add_item(c, &c->scopes, &c->nscopes, &c->capscopes,
 			    (uint32_t)i);
 		} else {
-			r->role = R_ACT;
+			set_role(r, R_ACT);
 			r->aux = (uint32_t)c->nacts;
 			t->nacts++;
 			add_item(c, &c->acts, &c->nacts, &c->capacts,
@@ -1037,7 +1015,7 @@ place_dev(struct cl *c, struct dev *d, uint32_t *byg)
 		for (j = n = 0; j < d->nacts; j++) {
 			uint32_t a = d->acts[j];
 
-			if (c->recs[c->acts[a].rec].grp == g)
+			if (grp_of(&c->recs[c->acts[a].rec]) == g)
 				byg[n++] = a;
 		}
 		d->gbase[g] = total;
@@ -1173,7 +1151,7 @@ bind_flows(struct cl *c)
 	int bad = 0;
 
 	for (i = 0; i < c->nrecs; i++) {
-		struct rec *r = &c->recs[i];
+		struct kt_rec *r = &c->recs[i];
 		struct thr *t = &c->thrs[r->thread];
 		struct pidi *p = &c->pidis[t->pid];
 		size_t lo, hi;
@@ -1183,11 +1161,11 @@ bind_flows(struct cl *c)
 		if (r->kind != KT_FLOW || p->dev == NONE || !stream_row(c, t) ||
 		    t->nacts == 0)
 			continue;
-		if (r->aux != NONE && c->recs[r->aux].role == R_ACT) {
-			r->role = R_FLOW;
+		if (r->aux != NONE && role_of(&c->recs[r->aux]) == R_ACT) {
+			set_role(r, R_FLOW);
 			continue;
 		}
-		if (!r->hasts)
+		if (!HAS_TS(r))
 			goto unbound;
 		if (byt == NULL) {
 			if ((byt = malloc((c->nacts + 1) * sizeof(*byt))) ==
@@ -1211,7 +1189,7 @@ bind_flows(struct cl *c)
 			else
 				hi = mid;
 		}
-		if (r->ph == 'f' && !r->bp_e) {
+		if (r->ph == 'f' && !(r->tag & TAG_BP_E)) {
 			/* The next slice that begins at or after ts. */
 			size_t k = lo;
 
@@ -1254,7 +1232,7 @@ bind_flows(struct cl *c)
 		}
 		if (a != NONE) {
 			r->aux = c->acts[a].rec;
-			r->role = R_FLOW;
+			set_role(r, R_FLOW);
 			continue;
 		}
 unbound:
@@ -1264,7 +1242,7 @@ unbound:
 			const char *ts = tid_text(c, r->thread, &tn);
 			char when[40] = "?";
 
-			if (r->hasts)
+			if (HAS_TS(r))
 				kt_time_format(r->ts, 0, when);
 			kt_cli_warn("%s: flow:%llu (ph '%c') at ts %s on pid "
 			    "%.*s tid %.*s belongs to no GPU activity of its "
@@ -1291,11 +1269,11 @@ retire(struct cl *c)
 	uint64_t n = 0;
 
 	for (i = 0; i < c->nrecs; i++) {
-		struct rec *r = &c->recs[i];
+		struct kt_rec *r = &c->recs[i];
 
 		if (r->ph == 'M')
 			continue;
-		if (r->role == R_KEEP)
+		if (role_of(r) == R_KEEP)
 			c->thrs[r->thread].kept++;
 		else
 			c->thrs[r->thread].moved++;
@@ -1306,14 +1284,14 @@ retire(struct cl *c)
 			c->devs[c->pidis[c->thrs[i].pid].dev].retired_rows++;
 		}
 	for (i = 0; i < c->nrecs; i++) {
-		struct rec *r = &c->recs[i];
+		struct kt_rec *r = &c->recs[i];
 
-		if ((r->mk == MK_THREAD_NAME || r->mk == MK_THREAD_SORT) &&
+		if ((mk_of(r) == MK_THREAD_NAME || mk_of(r) == MK_THREAD_SORT) &&
 		    c->thrs[r->thread].retired) {
-			r->role = R_RETIRE;
+			set_role(r, R_RETIRE);
 			n++;
 		}
-		if (r->role == R_FLOW)
+		if (role_of(r) == R_FLOW)
 			c->devs[dev_index(c, i)].moved_flows++;
 	}
 	return n;
@@ -1477,29 +1455,20 @@ track_text(const struct kt_event *ev, uint64_t index, char *buf)
 /*
  * Held event i as an event with the fields patching needs: its bytes,
  * row number, and its pid, tid and args as the reader saw them (a
- * string pid stays a string).
+ * string pid stays a string), without scanning it again.
  */
 static void
 held_event(struct cl *c, size_t i, struct kt_event *ev)
 {
-	const struct held *h = &c->helds[i];
-
-	memset(ev, 0, sizeof(*ev));
-	ev->raw = h->raw;
-	ev->len = h->len;
-	ev->index = c->recs[i].index;
-	ev->f[KT_F_PID] = h->pid;
-	ev->f[KT_F_TID] = h->tid;
-	ev->f[KT_F_ARGS] = h->args;
+	kt_store_view(c->store, i, ev);
 }
 
 /* Write moved event ev (record r) on its lane or scope row. */
 static int
-put_moved(struct cl *c, struct kt_writer *w, const struct rec *r,
+put_moved(struct cl *c, struct kt_writer *w, const struct kt_rec *r,
     const struct kt_event *ev, struct kt_patch *p, struct kt_buf *out)
 {
-	struct kt_event ne;
-	const struct rec *a = r->role == R_FLOW ? &c->recs[r->aux] : r;
+	const struct kt_rec *a = role_of(r) == R_FLOW ? &c->recs[r->aux] : r;
 	const struct dev *d = &c->devs[c->pidis[c->thrs[r->thread].pid].dev];
 	char track[1200], tid[32];
 	size_t tn, kn;
@@ -1512,7 +1481,7 @@ put_moved(struct cl *c, struct kt_writer *w, const struct rec *r,
 	}
 	kt_patch_reset(p, ev);
 	kn = track_text(ev, r->index, track);
-	if (a->role == R_SCOPE) {
+	if (role_of(a) == R_SCOPE) {
 		tn = kt_int_format(c->scopes[a->aux].lane + 1, tid);
 		rc |= kt_patch_set(p, KT_F_PID, d->scope_pid,
 		    strlen(d->scope_pid));
@@ -1527,16 +1496,11 @@ put_moved(struct cl *c, struct kt_writer *w, const struct rec *r,
 		    (unsigned long long)r->index);
 		kt_cli_die(NULL);
 	}
-	memset(&ne, 0, sizeof(ne));
-	ne.raw = out->p;
-	ne.len = out->n;
-	ne.index = r->index;
-	return kt_writer_event(w, &ne);
+	return kt_writer_raw(w, out->p, out->n, r->index);
 }
 
 static void
-keep_retired(struct cl *c, const struct rec *r, const struct kt_event *ev,
-    size_t pos)
+keep_retired(struct cl *c, const struct kt_rec *r, size_t pos)
 {
 	struct retired *x;
 
@@ -1546,8 +1510,8 @@ keep_retired(struct cl *c, const struct rec *r, const struct kt_event *ev,
 	x = &c->rets[c->nrets++];
 	x->position = pos;
 	x->row = r->index;
-	x->len = ev->len;
-	if ((x->text = kt_arena_copy(c->arena, ev->raw, ev->len)) == NULL)
+	x->len = r->len;
+	if ((x->text = kt_arena_copy(c->arena, r->raw, r->len)) == NULL)
 		nomem();
 }
 
@@ -1580,7 +1544,7 @@ added_at(struct cl *c)
 	size_t i;
 
 	for (i = 0; i < c->nrecs; i++)
-		if (c->recs[i].role == R_RETIRE)
+		if (role_of(&c->recs[i]) == R_RETIRE)
 			return i;
 	for (i = 0; i < c->nrecs; i++)
 		if (c->recs[i].ph == 'M')
@@ -1611,13 +1575,13 @@ report_json(struct cl *c, uint64_t nretired, uint64_t nout, const char *outname)
 	int applied;
 
 	for (i = 0; i < c->nrecs; i++) {
-		const struct rec *r = &c->recs[i];
+		const struct kt_rec *r = &c->recs[i];
 
-		if (r->role == R_ACT)
+		if (role_of(r) == R_ACT)
 			moved++;
-		else if (r->role == R_FLOW)
+		else if (role_of(r) == R_FLOW)
 			flows++;
-		else if (r->role == R_SCOPE)
+		else if (role_of(r) == R_SCOPE)
 			nsc++;
 	}
 	for (i = 0; i < c->nrets; i++) {
@@ -1910,7 +1874,7 @@ row_order(struct cl *c, struct order *od)
 				od->rows[od->n++] = od->next + j;
 		if (i == c->nrecs)
 			break;
-		if (c->recs[i].role != R_RETIRE)
+		if (role_of(&c->recs[i]) != R_RETIRE)
 			od->rows[od->n++] = c->recs[i].index;
 	}
 	od->identity = 1;
@@ -1937,7 +1901,7 @@ write_events(struct cl *c, struct kt_writer *w, const struct order *od)
 
 	kt_patch_init(&p, NULL);
 	for (i = 0; rc == 0; i++) {
-		const struct rec *r;
+		const struct kt_rec *r;
 		struct kt_event ev;
 
 		if (i == od->at && c->nadded > 0)
@@ -1945,18 +1909,19 @@ write_events(struct cl *c, struct kt_writer *w, const struct order *od)
 		if (rc != 0 || i == c->nrecs)
 			break;
 		r = &c->recs[i];
-		held_event(c, i, &ev);
-		switch (r->role) {
+		switch (role_of(r)) {
 		case R_RETIRE:
-			keep_retired(c, r, &ev, i);
+			keep_retired(c, r, i);
 			continue;
 		case R_ACT:
 		case R_SCOPE:
 		case R_FLOW:
+			held_event(c, i, &ev);
 			rc = put_moved(c, w, r, &ev, &p, &pb);
 			break;
 		default:
-			rc = kt_writer_event(w, &ev);
+			/* Kept as it is: its bytes. */
+			rc = kt_writer_raw(w, r->raw, r->len, r->index);
 		}
 	}
 	kt_cli_progress_done();
@@ -2112,16 +2077,14 @@ unpatch(const struct kt_event *ev, struct kt_patch *p, struct kt_patch *q,
 		rc = kt_patch_remove(p, KT_F_ARGS);
 	rc |= kt_patch_set(p, KT_F_PID, raw + pv.off, pv.len);
 	rc |= kt_patch_set(p, KT_F_TID, raw + iv.off, iv.len);
+	/* The source event, its fields located from the patch. */
 	out->n = 0;
-	if (rc != 0 || kt_patch_apply(p, out) == -1) {
+	if (rc != 0 || kt_patch_apply_event(p, out, &src) == -1) {
 		if (out->err)
 			nomem();
 		return -1;
 	}
 	/* The proof: moving it again gives the compact view's bytes. */
-	memset(&src, 0, sizeof(src));
-	if (kt_event_scan(out->p, out->n, &src, NULL) == -1)
-		return -1;
 	kt_patch_reset(q, &src);
 	chk->n = 0;
 	if (kt_patch_set(q, KT_F_PID, raw + ev->f[KT_F_PID].off,
@@ -2150,14 +2113,17 @@ marked(const struct kt_event *ev, const char *key)
 }
 
 /*
- * Are held event h's args longer than min bytes, and do they begin with
+ * Are held event ev's args longer than min bytes, and do they begin with
  * text s (n bytes)?
  */
 static int
-held_args_begin(const struct held *h, size_t min, const char *s, size_t n)
+held_args_begin(const struct kt_event *ev, size_t min, const char *s,
+    size_t n)
 {
-	return h->args.type == KT_OBJECT && h->args.len > min &&
-	    memcmp(h->raw + h->args.off, s, n) == 0;
+	const struct kt_val *a = &ev->f[KT_F_ARGS];
+
+	return a->type == KT_OBJECT && a->len > min &&
+	    memcmp(ev->raw + a->off, s, n) == 0;
 }
 
 /*
@@ -2270,8 +2236,10 @@ source_rows(struct cl *c, const struct rreport *rr, size_t *nrows)
 	    NULL)
 		nomem();
 	for (i = 0; i < c->nrecs; i++) {
-		if (held_args_begin(&c->helds[i], 24, added,
-		    sizeof(added) - 1))
+		struct kt_event ev;
+
+		held_event(c, i, &ev);
+		if (held_args_begin(&ev, 24, added, sizeof(added) - 1))
 			continue;
 		while (ri < rr->nret && rr->ret[ri].position == n)
 			rows[n++] = rr->ret[ri++].row;
@@ -2299,7 +2267,6 @@ restore_events(struct cl *c, struct kt_writer *w, const struct rreport *rr)
 	static const char mark[] = "{\"_compact_gpu_";
 	struct kt_buf ub = KT_BUF_INIT, chk = KT_BUF_INIT;
 	struct kt_patch p, q;
-	struct kt_error err;
 	struct kt_event ev;
 	uint64_t pos = 0, bad = 0;
 	size_t i, ri = 0;
@@ -2308,8 +2275,7 @@ restore_events(struct cl *c, struct kt_writer *w, const struct rreport *rr)
 	kt_patch_init(&p, NULL);
 	kt_patch_init(&q, NULL);
 	for (i = 0; i <= c->nrecs && rc == 0; i++) {
-		const struct rec *r;
-		const struct held *h;
+		const struct kt_rec *r;
 
 		while (rc == 0 && ri < rr->nret && rr->ret[ri].position ==
 		    pos) {
@@ -2324,11 +2290,9 @@ restore_events(struct cl *c, struct kt_writer *w, const struct rreport *rr)
 		if (i == c->nrecs || rc != 0)
 			break;
 		r = &c->recs[i];
-		h = &c->helds[i];
-		memset(&ev, 0, sizeof(ev));
-		if (held_args_begin(h, 20, mark, sizeof(mark) - 1)) {
-			if (kt_event_scan(h->raw, h->len, &ev, &err) == -1)
-				kt_cli_die(&err);
+		held_event(c, i, &ev);
+		if (held_args_begin(&ev, 20, mark, sizeof(mark) - 1)) {
+			/* Its pid, tid and args are all unpatch() needs. */
 			if (marked(&ev, ADDED_KEY))
 				continue;
 			if (marked(&ev, TRACK_KEY)) {
@@ -2345,12 +2309,8 @@ restore_events(struct cl *c, struct kt_writer *w, const struct rreport *rr)
 				ev.raw = ub.p;
 				ev.len = ub.n;
 			}
-		} else {
-			ev.raw = h->raw;
-			ev.len = h->len;
 		}
-		ev.index = r->index;
-		rc = kt_writer_event(w, &ev);
+		rc = kt_writer_raw(w, ev.raw, ev.len, r->index);
 		pos++;
 	}
 	kt_patch_free(&p);
@@ -2374,7 +2334,6 @@ identity_copy(struct cl *c)
 	struct kt_writer *w;
 	const struct kt_meta *m;
 	const uint64_t *si;
-	struct kt_event ev;
 	uint64_t *rows;
 	size_t i, nm, nsi;
 	int rc, applied;
@@ -2390,13 +2349,9 @@ identity_copy(struct cl *c)
 		rows[i] = c->recs[i].index;
 	rc = kt_writer_begin(w, m, nm, si != NULL && applied ? rows : NULL,
 	    c->nrecs);
-	for (i = 0; i < c->nrecs && rc == 0; i++) {
-		memset(&ev, 0, sizeof(ev));
-		ev.raw = c->helds[i].raw;
-		ev.len = c->helds[i].len;
-		ev.index = c->recs[i].index;
-		rc = kt_writer_event(w, &ev);
-	}
+	for (i = 0; i < c->nrecs && rc == 0; i++)
+		rc = kt_writer_raw(w, c->recs[i].raw, c->recs[i].len,
+		    c->recs[i].index);
 	if (rc == 0)
 		rc = kt_writer_end_index(w, m, nm, si != NULL && !applied ?
 		    rows : NULL, c->nrecs);
@@ -2493,7 +2448,6 @@ cl_new(void)
 	c->o.co.level = -1;
 	c->o.max_lanes = 10;
 	c->inname = "<stdin>";
-	c->tlastid = NONE;
 	c->lastx = NONE;
 	return c;
 }
@@ -2507,22 +2461,18 @@ cl_free(struct cl *c)
 		free(c->devs[i].peak_items);
 	free(c->devs);
 	free(c->devacts);
-	free(c->recs);
-	free(c->helds);
+	kt_store_free(c->store);
 	free(c->acts);
 	free(c->scopes);
 	free(c->thrs);
 	free(c->pidis);
 	free(c->rets);
 	kt_buf_free(&c->uname);
-	kt_buf_free(&c->tkey);
-	kt_buf_free(&c->tlast);
 	kt_buf_free(&c->added);
 	kt_buf_free(&c->margs);
 	kt_rules_free(c->rules);
 	kt_intern_free(c->names);
 	free(c->namegrp);
-	kt_intern_free(c->threads);
 	kt_intern_free(c->pids);
 	kt_arena_free(c->arena);
 	kt_hold_free(c->holder);
@@ -2625,11 +2575,13 @@ main(int argc, char *argv[])
 	c->rd = kt_cli_open_one(readpath, c->inname, c->o.co.member,
 	    c->o.co.rflags, &src);
 	if ((c->arena = kt_arena_new()) == NULL ||
-	    (c->threads = kt_intern_new()) == NULL ||
+	    (c->store = kt_store_new(KT_STORE_THREADS, KT_FBIT(KT_F_PID) |
+	    KT_FBIT(KT_F_TID) | KT_FBIT(KT_F_ARGS), c->holder)) == NULL ||
 	    (c->pids = kt_intern_new()) == NULL ||
 	    (c->o.group && ((c->rules = kt_rules_new(1)) == NULL ||
 	    (c->names = kt_intern_new()) == NULL)))
 		nomem();
+	c->threads = kt_store_threads(c->store);
 	rc = c->o.restore ? restore(c, src, path) : compact(c, src, readpath);
 	kt_reader_free(c->rd);
 	kt_source_close(src);

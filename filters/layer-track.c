@@ -1362,16 +1362,10 @@ place(struct lt *lt)
 static int
 put(struct lt *lt, struct kt_writer *w, struct kt_buf *b, uint64_t index)
 {
-	struct kt_event ev;
-
 	if (w == NULL)
 		return kt_out_write(lt->rawout, ",\n  ", 4) == -1 ||
 		    kt_out_write(lt->rawout, b->p, b->n) == -1 ? -1 : 0;
-	memset(&ev, 0, sizeof(ev));
-	if (kt_event_scan(b->p, b->n, &ev, NULL) == -1)
-		return -1;
-	ev.index = index;
-	return kt_writer_event(w, &ev);
+	return kt_writer_raw(w, b->p, b->n, index);
 }
 
 /* The i-th guide as an X event's JSON text in b (a: scratch). */

@@ -15,18 +15,9 @@
 
 #include "kt.h"
 
-struct rec {
-	const char	*raw;		/* in the arena; NULL in --check */
-	uint32_t	 len;
-	uint32_t	 thread;	/* interned pid/tid */
-	int64_t		 ts;
-	int64_t		 dur;
-	unsigned	 flags;
-	uint8_t		 kind;
-	char		 ph;
-	uint8_t		 bp_e;		/* flow with "bp": "e" */
-	uint8_t		 drop;
-};
+/* The tags of a held record (struct kt_rec). */
+#define TAG_BP_E	0x01	/* a flow with "bp": "e" */
+#define TAG_DROP	0x02	/* an unmatched E, dropped */
 
 /* A B/E pairing pass's result: Es to drop, Bs to close. */
 struct closer {
@@ -45,16 +36,16 @@ struct opts {
 
 struct state {
 	struct kt_reader	*r;
-	struct kt_arena		*arena;
-	struct kt_intern	*threads;
-	struct rec		*recs;
+	struct kt_store		*store;		/* the events held */
+	struct kt_rec		*recs;		/* its records, once read */
 	size_t			 n;
-	size_t			 cap;
+	uint32_t		*order;		/* their output order, or NULL */
+	const struct kt_intern	*threads;	/* pid/tid: the store's, */
+	struct kt_intern	*own;		/* or (streaming) these */
 	struct kt_buf		 key;
 	struct closer		*closers;
 	size_t			 nclosers;
 	uint64_t		 nextindex;	/* for synthesized events */
-	uint64_t		*index;		/* row numbers, when not 0..n-1 */
 };
 
 static void	unmatched(struct state *);
@@ -78,7 +69,7 @@ usage(FILE *f)
 #define die_error(e)	kt_cli_die(e)
 #define nomem()		kt_cli_nomem()
 
-/* Intern the event's (pid, tid) pair. */
+/* Intern the event's (pid, tid) pair (streaming). */
 static uint32_t
 thread_of(struct state *st, const struct kt_event *ev)
 {
@@ -86,66 +77,31 @@ thread_of(struct state *st, const struct kt_event *ev)
 
 	st->key.n = 0;
 	if (kt_event_thread_key(ev, &st->key) == -1 ||
-	    (id = kt_intern_put(st->threads, st->key.p, st->key.n)) == -1)
+	    (id = kt_intern_put(st->own, st->key.p, st->key.n)) == -1)
 		nomem();
 	return (uint32_t)id;
 }
 
-/* The row number of held record r. */
-static uint64_t
-rowid(const struct state *st, const struct rec *r)
+/* The record at position i of the output order. */
+static size_t
+at(const struct state *st, size_t i)
 {
-	size_t i = (size_t)(r - st->recs);
-
-	return st->index != NULL ? st->index[i] : i;
+	return st->order != NULL ? st->order[i] : i;
 }
 
-/* Keep ev: its record, and its bytes when copy is set. */
+/* Keep ev in the store. */
 static void
-hold(struct state *st, const struct kt_event *ev, int copy)
+hold(struct state *st, const struct kt_event *ev)
 {
-	struct rec *r;
+	struct kt_rec *r;
+	struct kt_error err;
 
-	if (st->n == st->cap) {
-		size_t cap = st->cap ? st->cap * 2 : 4096;
-
-		if ((r = realloc(st->recs, cap * sizeof(*r))) == NULL)
-			nomem();
-		st->recs = r;
-		st->cap = cap;
-		if (st->index != NULL && (st->index = realloc(st->index,
-		    cap * sizeof(*st->index))) == NULL)
-			nomem();
-	}
-	r = &st->recs[st->n++];
-	memset(r, 0, sizeof(*r));
-	if (copy && (r->raw = kt_arena_copy(st->arena, ev->raw, ev->len)) ==
-	    NULL)
-		nomem();
-	if (ev->len > UINT32_MAX) {
-		kt_cli_warn("%s: an event of over 4 GB",
-		    kt_reader_name(st->r));
+	if ((r = kt_store_add(st->store, NULL, ev, &err)) == NULL) {
+		kt_cli_warn("%s: %s", kt_reader_name(st->r), err.msg);
 		exit(2);
 	}
-	r->len = (uint32_t)ev->len;
-	r->ts = ev->ts;
-	r->dur = ev->dur;
-	if (ev->index != st->n - 1 && st->index == NULL) {
-		size_t i;
-
-		/* Row numbers are not positions: keep them from now on. */
-		if ((st->index = malloc(st->cap * sizeof(*st->index))) == NULL)
-			nomem();
-		for (i = 0; i + 1 < st->n; i++)
-			st->index[i] = i;
-	}
-	if (st->index != NULL)
-		st->index[st->n - 1] = ev->index;
-	r->flags = ev->flags;
-	r->kind = (uint8_t)ev->kind;
-	r->ph = ev->ph;
-	r->bp_e = kt_event_field_is(ev, KT_F_BP, "e");
-	r->thread = thread_of(st, ev);
+	if (kt_event_field_is(ev, KT_F_BP, "e"))
+		r->tag |= TAG_BP_E;
 	if (ev->index >= st->nextindex)
 		st->nextindex = ev->index + 1;
 }
@@ -159,8 +115,7 @@ struct depth {
 };
 
 static void
-pair_begin_end(struct state *st, const struct kt_pair *order, size_t n,
-    struct kt_repairs *rep)
+pair_begin_end(struct state *st, size_t n, struct kt_repairs *rep)
 {
 	size_t nt = kt_intern_count(st->threads), i;
 	struct depth *d;
@@ -171,7 +126,7 @@ pair_begin_end(struct state *st, const struct kt_pair *order, size_t n,
 	for (i = 0; i < nt; i++)
 		d[i].last = INT64_MIN;
 	for (i = 0; i < n; i++) {
-		struct rec *r = &st->recs[order[i].val];
+		struct kt_rec *r = &st->recs[at(st, i)];
 		struct depth *t = &d[r->thread];
 
 		if (r->flags & KT_EV_TS) {
@@ -185,7 +140,7 @@ pair_begin_end(struct state *st, const struct kt_pair *order, size_t n,
 			t->open++;
 		else if (r->ph == 'E') {
 			if (t->open == 0) {
-				r->drop = 1;
+				r->tag |= TAG_DROP;
 				rep->n[KT_R_UNMATCHED_E]++;
 			} else
 				t->open--;
@@ -214,10 +169,9 @@ write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
     int64_t shift)
 {
 	struct kt_buf b = KT_BUF_INIT;
-	struct kt_event ev;
 	const char *key, *tab;
 	size_t kn;
-	int rc = -1;
+	int rc;
 
 	key = kt_intern_get(st->threads, c->thread, &kn);
 	tab = memchr(key, '\t', kn);
@@ -228,11 +182,7 @@ write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
 	    kt_obj_raw(&b, "args", "{\"kt_repair\": \"closes an unmatched "
 	    "B\"}", 38) == -1 || kt_obj_end(&b) == -1)
 		nomem();
-	memset(&ev, 0, sizeof(ev));
-	if (kt_event_scan(b.p, b.n, &ev, NULL) == 0) {
-		ev.index = c->index;
-		rc = kt_writer_event(w, &ev);
-	}
+	rc = kt_writer_raw(w, b.p, b.n, c->index);
 	kt_buf_free(&b);
 	return rc;
 }
@@ -241,66 +191,47 @@ write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
 /* Writing held events. */
 
 /*
- * Write one held record, patched when rebasing.  A metadata event whose
+ * Write held record i, patched when rebasing, from its view: JSON needs
+ * its bytes, TSV the fields the store keeps for it, a rebase its ts (the
+ * patched event's fields come from the patch).  A metadata event whose
  * time would go below 0 is set to 0 (Perfetto drops negative times) and
  * counted in *clamped.
  */
 static int
-write_rec(const struct state *st, struct kt_writer *w, const struct rec *r,
-    int64_t shift,
-    const struct opts *o, struct kt_buf *pb, uint64_t *clamped)
+write_rec(const struct state *st, struct kt_writer *w, size_t i,
+    int64_t shift, const struct opts *o, struct kt_patch *p,
+    struct kt_buf *pb, uint64_t *clamped)
 {
-	struct kt_event ev;
-	struct kt_error err;
-	int rebase = o->rebase;
+	const struct kt_rec *r = &st->recs[i];
+	struct kt_event ev, pev;
+	char num[96];
+	size_t k;
 
-	memset(&ev, 0, sizeof(ev));
-	if (!rebase && !o->tsv) {
-		/* JSON needs only the bytes: no second scan. */
-		ev.raw = r->raw;
-		ev.len = r->len;
-		ev.index = rowid(st, r);
+	/* JSON needs only the bytes. */
+	if (!o->tsv && (!o->rebase || !(r->flags & KT_EV_TS) || shift == 0))
+		return kt_writer_raw(w, r->raw, r->len, r->index);
+	kt_store_view(st->store, i, &ev);
+	if (!o->rebase || !(ev.flags & KT_EV_TS) || shift == 0)
 		return kt_writer_event(w, &ev);
-	}
-	if (kt_event_scan(r->raw, r->len, &ev, &err) == -1) {
-		kt_cli_warn("internal error: held event does not scan: %s",
-		    err.msg);
+	if (ev.ts - shift > KT_TIME_MAX) {
+		/* Times spread over more than the range: refused. */
+		kt_cli_warn("%s: %s:%llu: rebased ts out of range (the "
+		    "times span more than 2^62 ns)", kt_reader_name(st->r),
+		    kt_kind_name(ev.kind), (unsigned long long)ev.index);
 		kt_cli_die(NULL);
 	}
-	ev.index = rowid(st, r);
-	ev.flags |= r->flags & (KT_EV_REPAIRED | KT_EV_PATCHED);
-	if (rebase && (ev.flags & KT_EV_TS) && shift != 0) {
-		struct kt_patch p;
-		char num[96];
-		size_t k;
-
-		if (ev.ts - shift > KT_TIME_MAX) {
-			/* Times spread over more than the range: refused. */
-			kt_cli_warn("%s: %s:%llu: rebased ts out of range (the "
-			    "times span more than 2^62 ns)", kt_reader_name(st->r),
-			    kt_kind_name(ev.kind), (unsigned long long)ev.index);
-			kt_cli_die(NULL);
-		}
-		if (ev.ts - shift < 0) {
-			/* Only metadata can be earlier than the shift. */
-			(*clamped)++;
-			k = kt_time_format(0, ev.ts_decimals, num);
-		} else
-			k = kt_event_ts_shifted(&ev, -shift, num);
-		kt_patch_init(&p, &ev);
-		pb->n = 0;
-		if (kt_patch_set(&p, KT_F_TS, num, k) == -1 ||
-		    kt_patch_apply(&p, pb) == -1)
-			nomem();
-		kt_patch_free(&p);
-		if (kt_event_scan(pb->p, pb->n, &ev, &err) == -1) {
-			kt_cli_warn("internal error: patched event: %s",
-			    err.msg);
-			kt_cli_die(NULL);
-		}
-		ev.index = rowid(st, r);
-	}
-	return kt_writer_event(w, &ev);
+	if (ev.ts - shift < 0) {
+		/* Only metadata can be earlier than the shift. */
+		(*clamped)++;
+		k = kt_time_format(0, ev.ts_decimals, num);
+	} else
+		k = kt_event_ts_shifted(&ev, -shift, num);
+	kt_patch_reset(p, &ev);
+	pb->n = 0;
+	if (kt_patch_set(p, KT_F_TS, num, k) == -1 ||
+	    kt_patch_apply_event(p, pb, &pev) == -1)
+		nomem();
+	return kt_writer_event(w, &pev);
 }
 
 /* Build the top-level keys to write: the input's, with ktRebaseNs set. */
@@ -349,118 +280,103 @@ out_metas(struct kt_reader *r, int64_t shift, int rebase, size_t *n,
 	return o;
 }
 
-/* Read every event into memory (their bytes too when copy is set). */
+/* Read every event into the store. */
 static void
-read_held(struct state *st, int copy)
+read_held(struct state *st)
 {
 	struct kt_event ev;
 	struct kt_error err;
-	int rc;
+	const uint64_t *si;
+	size_t nsi, i;
+	int rc, applied;
 
 	while ((rc = kt_reader_next(st->r, &ev, &err)) == 1) {
-		hold(st, &ev, copy);
-		if ((st->n & 0xffff) == 0)
+		hold(st, &ev);
+		if ((kt_store_count(st->store) & 0xffff) == 0)
 			kt_cli_progress(st->r);
 	}
 	if (rc == -1)
 		die_error(&err);
+	st->recs = kt_store_recs(st->store, &st->n);
+	st->threads = kt_store_threads(st->store);
 	/* Row numbers the input gave after its events: map positions. */
-	{
-		const uint64_t *si;
-		size_t nsi, i;
-		int applied;
-
-		si = kt_reader_srcindex(st->r, &nsi, &applied);
-		if (si != NULL && !applied && st->index == NULL) {
-			if ((st->index = malloc((st->n + 1) *
-			    sizeof(*st->index))) == NULL)
-				nomem();
+	si = kt_reader_srcindex(st->r, &nsi, &applied);
+	if (si != NULL && !applied) {
+		for (i = 0; i < st->n && st->recs[i].index == i; i++)
+			;
+		if (i == st->n)
 			for (i = 0; i < st->n; i++)
-				st->index[i] = i < nsi ? si[i] : i;
-		}
+				st->recs[i].index = i < nsi ? si[i] : i;
 	}
 }
 
-/* In a plan, a slot's val is a record's index, or this bit + a closer's. */
-#define CLOSER	((uint64_t)1 << 63)
+/* The output order: metadata, then events without a time, then by time. */
+static uint64_t
+order_key(const struct kt_rec *r, void *ctx)
+{
+	int64_t minkey = *(const int64_t *)ctx;
+
+	if (r->ph == 'M')
+		return 0;
+	if (!(r->flags & KT_EV_TS))
+		return 1;
+	return (uint64_t)(r->ts - minkey) + 2;
+}
 
 /*
- * The output order, as pairs whose val names a held record or a closer:
- * metadata first, then events without a time, then the rest by time; the
- * radix sort is stable, so equal times keep the file order.  Dropped
- * events leave no slot; synthesized Es go where their time sorts (at the
- * end with --keep-order).  Built in place, so that the sort is the peak
- * of memory.
+ * The held events' output order: metadata first, then events without a
+ * time, then the rest by time; the sort is stable, so equal times keep
+ * the file order.  Then pair B and E in that order: the
+ * dropped Es are tagged, the synthesized Es (closers) sorted by time;
+ * write_held() puts each closer before the first event later than it
+ * (at the end with --keep-order).
  */
-static struct kt_pair *
-plan(struct state *st, const struct opts *o, int64_t minkey, size_t *nout)
+static void
+plan(struct state *st, const struct opts *o, int64_t minkey)
 {
-	struct kt_pair *order, *cp;
-	size_t i, k, n = st->n, nc;
+	struct kt_pair *cp;
+	size_t i, nc;
 
-	if ((order = malloc((n + 1) * sizeof(*order))) == NULL)
+	if (!o->keep_order && (st->order = kt_store_order(st->store,
+	    order_key, &minkey)) == NULL)
 		nomem();
-	for (i = 0; i < n; i++) {
-		const struct rec *r = &st->recs[i];
-
-		order[i].val = i;
-		if (o->keep_order || r->ph == 'M')
-			order[i].key = 0;
-		else if (!(r->flags & KT_EV_TS))
-			order[i].key = 1;
-		else
-			order[i].key = (uint64_t)(r->ts - minkey) + 2;
-	}
-	if (kt_sort_pairs(order, n) == -1)
-		nomem();
-	pair_begin_end(st, order, n, kt_reader_repairs_mut(st->r));
-	/* Drop what pairing dropped. */
-	for (i = k = 0; i < n; i++)
-		if (!st->recs[order[i].val].drop)
-			order[k++] = order[i];
-	n = k;
-	nc = st->nclosers;
-	if (nc == 0) {
-		*nout = n;
-		return order;
-	}
-	if ((cp = calloc(nc, sizeof(*cp))) == NULL ||
-	    (order = realloc(order, (n + nc + 1) * sizeof(*order))) == NULL)
+	pair_begin_end(st, st->n, kt_reader_repairs_mut(st->r));
+	if ((nc = st->nclosers) == 0)
+		return;
+	if ((cp = calloc(nc, sizeof(*cp))) == NULL)
 		nomem();
 	for (i = 0; i < nc; i++) {
 		cp[i].key = o->keep_order ? 0 :
 		    (uint64_t)(st->closers[i].ts - minkey) + 2;
-		cp[i].val = CLOSER | i;
+		cp[i].val = i;
 	}
 	if (kt_sort_pairs(cp, nc) == -1)
 		nomem();
-	/*
-	 * Merge from the back; a closer goes after the events of its time
-	 * (it has the latest row number), and after everything with
-	 * --keep-order.
-	 */
-	for (i = n, k = nc; k > 0;) {
-		if (i > 0 && !o->keep_order && order[i - 1].key > cp[k - 1].key &&
-		    order[i - 1].key >= 2) {
-			order[i + k - 1] = order[i - 1];
-			i--;
-		} else {
-			order[i + k - 1] = cp[k - 1];
-			k--;
-		}
+	{
+		struct closer *c = malloc(nc * sizeof(*c));
+
+		if (c == NULL)
+			nomem();
+		for (i = 0; i < nc; i++)
+			c[i] = st->closers[cp[i].val];
+		free(st->closers);
+		st->closers = c;
 	}
 	free(cp);
-	*nout = n + nc;
-	return order;
 }
 
-/* The record or closer of a plan slot (one of them is NULL). */
-static void
-slot(struct state *st, const struct kt_pair *p, const struct rec **r,
-    const struct closer **c)
+/*
+ * Does closer c go before record r: r is later than it (and not
+ * metadata or without a time), and the order is by time?
+ */
+static int
+closer_before(const struct state *st, const struct opts *o, size_t c,
+    const struct kt_rec *r, int64_t minkey)
 {
-	*r = (p->val & CLOSER) ? NULL : &st->recs[p->val];
-	*c = (p->val & CLOSER) ? &st->closers[p->val & ~CLOSER] : NULL;
+	uint64_t rk = order_key(r, &minkey);
+
+	return !o->keep_order && rk >= 2 && rk >
+	    (uint64_t)(st->closers[c].ts - minkey) + 2;
 }
 
 /* Sort, repair, rebase and write the held events. */
@@ -468,11 +384,9 @@ static int
 write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 {
 	struct kt_buf pb = KT_BUF_INIT;
+	struct kt_patch p;
 	struct kt_meta *metas;
-	struct kt_pair *s;
-	const struct rec *r;
-	const struct closer *c;
-	size_t i, nm, nout;
+	size_t i, k, nm, nout;
 	int64_t minkey = INT64_MAX, shift = 0;
 	uint64_t *srcindex, clamped = 0;
 	int identity = 1, rc = 0;
@@ -485,32 +399,45 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 			minkey = st->recs[i].ts;
 	if (minkey == INT64_MAX)
 		minkey = 0;
-	s = plan(st, o, minkey, &nout);
+	plan(st, o, minkey);
 	if ((o->co.rflags & KT_READ_STRICT) && st->nclosers +
 	    kt_reader_repairs(st->r)->n[KT_R_UNMATCHED_E] > 0)
 		unmatched(st);
 	if (o->rebase)
 		shift = minkey;
 	/* Row ids: write ktSourceIndex when the order is not the identity. */
-	if ((srcindex = malloc((nout + 1) * sizeof(*srcindex))) == NULL)
+	if ((srcindex = malloc((st->n + st->nclosers + 1) *
+	    sizeof(*srcindex))) == NULL)
 		nomem();
-	for (i = 0; i < nout; i++) {
-		slot(st, &s[i], &r, &c);
-		srcindex[i] = r ? rowid(st, r) : c->index;
-		if (srcindex[i] != i)
-			identity = 0;
+	for (i = k = nout = 0; i <= st->n; i++) {
+		const struct kt_rec *r = i < st->n ? &st->recs[at(st, i)] :
+		    NULL;
+
+		for (; k < st->nclosers && (r == NULL ||
+		    closer_before(st, o, k, r, minkey)); k++)
+			srcindex[nout++] = st->closers[k].index;
+		if (r != NULL && !(r->tag & TAG_DROP))
+			srcindex[nout++] = r->index;
 	}
+	for (i = 0; i < nout && identity; i++)
+		identity = srcindex[i] == i;
 	metas = out_metas(st->r, shift, o->rebase, &nm, numbuf);
 	kt_writer_origin(w, minkey - shift);
 	if (kt_writer_begin(w, metas, nm, identity ? NULL : srcindex,
 	    nout) == -1)
 		rc = -1;
-	for (i = 0; i < nout && rc == 0; i++) {
-		slot(st, &s[i], &r, &c);
-		if (c != NULL)
-			rc = write_closer(st, w, c, shift);
-		else
-			rc = write_rec(st, w, r, shift, o, &pb, &clamped);
+	free(srcindex);
+	kt_patch_init(&p, NULL);
+	for (i = k = 0; i <= st->n && rc == 0; i++) {
+		const struct kt_rec *r = i < st->n ? &st->recs[at(st, i)] :
+		    NULL;
+
+		for (; rc == 0 && k < st->nclosers && (r == NULL ||
+		    closer_before(st, o, k, r, minkey)); k++)
+			rc = write_closer(st, w, &st->closers[k], shift);
+		if (rc == 0 && r != NULL && !(r->tag & TAG_DROP))
+			rc = write_rec(st, w, at(st, i), shift, o, &p, &pb,
+			    &clamped);
 	}
 	if (rc == 0)
 		rc = kt_writer_end(w, metas, nm);
@@ -519,8 +446,7 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 		    "the first event set to ts 0", kt_reader_name(st->r),
 		    (unsigned long long)clamped, clamped == 1 ? "" : "s");
 	free(metas);
-	free(s);
-	free(srcindex);
+	kt_patch_free(&p);
 	kt_buf_free(&pb);
 	return rc;
 }
@@ -629,8 +555,8 @@ run_stream(struct state *st, struct kt_writer *w, int strict)
 
 struct finding {
 	const char	*check;
-	const struct rec *a;
-	const struct rec *b;
+	const struct kt_rec *a;
+	const struct kt_rec *b;
 	const char	*detail;
 };
 
@@ -651,8 +577,8 @@ unquoted(struct kt_buf *b, const char *p, size_t n)
 }
 
 static int
-report(struct state *st, struct kt_out *out, int which, const struct rec *a,
-    const struct rec *b, const char *detail, uint64_t *counts)
+report(struct state *st, struct kt_out *out, int which, const struct kt_rec *a,
+    const struct kt_rec *b, const char *detail, uint64_t *counts)
 {
 	struct kt_buf l = KT_BUF_INIT;
 	const char *key, *tab;
@@ -665,12 +591,12 @@ report(struct state *st, struct kt_out *out, int which, const struct rec *a,
 	kt_buf_addc(&l, '\t');
 	kt_buf_adds(&l, kt_kind_name((enum kt_kind)a->kind));
 	kt_buf_addc(&l, ':');
-	kt_buf_add(&l, num, kt_int_format((int64_t)rowid(st, a), num));
+	kt_buf_add(&l, num, kt_int_format((int64_t)a->index, num));
 	kt_buf_addc(&l, '\t');
 	if (b != NULL) {
 		kt_buf_adds(&l, kt_kind_name((enum kt_kind)b->kind));
 		kt_buf_addc(&l, ':');
-		kt_buf_add(&l, num, kt_int_format((int64_t)rowid(st, b), num));
+		kt_buf_add(&l, num, kt_int_format((int64_t)b->index, num));
 	}
 	kt_buf_addc(&l, '\t');
 	key = kt_intern_get(st->threads, a->thread, &kn);
@@ -693,8 +619,8 @@ report(struct state *st, struct kt_out *out, int which, const struct rec *a,
 static int
 cmp_slice(const void *x, const void *y)
 {
-	const struct rec *a = *(const struct rec *const *)x;
-	const struct rec *b = *(const struct rec *const *)y;
+	const struct kt_rec *a = *(const struct kt_rec *const *)x;
+	const struct kt_rec *b = *(const struct kt_rec *const *)y;
 
 	if (a->thread != b->thread)
 		return a->thread < b->thread ? -1 : 1;
@@ -707,7 +633,7 @@ cmp_slice(const void *x, const void *y)
 
 /* The end of slice r (ts + dur, dur taken as 0 when missing). */
 static int64_t
-end_of(const struct rec *r)
+end_of(const struct kt_rec *r)
 {
 	return r->ts + ((r->flags & KT_EV_DUR) ? r->dur : 0);
 }
@@ -716,7 +642,7 @@ static int
 run_check(struct state *st, struct kt_out *out)
 {
 	static const char hdr[] = "check\tid\tother\tpid\ttid\tts_ns\tdetail\n";
-	struct rec **sl, **be, **stack;
+	struct kt_rec **sl, **be, **stack;
 	int64_t *maxend;
 	size_t i, j, nsl = 0, nbe = 0, sp;
 	uint64_t counts[6] = { 0, 0, 0, 0, 0, 0 };
@@ -730,7 +656,7 @@ run_check(struct state *st, struct kt_out *out)
 	    (maxend = malloc((st->n + 1) * sizeof(*maxend))) == NULL)
 		nomem();
 	for (i = 0; i < st->n; i++) {
-		struct rec *r = &st->recs[i];
+		struct kt_rec *r = &st->recs[i];
 
 		if (r->ph == 'M')
 			continue;
@@ -751,7 +677,7 @@ run_check(struct state *st, struct kt_out *out)
 	for (i = 0; i < nsl; i = j) {
 		sp = 0;
 		for (j = i; j < nsl && sl[j]->thread == sl[i]->thread; j++) {
-			struct rec *r = sl[j];
+			struct kt_rec *r = sl[j];
 
 			while (sp > 0 && end_of(stack[sp - 1]) <= r->ts)
 				sp--;
@@ -790,7 +716,7 @@ run_check(struct state *st, struct kt_out *out)
 		    maxend[i - 1] > end_of(sl[i]) ? maxend[i - 1] :
 		    end_of(sl[i]);
 	for (i = 0; i < st->n; i++) {
-		struct rec *r = &st->recs[i];
+		struct kt_rec *r = &st->recs[i];
 		size_t lo = 0, hi = nsl;
 		int ok = 0;
 
@@ -807,7 +733,7 @@ run_check(struct state *st, struct kt_out *out)
 			else
 				hi = mid;
 		}
-		if (r->ph == 'f' && !r->bp_e) {
+		if (r->ph == 'f' && !(r->tag & TAG_BP_E)) {
 			/* The next slice that begins at or after ts. */
 			size_t k = lo;
 
@@ -819,7 +745,7 @@ run_check(struct state *st, struct kt_out *out)
 			ok = lo > 0 && sl[lo - 1]->thread == r->thread &&
 			    maxend[lo - 1] >= r->ts;
 		if (!ok)
-			report(st, out, 5, r, NULL, r->ph == 'f' && !r->bp_e ?
+			report(st, out, 5, r, NULL, r->ph == 'f' && !(r->tag & TAG_BP_E) ?
 			    "no slice begins on the thread after the flow end" :
 			    "no slice on the thread encloses the flow end",
 			    counts);
@@ -909,9 +835,17 @@ main(int argc, char *argv[])
 	    (o.check ? KT_READ_ANYTIME : 0), &src);
 	memset(&st, 0, sizeof(st));
 	st.r = r;
-	if ((st.arena = kt_arena_new()) == NULL ||
-	    (st.threads = kt_intern_new()) == NULL)
+	/*
+	 * Held, a record per event: its bytes (but with --check), its
+	 * thread, and the fields the output needs without a second scan:
+	 * the columns of TSV, the ts a rebase changes.
+	 */
+	if ((st.store = kt_store_new(KT_STORE_THREADS | (o.check ?
+	    KT_STORE_NOBYTES : 0), (o.tsv ? KT_FCOLUMNS : 0) |
+	    (o.rebase ? KT_FBIT(KT_F_TS) : 0), NULL)) == NULL ||
+	    (st.own = kt_intern_new()) == NULL)
 		nomem();
+	st.threads = st.own;
 	out = kt_cli_out_open(o.co.output, o.co.level);
 	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : 0)) == NULL)
 		nomem();
@@ -929,7 +863,7 @@ main(int argc, char *argv[])
 	if (stream && kt_reader_tail(r, &err) == -1)
 		kt_cli_die(&err);
 	if (!stream) {
-		read_held(&st, !o.check);
+		read_held(&st);
 		kt_cli_one_trace(src, path, "holds several traces; pick one "
 		    "with --member or merge them with kt rank-tag", 1);
 	}
@@ -948,10 +882,9 @@ main(int argc, char *argv[])
 	kt_writer_free(w);
 	kt_reader_free(r);
 	kt_source_close(src);
-	kt_arena_free(st.arena);
-	kt_intern_free(st.threads);
-	free(st.recs);
-	free(st.index);
+	kt_store_free(st.store);
+	free(st.order);
+	kt_intern_free(st.own);
 	free(st.closers);
 	kt_buf_free(&st.key);
 	return rc == 1 ? 1 : 0;

@@ -877,12 +877,8 @@ put(struct rt *rt, struct kt_writer *w, struct input *in,
 	const char *t;
 	int rc = 0;
 
-	if (merging && !tsv && put_fast(rt, in, ev, out)) {
-		ne.raw = out->p;
-		ne.len = out->n;
-		ne.index = ev->index;
-		return kt_writer_event(w, &ne);
-	}
+	if (merging && !tsv && put_fast(rt, in, ev, out))
+		return kt_writer_raw(w, out->p, out->n, ev->index);
 	kt_patch_reset(p, ev);	/* its buffers are reused */
 	rc |= kt_patch_set(p, KT_F_RANK, rank, kt_int_format(in->rank, rank));
 	if (merging) {
@@ -929,25 +925,18 @@ put(struct rt *rt, struct kt_writer *w, struct input *in,
 	if (in->offset != 0 && (ev->flags & KT_EV_TS))
 		rc |= kt_patch_set(p, KT_F_TS, ts, kt_event_ts_shifted(ev,
 		    in->offset, ts));
+	/*
+	 * JSON needs the bytes only; TSV the tagged event's fields, which
+	 * come from the patch.
+	 */
 	out->n = 0;
-	if (rc != 0 || kt_patch_apply(p, out) == -1) {
+	if (rc != 0 || (tsv ? kt_patch_apply_event(p, out, &ne) :
+	    kt_patch_apply(p, out)) == -1) {
 		kt_cli_warn("%s: cannot tag an event", in->name);
 		kt_cli_die(NULL);
 	}
-	if (tsv) {
-		memset(&ne, 0, sizeof(ne));
-		if (kt_event_scan(out->p, out->n, &ne, NULL) == -1) {
-			kt_cli_warn("%s: internal error: tagged event",
-			    in->name);
-			kt_cli_die(NULL);
-		}
-	} else {
-		/* JSON needs the bytes only. */
-		ne.raw = out->p;
-		ne.len = out->n;
-	}
-	ne.index = ev->index;
-	return kt_writer_event(w, &ne);
+	return tsv ? kt_writer_event(w, &ne) : kt_writer_raw(w, out->p,
+	    out->n, ev->index);
 }
 
 /* Metadata for pids that have no process_name or process_sort_index. */
@@ -955,7 +944,6 @@ static int
 put_missing(struct kt_writer *w, struct input *in)
 {
 	struct kt_buf b = KT_BUF_INIT, nm = KT_BUF_INIT;
-	struct kt_event ev;
 	size_t i;
 	int rc = 0, kind;
 
@@ -993,14 +981,9 @@ put_missing(struct kt_writer *w, struct input *in)
 			kt_obj_end(&nm);
 			kt_obj_raw(&b, "args", nm.p, nm.n);
 			kt_obj_end(&b);
-			memset(&ev, 0, sizeof(ev));
-			if (kt_event_scan(b.p, b.n, &ev, NULL) == -1)
-				rc = -1;
-			else {
-				/* Made up: numbers past the input's last. */
-				ev.index = in->nevents + 2 * i + (uint64_t)kind;
-				rc = kt_writer_event(w, &ev);
-			}
+			/* Made up: numbers past the input's last. */
+			rc = kt_writer_raw(w, b.p, b.n, in->nevents + 2 * i +
+			    (uint64_t)kind);
 		}
 	}
 	kt_buf_free(&b);

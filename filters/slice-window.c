@@ -32,22 +32,53 @@ enum wkind { W_TIME, W_STEPS, W_ANNOTATION };
 enum state { KEEP, DROP, PENDING, UNSURE };
 
 /*
- * An event held by the engine: a copy of its bytes, what deciding its
- * fate needs, and its fields when the output needs them (the TSV form,
- * --clip, a counter moved to a start): else the bytes are enough.
+ * The events the engine holds are in stores (lib/core/store.c): the
+ * output waiting on a decision (per window, a queue), the events that
+ * may overlap a window's start, the metadata events, the last value of
+ * each counter track, and an unsorted input.  A record's aux is its
+ * flow key id (NOFLOW: not a flow), its tag its state (bits 0-1) and
+ * whether it is a flow start (bit 2); its end is ts + dur.  Held events
+ * keep the offsets of what their output needs (the columns of TSV, and
+ * the times and args a cut or a carried counter changes), so that none
+ * is scanned again.
  */
-struct item {
-	char		*raw;
-	size_t		 len;
-	uint64_t	 index;
-	int64_t		 ts;
-	int64_t		 end;		/* ts + dur, or ts */
-	int64_t		 flow;		/* flow key id, or -1 */
-	struct kt_event	*ev;		/* its fields (raw), or NULL */
-	char		 ph;
-	uint8_t		 state;
-	uint8_t		 is_s;		/* flow start */
-};
+#define NOFLOW		UINT32_MAX
+#define TAG_STATE	0x03
+#define TAG_IS_S	0x04
+
+/* What writing a held event needs of its fields (with --tsv or --clip). */
+#define EMIT_FIELDS	(KT_FCOLUMNS | KT_FBIT(KT_F_TS) | KT_FBIT(KT_F_DUR) | \
+			 KT_FBIT(KT_F_ARGS))
+/* What a counter carried to a start needs. */
+#define CARRY_FIELDS	(KT_FBIT(KT_F_TS) | KT_FBIT(KT_F_ARGS))
+/*
+ * What feed() reads of an event: the name (steps, annotations, launches),
+ * cat, name and id (a flow's key), pid and tid (a counter's track), the
+ * correlation (launches and their GPU work) and the rank (--rank).
+ */
+#define FEED_FIELDS	(CARRY_FIELDS | KT_FBIT(KT_F_NAME) | \
+			 KT_FBIT(KT_F_CAT) | KT_FBIT(KT_F_ID) | \
+			 KT_FBIT(KT_F_PID) | KT_FBIT(KT_F_TID) | \
+			 KT_FBIT(KT_F_CORR))
+
+static int
+state_of(const struct kt_rec *r)
+{
+	return r->tag & TAG_STATE;
+}
+
+static void
+set_state(struct kt_rec *r, int st)
+{
+	r->tag = (uint8_t)((r->tag & ~TAG_STATE) | st);
+}
+
+/* The end of a held event: ts + dur (0 when none or negative). */
+static int64_t
+end_of(const struct kt_rec *r)
+{
+	return r->ts + ((r->flags & KT_EV_DUR) && r->dur > 0 ? r->dur : 0);
+}
 
 /* A flow's ends inside one window. */
 struct flowstate {
@@ -55,25 +86,8 @@ struct flowstate {
 	uint8_t	 has_f;
 };
 
-/*
- * Bytes for held events, handed out and given back in FIFO order: a
- * list of chunks, the oldest freed once all its events are gone.
- */
-struct qchunk {
-	struct qchunk	*next;
-	size_t		 used;
-	size_t		 cap;
-	size_t		 live;		/* events not yet given back */
-	char		 data[];
-};
-
-struct queue {
-	struct qchunk	*head;
-	struct qchunk	*tail;
-};
-
 struct window {
-	struct queue	 q;
+	struct kt_store	*fifo;		/* output waiting on a decision */
 	int64_t		 start;
 	int64_t		 end;		/* NOEND until known */
 	int		 final;		/* end is certain */
@@ -99,8 +113,6 @@ struct window {
 	struct kt_intern *gdevs;
 	uint8_t		*moved;
 	size_t		 capmoved, nmoved;
-	struct item	*fifo;		/* output waiting on a decision */
-	size_t		 nfifo, head, capfifo;
 	struct flowstate *flows;	/* by flow key id */
 	size_t		 nflows;
 	uint64_t	 dropped_flows;
@@ -143,15 +155,12 @@ struct sw {
 	struct kt_intern *flowkeys;
 	struct kt_buf	 flowkey;	/* flow_key()'s, reused */
 	struct kt_intern *tracks;	/* counter tracks */
-	struct kt_buf	*lastc;		/* per track: last counter event */
-	size_t		 nlastc;
-	struct item	*open_;		/* events that may overlap a start */
-	size_t		 nopen, capopen;
-	struct item	*metas_ev;	/* metadata events, kept for all */
-	size_t		 nmeta_ev, capmeta_ev;
+	struct kt_store	*lastc;		/* per track: last counter event */
+	struct kt_store	*open_;		/* events that may overlap a start */
+	struct kt_store	*metas_ev;	/* metadata events, kept for all */
 	struct window	*wins;
 	size_t		 nwins;
-	int		 full;		/* held events keep their fields */
+	uint32_t	 fields;	/* what held events keep of theirs */
 	int		 commit_early;	/* commit a split window once done */
 	int64_t		 now;
 	int64_t		 first_ts;	/* the earliest non-metadata time */
@@ -185,137 +194,39 @@ usage(FILE *f)
 
 static void	win_drop_work(struct window *);
 static void	take_ev(struct sw *, struct window *, const struct kt_event *,
-		    int64_t);
+		    uint32_t);
 
 /* ------------------------------------------------------------------ */
-/* Items. */
+/* Held events. */
 
-/* Copy ev into a new item, with its fields. */
-static void
-item_make(struct item *it, const struct kt_event *ev)
+/* A new store for held events, keeping fields of theirs. */
+static struct kt_store *
+store_new(uint32_t fields)
 {
-	if ((it->raw = malloc(ev->len ? ev->len : 1)) == NULL ||
-	    (it->ev = malloc(sizeof(*it->ev))) == NULL)
+	struct kt_store *st;
+
+	if ((st = kt_store_new(0, fields, NULL)) == NULL)
 		kt_cli_nomem();
-	memcpy(it->raw, ev->raw, ev->len);
-	*it->ev = *ev;
-	it->ev->raw = it->raw;
-	it->len = ev->len;
-	it->index = ev->index;
-	it->ts = ev->ts;
-	it->end = ev->ts + ((ev->flags & KT_EV_DUR) && ev->dur > 0 ?
-	    ev->dur : 0);
-	it->ph = ev->ph;
-	it->state = KEEP;
-	it->flow = -1;
-	it->is_s = 0;
+	return st;
 }
 
-/* Free what an item owns (not bytes from a queue). */
-static void
-item_free(struct item *it)
+/* Hold ev as st's last record, with its flow (NOFLOW: none). */
+static struct kt_rec *
+keep_ev(struct kt_store *st, const struct kt_event *ev, uint32_t flow)
 {
-	free(it->raw);
-	free(it->ev);
-	it->raw = NULL;
-	it->ev = NULL;
-}
+	struct kt_rec *r;
+	struct kt_error err;
 
-/* n bytes from queue q, for a held event; q_put() gives them back. */
-static char *
-q_get(struct queue *q, size_t n)
-{
-	struct qchunk *c = q->tail;
-
-	if (c == NULL || c->cap - c->used < n) {
-		size_t cap = n > (1u << 20) ? n : (1u << 20);
-
-		if ((c = malloc(sizeof(*c) + cap)) == NULL)
-			kt_cli_nomem();
-		c->next = NULL;
-		c->used = c->live = 0;
-		c->cap = cap;
-		if (q->tail != NULL)
-			q->tail->next = c;
-		else
-			q->head = c;
-		q->tail = c;
-	}
-	c->live++;
-	c->used += n;
-	return c->data + c->used - n;
-}
-
-/* Give back the oldest bytes q_get() handed out. */
-static void
-q_put(struct queue *q)
-{
-	struct qchunk *c = q->head;
-
-	while (c != NULL && c->live == 0 && c != q->tail) {
-		q->head = c->next;
-		free(c);
-		c = q->head;
-	}
-	if (c == NULL)
-		return;
-	if (--c->live == 0 && c != q->tail) {
-		q->head = c->next;
-		free(c);
-	} else if (c->live == 0) {
-		c->used = 0;	/* the tail, empty: reuse it */
-	}
-}
-
-/* Free every chunk of queue q. */
-static void
-q_free(struct queue *q)
-{
-	struct qchunk *c, *next;
-
-	for (c = q->head; c != NULL; c = next) {
-		next = c->next;
-		free(c);
-	}
-	q->head = q->tail = NULL;
-}
-
-/* Duplicate an item (a new copy of its bytes and fields). */
-static struct item
-item_dup(const struct item *it)
-{
-	struct item c = *it;
-
-	if ((c.raw = malloc(it->len ? it->len : 1)) == NULL)
-		kt_cli_nomem();
-	memcpy(c.raw, it->raw, it->len);
-	if (it->ev != NULL) {
-		if ((c.ev = malloc(sizeof(*c.ev))) == NULL)
-			kt_cli_nomem();
-		*c.ev = *it->ev;
-		c.ev->raw = c.raw;
-	}
-	return c;
-}
-
-/* Append it to an array. */
-static void
-push(struct item **a, size_t *n, size_t *cap, const struct item *it)
-{
-	if (*n == *cap) {
-		size_t c = *cap ? *cap * 2 : 64;
-		struct item *t;
-
-		if ((t = realloc(*a, c * sizeof(*t))) == NULL)
-			kt_cli_nomem();
-		*a = t;
-		*cap = c;
-	}
-	(*a)[(*n)++] = *it;
+	if ((r = kt_store_add(st, NULL, ev, &err)) == NULL)
+		kt_cli_die(&err);
+	r->aux = flow;
+	if (ev->ph == 's')
+		r->tag |= TAG_IS_S;
+	return r;
 }
 
 /* The flow key id of a flow event: (cat, name, id). */
-static int64_t
+static uint32_t
 flow_key(struct sw *sw, const struct kt_event *ev)
 {
 	struct kt_buf *k = &sw->flowkey;
@@ -334,7 +245,7 @@ flow_key(struct sw *sw, const struct kt_event *ev)
 	kt_buf_add(k, p ? p : "", n);
 	if ((id = kt_intern_put(sw->flowkeys, k->p ? k->p : "", k->n)) == -1)
 		kt_cli_nomem();
-	return id;
+	return (uint32_t)id;
 }
 
 /* ------------------------------------------------------------------ */
@@ -351,7 +262,6 @@ patched(const struct kt_event *in, const struct window *w, int clip_start,
 {
 	struct kt_patch p;
 	struct kt_buf rec = KT_BUF_INIT;
-	struct kt_error err;
 	char ts[48], dur[48];
 	int64_t iend = in->ts + ((in->flags & KT_EV_DUR) && in->dur > 0 ?
 	    in->dur : 0);
@@ -382,13 +292,11 @@ patched(const struct kt_event *in, const struct window *w, int clip_start,
 		    in->dur_decimals, dur));
 		kt_patch_arg(&p, KT_ARG_CLIP, rec.p, rec.n);
 	}
-	memset(ev, 0, sizeof(*ev));
-	if (kt_patch_apply(&p, b) == -1 ||
-	    kt_event_scan(b->p, b->n, ev, &err) == -1) {
+	/* Its fields come from the patch: nothing is scanned again. */
+	if (kt_patch_apply_event(&p, b, ev) == -1) {
 		kt_cli_warn("internal error: patched event");
 		kt_cli_die(NULL);
 	}
-	ev->index = in->index;
 	kt_patch_free(&p);
 	kt_buf_free(&rec);
 }
@@ -431,24 +339,30 @@ emit_ev(struct sw *sw, struct window *w, const struct kt_event *in,
 	kt_buf_free(&b);
 }
 
-/* Write a held item to window w. */
+/* Write record i of store st (held) to window w. */
 static void
-emit(struct sw *sw, struct window *w, const struct item *it, int64_t newts)
+emit(struct sw *sw, struct window *w, const struct kt_store *st, size_t i,
+    int64_t newts)
 {
 	struct kt_event ev;
 
-	if (it->ev != NULL) {
-		emit_ev(sw, w, it->ev, newts);
+	if (sw->fields == 0 && newts == INT64_MIN) {
+		/* JSON, nothing cut: the bytes are enough. */
+		const struct kt_rec *r = &kt_store_recs((struct kt_store *)st,
+		    NULL)[i];
+
+		ev.raw = r->raw;
+		ev.len = r->len;
+		ev.index = r->index;
+		ev.ts = r->ts;
+		ev.dur = r->dur;
+		ev.flags = r->flags;
+		ev.ph = r->ph;
+		ev.known = 0;
+		emit_ev(sw, w, &ev, newts);
 		return;
 	}
-	/* Held without its fields (JSON, no --clip): the bytes suffice. */
-	ev.raw = it->raw;
-	ev.len = it->len;
-	ev.index = it->index;
-	ev.ts = it->ts;
-	ev.dur = it->end - it->ts;
-	ev.flags = 0;
-	ev.ph = it->ph;
+	kt_store_view(st, i, &ev);
 	emit_ev(sw, w, &ev, newts);
 }
 
@@ -474,8 +388,8 @@ win_open(struct sw *sw, struct window *w)
 	m = kt_reader_metas(sw->rd, &nm);
 	if (kt_writer_begin(w->w, m, nm, NULL, 0) == -1)
 		kt_cli_out_commit(w->out, 1, NULL);
-	for (i = 0; i < sw->nmeta_ev; i++)
-		emit(sw, w, &sw->metas_ev[i], INT64_MIN);
+	for (i = 0; i < kt_store_count(sw->metas_ev); i++)
+		emit(sw, w, sw->metas_ev, i, INT64_MIN);
 }
 
 /*
@@ -520,7 +434,8 @@ win_commit(struct sw *sw, struct window *w)
 static void
 win_drop_work(struct window *w)
 {
-	q_free(&w->q);
+	kt_store_free(w->fifo);
+	w->fifo = NULL;
 	kt_intern_free(w->launched);
 	w->launched = NULL;
 	kt_intern_free(w->later);
@@ -531,12 +446,10 @@ win_drop_work(struct window *w)
 	w->capmoved = w->nmoved = 0;
 	free(w->resolved);
 	free(w->graph);
-	free(w->fifo);
 	free(w->flows);
 	w->resolved = w->graph = NULL;
-	w->fifo = NULL;
 	w->flows = NULL;
-	w->nresolved = w->nfifo = w->head = w->capfifo = w->nflows = 0;
+	w->nresolved = w->nflows = 0;
 }
 
 /*
@@ -553,14 +466,14 @@ win_suspend(struct window *w)
 		kt_cli_out_commit(w->out, 1, NULL);
 }
 
-/* Decide the fate of a flow item in window w. */
+/* Decide the fate of held flow event r in window w. */
 static void
-decide_flow(struct window *w, struct item *it)
+decide_flow(struct window *w, struct kt_rec *r)
 {
 	struct flowstate *f;
 
-	if ((size_t)it->flow >= w->nflows) {
-		size_t n = (size_t)it->flow + 1 + w->nflows;
+	if ((size_t)r->aux >= w->nflows) {
+		size_t n = (size_t)r->aux + 1 + w->nflows;
 
 		if ((f = realloc(w->flows, n * sizeof(*f))) == NULL)
 			kt_cli_nomem();
@@ -568,154 +481,138 @@ decide_flow(struct window *w, struct item *it)
 		w->flows = f;
 		w->nflows = n;
 	}
-	f = &w->flows[it->flow];
-	if (it->is_s)
+	f = &w->flows[r->aux];
+	if (r->tag & TAG_IS_S)
 		f->has_s = 1;
 	else
 		f->has_f = 1;
-	it->state = f->has_s && f->has_f ? KEEP : PENDING;
+	set_state(r, f->has_s && f->has_f ? KEEP : PENDING);
+}
+
+/* Are both ends of held flow event r in window w? */
+static int
+flow_whole(const struct window *w, const struct kt_rec *r)
+{
+	return r->aux != NOFLOW && (size_t)r->aux < w->nflows &&
+	    w->flows[r->aux].has_s && w->flows[r->aux].has_f;
 }
 
 /* Write what the FIFO's head has decided. */
 static void
 release(struct sw *sw, struct window *w)
 {
-	while (w->head < w->nfifo) {
-		struct item *it = &w->fifo[w->head];
+	struct kt_rec *q;
+	size_t i, n;
 
-		if (it->state == PENDING && it->flow >= 0 &&
-		    (size_t)it->flow < w->nflows &&
-		    w->flows[it->flow].has_s && w->flows[it->flow].has_f)
-			it->state = KEEP;
-		if (it->state == PENDING || it->state == UNSURE)
+	q = kt_store_recs(w->fifo, &n);
+	for (i = 0; i < n; i++) {
+		struct kt_rec *r = &q[i];
+
+		if (state_of(r) == PENDING && flow_whole(w, r))
+			set_state(r, KEEP);
+		if (state_of(r) == PENDING || state_of(r) == UNSURE)
 			break;
-		if (it->state == KEEP)
-			emit(sw, w, it, INT64_MIN);
-		else if (it->flow >= 0)
+		if (state_of(r) == KEEP)
+			emit(sw, w, w->fifo, i, INT64_MIN);
+		else if (r->aux != NOFLOW)
 			w->dropped_flows++;
-		free(it->ev);	/* its bytes go back to the queue */
-		it->ev = NULL;
-		q_put(&w->q);
-		w->head++;
 	}
-	if (w->head == w->nfifo)
-		w->head = w->nfifo = 0;
-	else if (w->head > 4096 && w->head * 2 > w->nfifo) {
-		memmove(w->fifo, w->fifo + w->head, (w->nfifo - w->head) *
-		    sizeof(*w->fifo));
-		w->nfifo -= w->head;
-		w->head = 0;
-	}
+	/* Their bytes go back to the store. */
+	kt_store_shift(w->fifo, i);
 }
 
 /* The state of an event just come to window w (flows are marked). */
 static int
-decide(const struct sw *sw, struct window *w, struct item *it)
+decide(const struct sw *sw, struct window *w, struct kt_rec *r)
 {
 	/* With --clip, an X event may cross an end not yet certain. */
-	if (it->ts > w->end || (sw->o.clip && it->ph == 'X' && !w->final &&
-	    (w->end == NOEND || it->end > w->end)))
+	if (r->ts > w->end || (sw->o.clip && r->ph == 'X' && !w->final &&
+	    (w->end == NOEND || end_of(r) > w->end)))
 		return UNSURE;
-	if (it->flow >= 0) {
-		decide_flow(w, it);
-		return it->state;
+	if (r->aux != NOFLOW) {
+		decide_flow(w, r);
+		return state_of(r);
 	}
 	return KEEP;
 }
 
-/* Hold item it in window w's FIFO, its bytes in the window's queue. */
+/*
+ * Take record i of store st into window w: written at once when nothing
+ * waits, else held in the window's FIFO.
+ */
 static void
-hold(struct sw *sw, struct window *w, struct item *it)
+take(struct sw *sw, struct window *w, const struct kt_store *st, size_t i)
 {
-	push(&w->fifo, &w->nfifo, &w->capfifo, it);
-	if (it->flow >= 0 && it->state == KEEP)
-		release(sw, w);
-}
+	struct kt_rec probe = kt_store_recs((struct kt_store *)st, NULL)[i];
+	struct kt_rec *r;
+	struct kt_error err;
+	int state;
 
-/* Take item it (owned) into window w. */
-static void
-take(struct sw *sw, struct window *w, struct item *it)
-{
-	char *raw;
-
-	it->state = (uint8_t)decide(sw, w, it);
-	if (it->state == KEEP && w->head == w->nfifo) {
-		emit(sw, w, it, INT64_MIN);
-		item_free(it);
+	probe.tag &= TAG_IS_S;
+	state = decide(sw, w, &probe);
+	if (state == KEEP && kt_store_count(w->fifo) == 0) {
+		emit(sw, w, st, i, INT64_MIN);
 		return;
 	}
-	if (!sw->full) {
-		free(it->ev);
-		it->ev = NULL;
-	}
-	raw = q_get(&w->q, it->len ? it->len : 1);
-	memcpy(raw, it->raw, it->len);
-	free(it->raw);
-	it->raw = raw;
-	if (it->ev != NULL)
-		it->ev->raw = raw;
-	hold(sw, w, it);
+	if ((r = kt_store_copy(w->fifo, st, i, &err)) == NULL)
+		kt_cli_die(&err);
+	r->aux = probe.aux;
+	r->tag = probe.tag;
+	set_state(r, state);
+	if (r->aux != NOFLOW && state == KEEP)
+		release(sw, w);
 }
 
 /* Take event ev into window w: written at once when nothing waits. */
 static void
 take_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
-    int64_t flow)
+    uint32_t flow)
 {
-	struct item it;
+	struct kt_rec probe, *r;
+	int state;
 
-	it.raw = NULL;
-	it.ev = NULL;
-	it.len = ev->len;
-	it.index = ev->index;
-	it.ts = ev->ts;
-	it.end = ev->ts + ((ev->flags & KT_EV_DUR) && ev->dur > 0 ?
-	    ev->dur : 0);
-	it.ph = ev->ph;
-	it.flow = flow;
-	it.is_s = ev->ph == 's';
-	it.state = (uint8_t)decide(sw, w, &it);
-	if (it.state == KEEP && w->head == w->nfifo) {
+	memset(&probe, 0, sizeof(probe));
+	probe.ts = ev->ts;
+	probe.dur = ev->dur;
+	probe.flags = (uint8_t)ev->flags;
+	probe.ph = ev->ph;
+	probe.aux = flow;
+	probe.tag = ev->ph == 's' ? TAG_IS_S : 0;
+	state = decide(sw, w, &probe);
+	if (state == KEEP && kt_store_count(w->fifo) == 0) {
 		emit_ev(sw, w, ev, INT64_MIN);
 		return;
 	}
-	it.raw = q_get(&w->q, ev->len ? ev->len : 1);
-	memcpy(it.raw, ev->raw, ev->len);
-	if (sw->full) {
-		if ((it.ev = malloc(sizeof(*it.ev))) == NULL)
-			kt_cli_nomem();
-		*it.ev = *ev;
-		it.ev->raw = it.raw;
-	}
-	hold(sw, w, &it);
+	r = keep_ev(w->fifo, ev, flow);
+	set_state(r, state);
+	if (flow != NOFLOW && state == KEEP)
+		release(sw, w);
 }
 
 /* The window's end is certain: decide everything it holds. */
 static void
 finalize(struct sw *sw, struct window *w)
 {
-	size_t i;
+	struct kt_rec *q;
+	size_t i, n;
 
 	w->final = 1;
-	for (i = w->head; i < w->nfifo; i++) {
-		struct item *it = &w->fifo[i];
+	q = kt_store_recs(w->fifo, &n);
+	for (i = 0; i < n; i++) {
+		struct kt_rec *r = &q[i];
 
-		if (it->state != UNSURE)
+		if (state_of(r) != UNSURE)
 			continue;
-		if (it->ts > w->end)
-			it->state = DROP;
-		else if (it->flow >= 0)
-			decide_flow(w, it);
+		if (r->ts > w->end)
+			set_state(r, DROP);
+		else if (r->aux != NOFLOW)
+			decide_flow(w, r);
 		else
-			it->state = KEEP;
+			set_state(r, KEEP);
 	}
-	for (i = w->head; i < w->nfifo; i++)
-		if (w->fifo[i].state == PENDING) {
-			struct item *it = &w->fifo[i];
-
-			it->state = w->flows[it->flow].has_s &&
-			    w->flows[it->flow].has_f ? KEEP : DROP;
-		}
+	for (i = 0; i < n; i++)
+		if (state_of(&q[i]) == PENDING)
+			set_state(&q[i], flow_whole(w, &q[i]) ? KEEP : DROP);
 	release(sw, w);
 	w->done = 1;
 }
@@ -762,7 +659,8 @@ win_start(struct sw *sw, int64_t start, int64_t end, int final, int64_t a,
     int64_t b)
 {
 	struct window *w;
-	size_t i, k;
+	struct kt_rec *op;
+	size_t i, k, nop;
 
 	if ((w = realloc(sw->wins, (sw->nwins + 1) * sizeof(*w))) == NULL)
 		kt_cli_nomem();
@@ -778,50 +676,37 @@ win_start(struct sw *sw, int64_t start, int64_t end, int final, int64_t a,
 	w->gpu_end = INT64_MIN;
 	if ((w->launched = kt_intern_new()) == NULL)
 		kt_cli_nomem();
+	w->fifo = store_new(sw->fields);
 	win_open(sw, w);
 	/* Events open across the start, in file order. */
-	for (i = 0; i < sw->nopen; i++) {
-		const struct item *op = &sw->open_[i];
-		struct item it;
-
-		if (op->end < start || op->ph == 'C' || op->ts >= start ||
-		    op->flow >= 0)
+	op = kt_store_recs(sw->open_, &nop);
+	for (i = 0; i < nop; i++) {
+		if (end_of(&op[i]) < start || op[i].ph == 'C' ||
+		    op[i].ts >= start || op[i].aux != NOFLOW)
 			continue;
-		it = item_dup(op);
-		take(sw, w, &it);
+		take(sw, w, sw->open_, i);
 	}
 	/*
 	 * The counter values in force at the start, carried to it, and
 	 * those set at the start itself: they sort at the start.
 	 */
-	for (k = 0; k < sw->nlastc; k++) {
-		const struct kt_buf *lc = &sw->lastc[k];
+	for (k = 0; k < kt_store_count(sw->lastc); k++) {
 		struct kt_event ev;
-		struct item it;
 
-		if (lc->n == 0)
+		kt_store_view(sw->lastc, k, &ev);
+		if (!(ev.flags & KT_EV_TS))
 			continue;
-		memset(&ev, 0, sizeof(ev));
-		if (kt_event_scan(lc->p, lc->n, &ev, NULL) == -1 ||
-		    !(ev.flags & KT_EV_TS))
-			continue;
-		memcpy(&ev.index, lc->p + lc->n + 1, sizeof(ev.index));
 		if (ev.ts >= start) {
-			take_ev(sw, w, &ev, -1);
+			take_ev(sw, w, &ev, NOFLOW);
 			continue;
 		}
-		item_make(&it, &ev);
-		emit(sw, w, &it, start);
-		item_free(&it);
+		emit_ev(sw, w, &ev, start);
 	}
 	/* Then the events at the start that came before this one. */
-	for (i = 0; i < sw->nopen; i++) {
-		struct item it;
-
-		if (sw->open_[i].ph == 'C' || sw->open_[i].ts < start)
+	for (i = 0; i < nop; i++) {
+		if (op[i].ph == 'C' || op[i].ts < start)
 			continue;
-		it = item_dup(&sw->open_[i]);
-		take(sw, w, &it);
+		take(sw, w, sw->open_, i);
 	}
 	return w;
 }
@@ -985,33 +870,32 @@ track_end(const struct sw *sw, struct window *w, const struct kt_event *ev)
 /* ------------------------------------------------------------------ */
 /* The driver. */
 
+/* May held event r still overlap a window's start at now? */
+static int
+still_open(const struct kt_rec *r, void *ctx)
+{
+	int64_t now = *(const int64_t *)ctx;
+
+	return !(end_of(r) < now && r->ts < now);
+}
+
 /* Keep the open set to what may still overlap a window's start. */
 static void
 evict(struct sw *sw)
 {
-	size_t i, k = 0;
-
-	for (i = 0; i < sw->nopen; i++) {
-		struct item *op = &sw->open_[i];
-
-		if (op->end < sw->now && op->ts < sw->now) {
-			item_free(op);
-			continue;
-		}
-		sw->open_[k++] = *op;
-	}
-	sw->nopen = k;
+	kt_store_keep(sw->open_, still_open, &sw->now);
 }
 
 /* Does an event held open overlap [s, e]? */
 static int
 window_open_at(const struct sw *sw, int64_t s, int64_t e)
 {
-	size_t i;
+	const struct kt_rec *op;
+	size_t i, n;
 
-	for (i = 0; i < sw->nopen; i++)
-		if (sw->open_[i].end >= s && sw->open_[i].ts <= e &&
-		    sw->open_[i].ph != 'C')
+	op = kt_store_recs(sw->open_, &n);
+	for (i = 0; i < n; i++)
+		if (end_of(&op[i]) >= s && op[i].ts <= e && op[i].ph != 'C')
 			return 1;
 	return 0;
 }
@@ -1029,15 +913,13 @@ more_windows(const struct sw *sw)
 static void
 feed_meta(struct sw *sw, const struct kt_event *ev)
 {
-	struct item it;
 	size_t i;
 
-	item_make(&it, ev);
-	push(&sw->metas_ev, &sw->nmeta_ev, &sw->capmeta_ev, &it);
+	keep_ev(sw->metas_ev, ev, NOFLOW);
 	/* Every window has every metadata event, late ones too. */
 	for (i = 0; i < sw->nwins; i++)
 		if (!sw->wins[i].committed) {
-			emit(sw, &sw->wins[i], &it, INT64_MIN);
+			emit_ev(sw, &sw->wins[i], ev, INT64_MIN);
 			if (sw->wins[i].done && sw->o.split &&
 			    kt_out_suspend(sw->wins[i].out) == -1)
 				kt_cli_out_commit(sw->wins[i].out, 1, NULL);
@@ -1139,7 +1021,8 @@ maybe_start(struct sw *sw, const struct kt_event *ev)
 static void
 remember_counter(struct sw *sw, const struct kt_event *ev)
 {
-	struct kt_buf key = KT_BUF_INIT, *lc;
+	struct kt_buf key = KT_BUF_INIT;
+	struct kt_error err;
 	const char *p;
 	size_t n;
 	int64_t t;
@@ -1150,24 +1033,11 @@ remember_counter(struct sw *sw, const struct kt_event *ev)
 	if ((t = kt_intern_put(sw->tracks, key.p, key.n)) == -1)
 		kt_cli_nomem();
 	kt_buf_free(&key);
-	if ((size_t)t >= sw->nlastc) {
-		struct kt_buf *l = realloc(sw->lastc, ((size_t)t + 1) *
-		    sizeof(*l));
-
-		if (l == NULL)
-			kt_cli_nomem();
-		memset(l + sw->nlastc, 0, ((size_t)t + 1 - sw->nlastc) *
-		    sizeof(*l));
-		sw->lastc = l;
-		sw->nlastc = (size_t)t + 1;
-	}
-	/* The bytes, then a NUL, then the row number. */
-	lc = &sw->lastc[t];
-	lc->n = 0;
-	kt_buf_add(lc, ev->raw, ev->len);
-	kt_buf_addc(lc, '\0');
-	kt_buf_add(lc, &ev->index, sizeof(ev->index));
-	lc->n = ev->len;
+	/* A new track is the next record; a known one's is replaced. */
+	if ((size_t)t == kt_store_count(sw->lastc))
+		keep_ev(sw->lastc, ev, NOFLOW);
+	else if (kt_store_set(sw->lastc, (size_t)t, NULL, ev, &err) == NULL)
+		kt_cli_die(&err);
 }
 
 /* One event of the sorted stream. */
@@ -1193,7 +1063,7 @@ feed(struct sw *sw, const struct kt_event *ev)
 	close_ended(sw);
 	maybe_start(sw, ev);
 	/* Only now, after a window may have started here, forget what ended. */
-	if (sw->nopen > 64 && more_windows(sw))
+	if (kt_store_count(sw->open_) > 64 && more_windows(sw))
 		evict(sw);
 	/* Feed the open windows. */
 	for (i = 0; i < sw->nwins; i++) {
@@ -1204,22 +1074,16 @@ feed(struct sw *sw, const struct kt_event *ev)
 		track_end(sw, w, ev);
 		if (w->final && ev->ts > w->end)
 			continue;
-		take_ev(sw, w, ev, ev->kind == KT_FLOW ? flow_key(sw, ev) : -1);
+		take_ev(sw, w, ev, ev->kind == KT_FLOW ? flow_key(sw, ev) :
+		    NOFLOW);
 	}
 	/* Remember what a later window may need at its start. */
 	if (more_windows(sw)) {
 		if (ev->ph == 'C')
 			remember_counter(sw, ev);
-		else {
-			struct item it;
-
-			item_make(&it, ev);
-			if (ev->kind == KT_FLOW) {
-				it.flow = flow_key(sw, ev);
-				it.is_s = ev->ph == 's';
-			}
-			push(&sw->open_, &sw->nopen, &sw->capopen, &it);
-		}
+		else
+			keep_ev(sw->open_, ev, ev->kind == KT_FLOW ?
+			    flow_key(sw, ev) : NOFLOW);
 	}
 }
 
@@ -1248,80 +1112,48 @@ order_key(const struct kt_event *ev)
 	return (uint64_t)ev->ts ^ ((uint64_t)1 << 63);
 }
 
-/* A held event of an unsorted input. */
-struct held {
-	const char	*raw;
-	size_t		 len;
-	uint64_t	 index;
-};
-
-/* The events held so far, while it is not known whether it is sorted. */
-struct heldset {
-	struct kt_arena	*ar;
-	struct held	*h;
-	size_t		 nh, caph;
-};
-
-/* Hold a copy of ev. */
-static void
-hold_ev(struct heldset *hd, const struct kt_event *ev)
+/* The same of a held record. */
+static uint64_t
+rec_key(const struct kt_rec *r, void *ctx)
 {
-	if (hd->nh == hd->caph) {
-		hd->caph = hd->caph ? hd->caph * 2 : 4096;
-		if ((hd->h = realloc(hd->h, hd->caph * sizeof(*hd->h))) == NULL)
-			kt_cli_nomem();
-	}
-	if ((hd->h[hd->nh].raw = kt_arena_copy(hd->ar, ev->raw, ev->len)) ==
-	    NULL)
-		kt_cli_nomem();
-	hd->h[hd->nh].len = ev->len;
-	hd->h[hd->nh++].index = ev->index;
+	(void)ctx;
+	if (r->ph == 'M')
+		return 0;
+	if (!(r->flags & KT_EV_TS))
+		return 1;
+	return (uint64_t)r->ts ^ ((uint64_t)1 << 63);
 }
 
 /* Feed the events held, in file order, and forget them. */
 static void
-feed_held(struct sw *sw, struct heldset *hd)
+feed_held(struct sw *sw, struct kt_store *hd)
 {
 	size_t i;
 
-	for (i = 0; i < hd->nh; i++) {
+	for (i = 0; i < kt_store_count(hd); i++) {
 		struct kt_event e;
 
-		memset(&e, 0, sizeof(e));
-		kt_event_scan(hd->h[i].raw, hd->h[i].len, &e, NULL);
-		e.index = hd->h[i].index;
+		kt_store_view(hd, i, &e);
 		feed(sw, &e);
 	}
-	hd->nh = 0;
+	kt_store_shift(hd, kt_store_count(hd));
 }
 
 /* Feed the events held, sorted by time (stably) unless sorted. */
 static void
-feed_sorted(struct sw *sw, struct heldset *hd, int sorted)
+feed_sorted(struct sw *sw, struct kt_store *hd, int sorted)
 {
-	struct kt_pair *p = malloc(hd->nh * sizeof(*p));
 	struct kt_event ev;
+	uint32_t *order = NULL;
 	size_t i;
 
-	if (p == NULL)
+	if (!sorted && (order = kt_store_order(hd, rec_key, NULL)) == NULL)
 		kt_cli_nomem();
-	for (i = 0; i < hd->nh; i++) {
-		memset(&ev, 0, sizeof(ev));
-		kt_event_scan(hd->h[i].raw, hd->h[i].len, &ev, NULL);
-		p[i].key = order_key(&ev);
-		p[i].val = i;
-	}
-	if (!sorted && kt_sort_pairs(p, hd->nh) == -1)
-		kt_cli_nomem();
-	for (i = 0; i < hd->nh && !all_done(sw); i++) {
-		struct held *x = &hd->h[p[i].val];
-
-		memset(&ev, 0, sizeof(ev));
-		kt_event_scan(x->raw, x->len, &ev, NULL);
-		ev.index = x->index;
+	for (i = 0; i < kt_store_count(hd) && !all_done(sw); i++) {
+		kt_store_view(hd, order != NULL ? order[i] : i, &ev);
 		feed(sw, &ev);
 	}
-	free(p);
+	free(order);
 }
 
 /*
@@ -1345,13 +1177,13 @@ run(struct sw *sw)
 {
 	struct kt_event ev;
 	struct kt_error err;
-	struct heldset hd;
+	struct kt_store *hd;
 	uint64_t last = 0;
 	int rc, sorted = 1, early = 0, seen_event = 0, meta_first = 0;
 
-	memset(&hd, 0, sizeof(hd));
-	if ((hd.ar = kt_arena_new()) == NULL)
-		kt_cli_nomem();
+	/* Held events are fed later: they keep what feed() reads. */
+	hd = store_new(sw->fields | FEED_FIELDS | (sw->o.has_rank ?
+	    KT_FBIT(KT_F_RANK) : 0));
 	while ((rc = kt_reader_next(sw->rd, &ev, &err)) == 1) {
 		uint64_t key = order_key(&ev);
 
@@ -1368,7 +1200,7 @@ run(struct sw *sw)
 			kt_cli_progress(sw->rd);
 		if (sorted && sw->nseen > PROBE_EVENTS) {
 			sw->commit_early = sw->tail_known && meta_first;
-			feed_held(sw, &hd);
+			feed_held(sw, hd);
 			feed(sw, &ev);
 			/*
 			 * Stop early only when the metadata came first (as kt
@@ -1380,21 +1212,22 @@ run(struct sw *sw)
 			}
 			continue;
 		}
-		if (!sorted && sw->nseen > PROBE_EVENTS && hd.nh == 0) {
+		if (!sorted && sw->nseen > PROBE_EVENTS &&
+		    kt_store_count(hd) == 0) {
 			kt_cli_warn("%s: not sorted by time at event %llu, after "
 			    "%d sorted ones; sort it with kt normalize first",
 			    kt_reader_name(sw->rd),
 			    (unsigned long long)sw->nseen, PROBE_EVENTS);
 			kt_cli_die(NULL);
 		}
-		hold_ev(&hd, &ev);
+		keep_ev(hd, &ev, NOFLOW);
 	}
 	if (rc == -1)
 		kt_cli_die(&err);
-	if (hd.nh > 0) {
+	if (kt_store_count(hd) > 0) {
 		/* Held: sort by time (stable), then stream. */
 		sw->commit_early = sw->tail_known && (meta_first || !sorted);
-		feed_sorted(sw, &hd, sorted);
+		feed_sorted(sw, hd, sorted);
 	}
 	if (early && !sw->tail_known) {
 		/* Read on to the keys after traceEvents. */
@@ -1403,8 +1236,7 @@ run(struct sw *sw)
 		if (rc == -1)
 			kt_cli_die(&err);
 	}
-	free(hd.h);
-	kt_arena_free(hd.ar);
+	kt_store_free(hd);
 }
 
 /* Explain a window that matched nothing, and exit 2. */
@@ -1635,15 +1467,11 @@ sw_free(struct sw *sw)
 {
 	size_t i;
 
-	for (i = 0; i < sw->nopen; i++)
-		item_free(&sw->open_[i]);
-	for (i = 0; i < sw->nmeta_ev; i++)
-		item_free(&sw->metas_ev[i]);
-	for (i = 0; i < sw->nlastc; i++)
-		kt_buf_free(&sw->lastc[i]);
-	free(sw->open_);
-	free(sw->metas_ev);
-	free(sw->lastc);
+	for (i = 0; i < sw->nwins; i++)
+		kt_store_free(sw->wins[i].fifo);
+	kt_store_free(sw->open_);
+	kt_store_free(sw->metas_ev);
+	kt_store_free(sw->lastc);
 	free(sw->wins);
 	kt_intern_free(sw->flowkeys);
 	kt_intern_free(sw->tracks);
@@ -1672,7 +1500,8 @@ main(int argc, char *argv[])
 	i = (size_t)parse_args(&sw.o, argc, argv);
 	argc -= (int)i;
 	argv += i;
-	sw.full = sw.o.tsv || sw.o.clip;
+	/* With --tsv or --clip, held events keep what writing needs. */
+	sw.fields = sw.o.tsv || sw.o.clip ? EMIT_FIELDS : 0;
 	kt_cli_inputs(argv, argc);
 	if (!sw.o.split && kt_cli_check_output(sw.o.co.output, argv, argc) ==
 	    -1)
@@ -1682,6 +1511,9 @@ main(int argc, char *argv[])
 	if ((sw.flowkeys = kt_intern_new()) == NULL ||
 	    (sw.tracks = kt_intern_new()) == NULL)
 		kt_cli_nomem();
+	sw.open_ = store_new(sw.fields);
+	sw.metas_ev = store_new(sw.fields);
+	sw.lastc = store_new(sw.fields | CARRY_FIELDS);
 	/* A plain file's end first: then reading can stop early. */
 	if ((rc = kt_reader_tail(sw.rd, &err)) == -1)
 		kt_cli_die(&err);

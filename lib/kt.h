@@ -273,8 +273,25 @@ struct kt_event {
 	int		 dur_decimals;
 	enum kt_kind	 kind;
 	char		 ph;		/* first byte of ph, or 0 */
+	uint32_t	 known;		/* the fields located (KT_FBIT bits):
+					   all when scanned; a view of a
+					   record (kt_store_view) has some,
+					   an event made of bytes alone none;
+					   the others read absent */
 	struct kt_val	 f[KT_NFIELDS];
 };
+
+/* The bit of field f in a mask of fields, and every field's. */
+#define KT_FBIT(f)	(1u << (f))
+#define KT_FALL		((1u << KT_NFIELDS) - 1)
+/* The fields a TSV row's columns are made of. */
+#define KT_FCOLUMNS	(KT_FBIT(KT_F_PH) | KT_FBIT(KT_F_PID) | \
+			 KT_FBIT(KT_F_TID) | KT_FBIT(KT_F_CAT) | \
+			 KT_FBIT(KT_F_NAME) | KT_FBIT(KT_F_RANK))
+/* Those ts, dur, ph and kind are made of (kt_event_finish). */
+#define KT_FDERIVED	(KT_FBIT(KT_F_PH) | KT_FBIT(KT_F_CAT) | \
+			 KT_FBIT(KT_F_NAME) | KT_FBIT(KT_F_TS) | \
+			 KT_FBIT(KT_F_DUR))
 
 const char	*kt_kind_name(enum kt_kind);
 int		 kt_kind_parse(const char *, size_t);
@@ -336,6 +353,9 @@ struct kt_patch_edit {
 	size_t	 insoff;	/* inserted text, in tmp */
 	size_t	 inslen;
 	int	 seq;		/* keeps insertions at one offset in order */
+	int	 field;		/* the field it sets, adds or removes, or -1 */
+	size_t	 valoff;	/* the field's new value in the inserted text */
+	size_t	 vallen;	/* (0 and 0 when the edit removes it) */
 };
 
 struct kt_patch {
@@ -344,6 +364,10 @@ struct kt_patch {
 	int			 n;
 	struct kt_buf		 tmp;	/* owned copies of inserted texts */
 	struct kt_buf		 newargs; /* members of an args to add */
+	/* fields among newargs: value offset and length in it, by field */
+	uint32_t		 naoff[KT_NFIELDS - KT_F_FIRSTARG];
+	uint32_t		 nalen[KT_NFIELDS - KT_F_FIRSTARG];
+	uint32_t		 naset;	/* bit f - KT_F_FIRSTARG: in newargs */
 };
 
 void	 kt_patch_init(struct kt_patch *, const struct kt_event *);
@@ -368,6 +392,19 @@ int	 kt_patch_remove(struct kt_patch *, enum kt_field);
 int	 kt_patch_arg_remove(struct kt_patch *, const char *);
 /* Append the patched event to out.  0 or -1. */
 int	 kt_patch_apply(struct kt_patch *, struct kt_buf *);
+/*
+ * The same, and the patched event in *nev (its raw in out, valid until
+ * out changes), its fields located from the patch, not by scanning it
+ * again: every field known of the event patched moves by the edits
+ * before it, a field set, added or removed is where the patch put it,
+ * and ts, dur, ph and kind follow from them (when the fields they come
+ * from are known; else they stay, but for a ts or dur set).
+ * nev->index is the event's.  Only an edit that cuts a field's value
+ * (which no kt_patch_* call makes but a replaced args holding fields)
+ * makes it scan the result.  0 or -1.
+ */
+int	 kt_patch_apply_event(struct kt_patch *, struct kt_buf *,
+	    struct kt_event *);
 void	 kt_patch_free(struct kt_patch *);
 
 /* ------------------------------------------------------------------ */
@@ -603,6 +640,13 @@ int	 kt_writer_begin(struct kt_writer *, const struct kt_meta *, size_t,
  */
 void	 kt_writer_origin(struct kt_writer *, int64_t);
 int	 kt_writer_event(struct kt_writer *, const struct kt_event *);
+/*
+ * Write an event given only as its bytes and row number: JSON writes
+ * the bytes; TSV, whose columns need the fields, scans them (as does
+ * kt_writer_event() with an event whose known lacks KT_FCOLUMNS).
+ * 0 or -1.
+ */
+int	 kt_writer_raw(struct kt_writer *, const char *, size_t, uint64_t);
 int	 kt_writer_end(struct kt_writer *, const struct kt_meta *, size_t);
 /* The same, writing the row numbers srcindex as ktSourceIndex after the
  * events (JSON), for writers that learn them only as they go. */
@@ -887,6 +931,97 @@ int		 kt_hold_check(const struct kt_hold *, struct kt_error *);
 void		 kt_hold_free(struct kt_hold *);
 /* Copy bytes [from, to) of the file at path (to 0: to its end) to out. */
 int		 kt_file_copy(const char *, uint64_t, uint64_t, struct kt_out *);
+
+/* ------------------------------------------------------------------ */
+/*
+ * The event store (lib/core/store.c): the events a filter holds, as
+ * compact records in an array, their bytes in the store's arena (or a
+ * holder's, or none), their threads interned, and of their fields only
+ * the offsets the filter asked for.  A record is 48 bytes, and 8 more
+ * per field kept (kt(7) gives the memory per held event).
+ *
+ * kt_store_view() makes an event of a record without scanning it (the
+ * fields kept are its known ones); kt_store_event() scans the bytes
+ * again for the whole event, for a filter step that needs a field not
+ * kept.
+ * Records move (kt_store_add, removals): refer to them by position.
+ * Bytes move only when a removal compacts the store.
+ */
+struct kt_rec {
+	const char	*raw;		/* its bytes (NULL: none kept) */
+	uint64_t	 index;		/* its row number */
+	int64_t		 ts;		/* ns, when flags has KT_EV_TS */
+	int64_t		 dur;		/* ns, when KT_EV_DUR */
+	uint32_t	 len;
+	uint32_t	 thread;	/* interned pid/tid, or UINT32_MAX */
+	uint32_t	 aux;		/* the filter's own: 0 when added */
+	uint8_t		 flags;		/* KT_EV_* of the event read */
+	uint8_t		 kind;		/* enum kt_kind */
+	char		 ph;
+	uint8_t		 tag;		/* the filter's own: 0 when added */
+};
+
+#define KT_STORE_THREADS	0x01	/* intern each event's pid/tid */
+#define KT_STORE_NOBYTES	0x02	/* keep no bytes: records only */
+
+struct kt_store;
+
+/*
+ * A new store keeping fields (a mask of KT_FBIT bits) of each event;
+ * with a holder (borrowed; NULL: none) the bytes of the events read from
+ * a held file are the file's (kt_hold_event).  NULL when out of memory.
+ */
+struct kt_store	*kt_store_new(unsigned, uint32_t, struct kt_hold *);
+void		 kt_store_free(struct kt_store *);
+/*
+ * Keep ev (read by rd, which only a holder needs: NULL otherwise) as a
+ * new last record; returns it (valid until the store changes), or NULL
+ * with err set (out of memory, an event or field of 4 GB or more).
+ */
+struct kt_rec	*kt_store_add(struct kt_store *, const struct kt_reader *,
+		    const struct kt_event *, struct kt_error *);
+/* Keep record i of another store (its bytes copied) as a new last one. */
+struct kt_rec	*kt_store_copy(struct kt_store *, const struct kt_store *,
+		    size_t, struct kt_error *);
+/* Replace record i with ev (its old bytes freed when the store compacts). */
+struct kt_rec	*kt_store_set(struct kt_store *, size_t,
+		    const struct kt_reader *, const struct kt_event *,
+		    struct kt_error *);
+/* The records, in order (borrowed: valid until the store changes). */
+struct kt_rec	*kt_store_recs(struct kt_store *, size_t *);
+size_t		 kt_store_count(const struct kt_store *);
+/* The interned pid/tid keys (raw pid text, tab, raw tid text). */
+const struct kt_intern *kt_store_threads(const struct kt_store *);
+/* Record i as an event, without a scan (see above). */
+void		 kt_store_view(const struct kt_store *, size_t,
+		    struct kt_event *);
+/* Record i as a whole event: its bytes scanned again.  0 or -1. */
+int		 kt_store_event(const struct kt_store *, size_t,
+		    struct kt_event *, struct kt_error *);
+/*
+ * The records' positions sorted stably by key(rec, ctx) (equal keys keep
+ * their order): a new array of kt_store_count() entries (free it), or
+ * NULL when out of memory.  The records stay where they are.
+ */
+uint32_t	*kt_store_order(const struct kt_store *, uint64_t (*)(const
+		    struct kt_rec *, void *), void *);
+/* Forget the first n records. */
+void		 kt_store_shift(struct kt_store *, size_t);
+/* Keep only the records for which keep(rec, ctx) is true, in order. */
+void		 kt_store_keep(struct kt_store *, int (*)(const struct
+		    kt_rec *, void *), void *);
+/* Bytes of memory the store holds (records, fields, bytes, threads). */
+uint64_t	 kt_store_memory(const struct kt_store *);
+
+#ifdef KT_DEBUG_SCANS
+/*
+ * A debug build (-DKT_DEBUG_SCANS) counts the events scanned whole
+ * (kt_scan_value of an event: reading, kt_event_scan, kt_store_event)
+ * and skimmed, over the process; kt_cli_init() prints both at exit
+ * when KT_DEBUG_SCANS is set in the environment.
+ */
+void		 kt_debug_scans(uint64_t *, uint64_t *);
+#endif
 
 /* ------------------------------------------------------------------ */
 /*

@@ -1178,6 +1178,271 @@ test_unescape(void)
 	CHECK(kt_step_parse("Step#3", 6) == -1);
 }
 
+/* Do two events have the same fields in mask, times, kind and ph? */
+static int
+same_fields(const struct kt_event *a, const struct kt_event *b,
+    uint32_t mask)
+{
+	int f;
+
+	for (f = 0; f < KT_NFIELDS; f++) {
+		if (!(mask & KT_FBIT(f)))
+			continue;
+		if (a->f[f].type != b->f[f].type || (a->f[f].type != KT_NONE &&
+		    (a->f[f].off != b->f[f].off ||
+		    a->f[f].len != b->f[f].len))) {
+			printf("  field %d: %u+%u type %u, want %u+%u type %u\n",
+			    f, a->f[f].off, a->f[f].len, a->f[f].type,
+			    b->f[f].off, b->f[f].len, b->f[f].type);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/*
+ * Patch (op) event text with kt_patch_apply_event: the fields it locates
+ * must be those a scan of the result finds, and ts, dur, kind and ph too.
+ */
+static int
+patch_event_ok(const char *text, int op, uint32_t known)
+{
+	struct kt_event ev, pe, sc;
+	struct kt_patch p;
+	struct kt_buf b = KT_BUF_INIT;
+	int rc = 0, ok;
+
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(text, strlen(text), &ev, NULL) == -1)
+		return 0;
+	ev.index = 7;
+	if (known != KT_FALL) {
+		int f;
+
+		for (f = 0; f < KT_NFIELDS; f++)
+			if (!(known & KT_FBIT(f)))
+				memset(&ev.f[f], 0, sizeof(ev.f[f]));
+		ev.known = known;
+	}
+	kt_patch_init(&p, &ev);
+	switch (op) {
+	case 0:		/* rebase */
+		rc = kt_patch_set(&p, KT_F_TS, "12.5", 4);
+		break;
+	case 1:		/* rank-tag, merging */
+		rc = kt_patch_set(&p, KT_F_RANK, "3", 1) |
+		    kt_patch_set(&p, KT_F_PID, "4001", 4) |
+		    kt_patch_arg_add(&p, "kt_pid", "\"x\"", 3) |
+		    (ev.f[KT_F_CORR].type != KT_NONE ?
+		    kt_patch_set(&p, KT_F_CORR, "3000000000007", 13) : 0) |
+		    kt_patch_set(&p, KT_F_TS, "1.001", 5);
+		break;
+	case 2:		/* compact-lanes: a lane */
+		rc = kt_patch_set(&p, KT_F_TID, "1000000001", 10) |
+		    kt_patch_arg_add(&p, "_compact_gpu_track",
+		    "{\"pid\": 0, \"tid\": 7}", 20);
+		break;
+	case 3:		/* slice-window --clip */
+		rc = kt_patch_set(&p, KT_F_TS, "2", 1) |
+		    kt_patch_set(&p, KT_F_DUR, "0.5", 3) |
+		    kt_patch_arg(&p, "kt_clip", "{\"ts\": 1}", 9);
+		break;
+	case 4:		/* remove args, set the name (a kind changes) */
+		rc = kt_patch_remove(&p, KT_F_ARGS) |
+		    kt_patch_set(&p, KT_F_CAT, "\"kernel\"", 8);
+		break;
+	case 5:		/* remove an arg field */
+		rc = kt_patch_arg_remove(&p, "correlation");
+		break;
+	case 8:		/* remove a member of args that is no field */
+		rc = kt_patch_arg_remove(&p, "z");
+		break;
+	case 6:		/* args made null, pid a string */
+		rc = kt_patch_set(&p, KT_F_ARGS, "null", 4) |
+		    kt_patch_set(&p, KT_F_PID, "\"p\"", 3);
+		break;
+	case 7:		/* a field added, one removed at the top */
+		rc = kt_patch_set(&p, KT_F_ID, "5", 1) |
+		    kt_patch_remove(&p, KT_F_CAT);
+		break;
+	}
+	ok = rc == 0 && kt_patch_apply_event(&p, &b, &pe) == 0;
+	memset(&sc, 0, sizeof(sc));
+	ok = ok && kt_event_scan(b.p, b.n, &sc, NULL) == 0;
+	ok = ok && pe.raw == b.p && pe.len == b.n && pe.index == 7;
+	/* The fields known before and the fields patched are located. */
+	ok = ok && same_fields(&pe, &sc, pe.known);
+	ok = ok && (pe.flags & (KT_EV_TS | KT_EV_DUR)) ==
+	    (sc.flags & (KT_EV_TS | KT_EV_DUR)) && pe.ts == sc.ts &&
+	    (!(sc.flags & KT_EV_DUR) || pe.dur == sc.dur);
+	ok = ok && (known != KT_FALL || (pe.kind == sc.kind &&
+	    pe.ph == sc.ph && pe.ts_decimals == sc.ts_decimals));
+	if (!ok)
+		printf("  op %d on %s: %.*s\n", op, text, (int)b.n,
+		    b.p ? b.p : "");
+	kt_patch_free(&p);
+	kt_buf_free(&b);
+	return ok;
+}
+
+static void
+test_patch_event(void)
+{
+	static const char *const evs[] = {
+		"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", "
+		    "\"pid\": 0, \"tid\": 7, \"ts\": 1.5, \"dur\": 2, "
+		    "\"args\": {\"External id\": 3, \"correlation\": 9, "
+		    "\"stream\": 7, \"z\": [1, {\"a\": 2}], \"device\": 0}}",
+		"{\"name\": \"n\", \"ph\": \"X\", \"ts\": 10.1234, "
+		    "\"pid\": \"Spans\", \"tid\": \"t\", \"dur\": 1, "
+		    "\"cat\": \"cpu_op\"}",
+		"{\"ph\":\"i\",\"s\":\"t\",\"name\":\"[memory]\",\"pid\":1,"
+		    "\"tid\":2,\"ts\":5,\"args\":null}",
+		"{ \"args\" : {  } , \"ph\" : \"C\" , \"name\" : \"c\" , "
+		    "\"pid\" : 3 , \"tid\" : 0 , \"ts\" : 4 }",
+		"{\"ph\": \"f\", \"bp\": \"e\", \"id\": 9, \"cat\": \"ac2g\", "
+		    "\"name\": \"ac2g\", \"pid\": 0, \"tid\": 7, \"ts\": 1.5, "
+		    "\"args\": {\"z\": 1, \"correlation\": 9}}",
+	};
+	size_t i;
+	int op;
+
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		for (op = 0; op < 9; op++) {
+			/* Some ops need a member that is not there. */
+			if ((op == 8 && strstr(evs[i], "\"z\"") == NULL) ||
+			    (op == 5 && strstr(evs[i], "correlation") == NULL) ||
+			    (op == 4 && strstr(evs[i], "args") == NULL) ||
+			    (op == 7 && strstr(evs[i], "\"cat\"") == NULL) ||
+			    (op == 7 && strstr(evs[i], "\"id\"") != NULL))
+				continue;
+			CHECK(patch_event_ok(evs[i], op, KT_FALL));
+			/*
+			 * A view that knows only some fields, patched in
+			 * those (as the filters do).
+			 */
+			if (op == 0 || op == 2 || op == 6 || op == 8)
+				CHECK(patch_event_ok(evs[i], op,
+				    KT_FBIT(KT_F_PID) | KT_FBIT(KT_F_TID) |
+				    KT_FBIT(KT_F_ARGS) | KT_FBIT(KT_F_TS)));
+		}
+}
+
+/* Key of a record for test_store: its ts, metadata first. */
+static uint64_t
+store_key(const struct kt_rec *r, void *ctx)
+{
+	(void)ctx;
+	return r->ph == 'M' ? 0 : (uint64_t)r->ts + 1;
+}
+
+/* Keep the records of odd row number. */
+static int
+store_odd(const struct kt_rec *r, void *ctx)
+{
+	(void)ctx;
+	return (r->index & 1) != 0;
+}
+
+static void
+test_store(void)
+{
+	struct kt_store *s, *d;
+	struct kt_event ev, v, w;
+	struct kt_error err;
+	struct kt_rec *r;
+	uint32_t *order;
+	char text[160];
+	size_t i, n;
+	int ok = 1, sorted = 1;
+	uint32_t mask = KT_FBIT(KT_F_PID) | KT_FBIT(KT_F_TID) |
+	    KT_FBIT(KT_F_ARGS) | KT_FBIT(KT_F_TS);
+
+	CHECK((s = kt_store_new(KT_STORE_THREADS, mask, NULL)) != NULL);
+	if (s == NULL)
+		return;
+	/* 3000 events of 3 threads, times going down and up, each of its
+	 * own text (the store's arena holds copies). */
+	for (i = 0; i < 3000; i++) {
+		int k = snprintf(text, sizeof(text), "{\"ph\": \"%s\", \"pid\": "
+		    "%d, \"tid\": \"t%d\", \"ts\": %d.5, \"args\": {\"i\": %d}}",
+		    i % 100 == 0 ? "M" : "X", (int)(i % 3), (int)(i % 3),
+		    (int)((i * 7919) % 1000), (int)i);
+
+		memset(&ev, 0, sizeof(ev));
+		if (kt_event_scan(text, (size_t)k, &ev, NULL) == -1)
+			ok = 0;
+		ev.index = i;
+		if ((r = kt_store_add(s, NULL, &ev, &err)) == NULL)
+			ok = 0;
+		else
+			r->tag = (uint8_t)(i & 0xff);
+	}
+	CHECK(ok && kt_store_count(s) == 3000);
+	CHECK(kt_intern_count(kt_store_threads(s)) == 3);
+	/* A view is the scanned event's fields kept, without a scan. */
+	for (i = 0, ok = 1; i < 3000; i += 37) {
+		kt_store_view(s, i, &v);
+		CHECK(kt_store_event(s, i, &w, &err) == 0);
+		ok = ok && v.known == mask && same_fields(&v, &w, mask) &&
+		    v.ts == w.ts && v.index == i && w.index == i &&
+		    v.ts_decimals == 1 && v.kind == w.kind && v.ph == w.ph &&
+		    v.len == w.len && memcmp(v.raw, w.raw, v.len) == 0;
+	}
+	CHECK(ok);
+	/* Ordered stably: by key, equal keys in their first order. */
+	CHECK((order = kt_store_order(s, store_key, NULL)) != NULL);
+	r = kt_store_recs(s, &n);
+	for (i = 1; order != NULL && i < n; i++) {
+		const struct kt_rec *x = &r[order[i - 1]], *y = &r[order[i]];
+
+		if (store_key(x, NULL) > store_key(y, NULL) ||
+		    (store_key(x, NULL) == store_key(y, NULL) &&
+		    x->index > y->index))
+			sorted = 0;
+	}
+	CHECK(sorted && n == 3000);
+	free(order);
+	/* The records stayed, their tags with them. */
+	for (i = 0, ok = 1; i < n; i++)
+		ok = ok && r[i].index == i && r[i].tag == (uint8_t)(i & 0xff);
+	CHECK(ok);
+	/* Copied into another store that keeps fewer fields. */
+	CHECK((d = kt_store_new(0, KT_FBIT(KT_F_TS), NULL)) != NULL);
+	for (i = 0; d != NULL && i < n; i++)
+		if (kt_store_copy(d, s, i, &err) == NULL)
+			ok = 0;
+	CHECK(ok && d != NULL && kt_store_count(d) == n);
+	/* Removed: the first half, then the even rows; set: replaced. */
+	kt_store_shift(s, 1500);
+	kt_store_keep(s, store_odd, NULL);
+	r = kt_store_recs(s, &n);
+	for (i = 0, ok = 1; i < n; i++) {
+		ok = ok && (r[i].index & 1) && kt_store_event(s, i, &w,
+		    &err) == 0 && w.index == r[i].index;
+		snprintf(text, sizeof(text), "\"i\": %llu}",
+		    (unsigned long long)r[i].index);
+		ok = ok && strstr(w.raw, text) != NULL;
+	}
+	CHECK(ok && n > 0 && n < 1500);
+	memset(&ev, 0, sizeof(ev));
+	CHECK(kt_event_scan("{\"ph\": \"X\", \"pid\": 9, \"tid\": 9, "
+	    "\"ts\": 1}", 40, &ev, NULL) == 0);
+	ev.index = 99;
+	CHECK(kt_store_set(s, 0, NULL, &ev, &err) != NULL);
+	kt_store_view(s, 0, &v);
+	CHECK(v.index == 99 && v.len == 40 && memcmp(v.raw, "{\"ph\": \"X\"",
+	    10) == 0 && v.f[KT_F_PID].type == KT_NUMBER);
+	CHECK(kt_intern_count(kt_store_threads(s)) == 4);
+	/* Records only. */
+	kt_store_free(d);
+	CHECK((d = kt_store_new(KT_STORE_NOBYTES, 0, NULL)) != NULL);
+	CHECK(d != NULL && (r = kt_store_add(d, NULL, &ev, &err)) != NULL &&
+	    r->raw == NULL && r->ts == 1000);
+	kt_store_free(d);
+	kt_store_free(s);
+}
+
 /* A failed append sticks: nothing is added after it. */
 static void
 test_buf_sticky(void)
@@ -1351,6 +1616,8 @@ main(void)
 	test_kinds();
 	test_patch();
 	test_patch_remove();
+	test_patch_event();
+	test_store();
 	test_reader();
 	test_tsv();
 	test_sort_intern();

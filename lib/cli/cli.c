@@ -23,10 +23,27 @@
 
 static const char *progname = "kt";
 
+#ifdef KT_DEBUG_SCANS
+/* The debug build: the events scanned, on stderr at exit. */
+static void
+debug_scans(void)
+{
+	uint64_t scans, skims;
+
+	kt_debug_scans(&scans, &skims);
+	fprintf(stderr, "%s: debug: %llu scans, %llu skims\n", progname,
+	    (unsigned long long)scans, (unsigned long long)skims);
+}
+#endif
+
 void
 kt_cli_init(const char *name)
 {
 	progname = name;
+#ifdef KT_DEBUG_SCANS
+	if (getenv("KT_DEBUG_SCANS") != NULL)
+		atexit(debug_scans);
+#endif
 }
 
 const char *

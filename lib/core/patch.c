@@ -29,6 +29,7 @@ kt_patch_reset(struct kt_patch *p, const struct kt_event *ev)
 	p->n = 0;
 	p->tmp.n = 0;
 	p->newargs.n = 0;
+	p->naset = 0;
 }
 
 void
@@ -57,8 +58,48 @@ edit(struct kt_patch *p, size_t off, size_t del, const char *a, size_t an,
 	    kt_buf_adds(&p->tmp, c) == -1)
 		return -1;
 	e->inslen = p->tmp.n - e->insoff;
+	e->field = -1;
+	e->valoff = e->vallen = 0;
 	p->n++;
 	return 0;
+}
+
+/*
+ * Mark the last edit as the one that gives field f (-1: none) its value
+ * at [valoff, valoff + vallen) of the inserted text, or (vallen 0) that
+ * removes it.
+ */
+static int
+tag(struct kt_patch *p, int rc, int f, size_t valoff, size_t vallen)
+{
+	if (rc == 0 && p->n > 0) {
+		p->e[p->n - 1].field = f;
+		p->e[p->n - 1].valoff = valoff;
+		p->e[p->n - 1].vallen = vallen;
+	}
+	return rc;
+}
+
+static int	arg_add(struct kt_patch *, const char *, int, const char *,
+		    size_t);
+
+/* The field an args key names (correlation: KT_F_CORR), or -1. */
+static int
+arg_field(const char *key)
+{
+	int f;
+
+	/* Their first letters: E, c, s, d, b, r (kt's own: _, k). */
+	switch (key[0]) {
+	case 'E': case 'c': case 's': case 'd': case 'b': case 'r':
+		break;
+	default:
+		return -1;
+	}
+	for (f = KT_F_FIRSTARG; f < KT_NFIELDS; f++)
+		if (fieldkeys[f][0] == key[0] && strcmp(fieldkeys[f], key) == 0)
+			return f;
+	return -1;
 }
 
 /* Is the object at raw[off] empty? */
@@ -78,7 +119,7 @@ obj_empty(const char *raw, size_t off)
  */
 static int
 insert_member(struct kt_patch *p, size_t off, const char *key,
-    const char *text, size_t len)
+    const char *text, size_t len, int f)
 {
 	char k[72];
 	size_t kn = strlen(key), at = 0;
@@ -96,8 +137,8 @@ insert_member(struct kt_patch *p, size_t off, const char *key,
 	k[at] = '"';
 	memcpy(k + at + 1, key, kn);
 	memcpy(k + at + 1 + kn, "\": ", 3);
-	return edit(p, off + 1, 0, k, at + kn + 4, text, len,
-	    empty ? "" : ", ");
+	return tag(p, edit(p, off + 1, 0, k, at + kn + 4, text, len,
+	    empty ? "" : ", "), f, at + kn + 4, len);
 }
 
 int
@@ -107,15 +148,24 @@ kt_patch_set(struct kt_patch *p, enum kt_field f, const char *text,
 	const struct kt_val *v = &p->ev->f[f];
 
 	if (v->type != KT_NONE)
-		return edit(p, v->off, v->len, text, len, "", 0, "");
+		return tag(p, edit(p, v->off, v->len, text, len, "", 0, ""),
+		    (int)f, 0, len);
 	/* The scanner saw every member of args: the key is not there. */
 	if (f >= KT_F_FIRSTARG)
-		return kt_patch_arg_add(p, fieldkeys[f], text, len);
-	return insert_member(p, 0, fieldkeys[f], text, len);
+		return arg_add(p, fieldkeys[f], (int)f, text, len);
+	return insert_member(p, 0, fieldkeys[f], text, len, (int)f);
 }
 
 int
 kt_patch_arg_add(struct kt_patch *p, const char *key, const char *text,
+    size_t len)
+{
+	return arg_add(p, key, arg_field(key), text, len);
+}
+
+/* Add args.key, which is field f (or -1: none). */
+static int
+arg_add(struct kt_patch *p, const char *key, int f, const char *text,
     size_t len)
 {
 	const struct kt_val *args = &p->ev->f[KT_F_ARGS];
@@ -127,14 +177,20 @@ kt_patch_arg_add(struct kt_patch *p, const char *key, const char *text,
 		 */
 		struct kt_buf *b = &p->newargs;
 
-		return (b->n > 0 && kt_buf_adds(b, ", ") == -1) ||
+		if ((b->n > 0 && kt_buf_adds(b, ", ") == -1) ||
 		    kt_buf_addc(b, '"') == -1 || kt_buf_adds(b, key) == -1 ||
-		    kt_buf_adds(b, "\": ") == -1 ||
-		    kt_buf_add(b, text, len) == -1 ? -1 : 0;
+		    kt_buf_adds(b, "\": ") == -1)
+			return -1;
+		if (f >= 0 && b->n <= UINT32_MAX && len <= UINT32_MAX) {
+			p->naoff[f - KT_F_FIRSTARG] = (uint32_t)b->n;
+			p->nalen[f - KT_F_FIRSTARG] = (uint32_t)len;
+			p->naset |= 1u << (f - KT_F_FIRSTARG);
+		}
+		return kt_buf_add(b, text, len);
 	}
 	if (args->type != KT_OBJECT)
 		return -1;
-	return insert_member(p, args->off, key, text, len);
+	return insert_member(p, args->off, key, text, len, f);
 }
 
 int
@@ -146,7 +202,8 @@ kt_patch_arg(struct kt_patch *p, const char *key, const char *text,
 
 	if (args->type == KT_OBJECT &&
 	    kt_event_find(p->ev, args, key, &v) == 0)
-		return edit(p, v.off, v.len, text, len, "", 0, "");
+		return tag(p, edit(p, v.off, v.len, text, len, "", 0, ""),
+		    arg_field(key), 0, len);
 	return kt_patch_arg_add(p, key, text, len);
 }
 
@@ -206,7 +263,7 @@ member_at(const char *raw, size_t obj, size_t end, size_t voff, size_t *ks,
  */
 static int
 remove_member(struct kt_patch *p, size_t obj, size_t end,
-    const struct kt_val *v)
+    const struct kt_val *v, int f)
 {
 	const char *raw = p->ev->raw;
 	size_t ks, prev, ve = (size_t)v->off + v->len, q;
@@ -214,7 +271,8 @@ remove_member(struct kt_patch *p, size_t obj, size_t end,
 	if (member_at(raw, obj, end, v->off, &ks, &prev) == -1)
 		return -1;
 	if (prev != 0)
-		return edit(p, prev, ve - prev, "", 0, "", 0, "");
+		return tag(p, edit(p, prev, ve - prev, "", 0, "", 0, ""), f, 0,
+		    0);
 	for (q = ve; q < end && kt_ws[(unsigned char)raw[q]]; q++)
 		;
 	if (q < end && raw[q] == ',') {
@@ -222,7 +280,7 @@ remove_member(struct kt_patch *p, size_t obj, size_t end,
 		if (ve < end && raw[ve] == ' ')
 			ve++;
 	}
-	return edit(p, ks, ve - ks, "", 0, "", 0, "");
+	return tag(p, edit(p, ks, ve - ks, "", 0, "", 0, ""), f, 0, 0);
 }
 
 int
@@ -234,7 +292,7 @@ kt_patch_remove(struct kt_patch *p, enum kt_field f)
 		return kt_patch_arg_remove(p, fieldkeys[f]);
 	if (v->type == KT_NONE || p->ev->len < 2)
 		return -1;
-	return remove_member(p, 0, p->ev->len - 1, v);
+	return remove_member(p, 0, p->ev->len - 1, v, (int)f);
 }
 
 int
@@ -247,7 +305,7 @@ kt_patch_arg_remove(struct kt_patch *p, const char *key)
 	    kt_event_find(p->ev, args, key, &v) == -1)
 		return -1;
 	return remove_member(p, args->off, (size_t)args->off + args->len - 1,
-	    &v);
+	    &v, arg_field(key));
 }
 
 int
@@ -268,9 +326,10 @@ kt_patch_apply(struct kt_patch *p, struct kt_buf *out)
 		    kt_buf_add(&obj, p->newargs.p, p->newargs.n) == -1 ||
 		    kt_buf_addc(&obj, '}') == -1 ? -1 :
 		    p->ev->f[KT_F_ARGS].type == KT_NULL ?
-		    edit(p, p->ev->f[KT_F_ARGS].off, p->ev->f[KT_F_ARGS].len,
-		    obj.p, obj.n, "", 0, "") :
-		    insert_member(p, 0, "args", obj.p, obj.n);
+		    tag(p, edit(p, p->ev->f[KT_F_ARGS].off,
+		    p->ev->f[KT_F_ARGS].len, obj.p, obj.n, "", 0, ""),
+		    KT_F_ARGS, 0, obj.n) :
+		    insert_member(p, 0, "args", obj.p, obj.n, KT_F_ARGS);
 		kt_buf_free(&obj);
 		p->newargs.n = 0;
 		if (rc == -1)
@@ -299,4 +358,178 @@ kt_patch_apply(struct kt_patch *p, struct kt_buf *out)
 		at = e->off + e->del;
 	}
 	return kt_buf_add(out, raw + at, p->ev->len - at);
+}
+
+/* The type of the value whose first byte is c. */
+static uint8_t
+type_of(char c)
+{
+	switch (c) {
+	case '"':
+		return KT_STRING;
+	case '{':
+		return KT_OBJECT;
+	case '[':
+		return KT_ARRAY;
+	case 't':
+		return KT_TRUE;
+	case 'f':
+		return KT_FALSE;
+	case 'n':
+		return KT_NULL;
+	default:
+		return KT_NUMBER;
+	}
+}
+
+/* Parse time field f of ev again into *ns, setting its flags. */
+static void
+retime(struct kt_event *ev, enum kt_field f, int64_t *ns, int *dec,
+    unsigned ok, unsigned subns)
+{
+	int fl = 0;
+
+	ev->flags &= ~(ok | subns);
+	*ns = 0;
+	*dec = 0;
+	if (ev->f[f].type != KT_NUMBER || kt_time_parse(ev->raw +
+	    ev->f[f].off, ev->f[f].len, ns, &fl, dec) == -1) {
+		*ns = 0;
+		return;
+	}
+	ev->flags |= ok;
+	if (fl & KT_TIME_SUBNS)
+		ev->flags |= subns;
+}
+
+int
+kt_patch_apply_event(struct kt_patch *p, struct kt_buf *out,
+    struct kt_event *nev)
+{
+	struct kt_event orig = *p->ev;	/* nev may be p->ev itself */
+	const struct kt_event *ev = &orig;
+	size_t start = out->n, opos[KT_PATCH_MAX];
+	uint32_t naset = p->naset;
+	int64_t delta = 0;
+	int i, f, lost = 0, argsobj = -1, touched = 0;
+
+	p->ev = ev;
+	if (kt_patch_apply(p, out) == -1)
+		return -1;
+	p->ev = NULL;
+	/* The edits are in order now: where each one's text landed. */
+	for (i = 0; i < p->n; i++) {
+		opos[i] = (size_t)((int64_t)p->e[i].off + delta);
+		delta += (int64_t)p->e[i].inslen - (int64_t)p->e[i].del;
+	}
+	*nev = *ev;
+	nev->raw = out->p + start;
+	nev->len = out->n - start;
+	/* Every field moves by the edits before it, grows by those inside. */
+	for (f = 0; f < KT_NFIELDS; f++) {
+		struct kt_val *v = &nev->f[f];
+		size_t o = v->off, end = (size_t)v->off + v->len;
+		int64_t shift = 0, grow = 0;
+
+		if (v->type == KT_NONE)
+			continue;
+		for (i = 0; i < p->n; i++) {
+			const struct kt_patch_edit *e = &p->e[i];
+			size_t eend = e->off + e->del;
+			int64_t d = (int64_t)e->inslen - (int64_t)e->del;
+
+			if (e->del == 0 ? e->off <= o : eend <= o)
+				shift += d;
+			else if (e->off >= end)
+				continue;
+			else if (e->off == o && eend == end) {
+				/* The value itself, replaced. */
+				if (e->field != f)
+					lost = 1;
+				break;
+			} else if (e->off > o && eend < end)
+				grow += d;
+			else if (e->inslen == 0 && e->off <= o && eend >= end) {
+				v->type = KT_NONE;	/* removed with it */
+				break;
+			} else if (f >= KT_F_FIRSTARG) {
+				/* Inside an args replaced: see below. */
+				v->type = KT_NONE;
+				break;
+			} else
+				lost = 1;
+		}
+		if (v->type != KT_NONE) {
+			v->off = (uint32_t)((int64_t)o + shift);
+			v->len = (uint32_t)((int64_t)v->len + grow);
+		}
+	}
+	/* The fields the patch set, added or removed. */
+	for (i = 0; i < p->n; i++) {
+		const struct kt_patch_edit *e = &p->e[i];
+		struct kt_val *v;
+
+		if (e->field < 0)
+			continue;
+		v = &nev->f[e->field];
+		touched |= 1 << e->field;
+		if (e->vallen == 0) {
+			v->type = KT_NONE;
+			v->off = v->len = 0;
+			if (e->field == KT_F_ARGS)
+				for (f = KT_F_FIRSTARG; f < KT_NFIELDS; f++)
+					nev->f[f].type = KT_NONE;
+			continue;
+		}
+		v->off = (uint32_t)(opos[i] + e->valoff);
+		v->len = (uint32_t)e->vallen;
+		v->type = type_of(nev->raw[v->off]);
+		if (e->field == KT_F_ARGS) {
+			if (naset != 0 && e->del == ev->f[KT_F_ARGS].len &&
+			    (ev->f[KT_F_ARGS].type == KT_NULL ||
+			    ev->f[KT_F_ARGS].type == KT_NONE))
+				argsobj = i;	/* made of newargs */
+			else if (v->type == KT_OBJECT)
+				lost = 1;	/* new members: scan them */
+		}
+	}
+	/* The members of an args the patch made. */
+	if (argsobj >= 0)
+		for (f = KT_F_FIRSTARG; f < KT_NFIELDS; f++) {
+			struct kt_val *v = &nev->f[f];
+
+			if (!(naset & (1u << (f - KT_F_FIRSTARG))))
+				continue;
+			v->off = nev->f[KT_F_ARGS].off + 1 +
+			    p->naoff[f - KT_F_FIRSTARG];
+			v->len = p->nalen[f - KT_F_FIRSTARG];
+			v->type = type_of(nev->raw[v->off]);
+			touched |= 1 << f;
+		}
+	if (lost) {
+		uint64_t index = ev->index;
+		unsigned keep = ev->flags & (KT_EV_REPAIRED | KT_EV_PATCHED);
+
+		memset(nev, 0, sizeof(*nev));
+		if (kt_event_scan(out->p + start, out->n - start, nev,
+		    NULL) == -1)
+			return -1;
+		nev->index = index;
+		nev->flags |= keep;
+		return 0;
+	}
+	nev->known = ev->known | (uint32_t)touched;
+	if ((nev->known & KT_FDERIVED) == KT_FDERIVED) {
+		/* ts, dur, ph and kind as a scan would make them. */
+		kt_event_finish(nev);
+		return 0;
+	}
+	/* A view: what it knew stands, but times the patch changed. */
+	if (touched & (1 << KT_F_TS))
+		retime(nev, KT_F_TS, &nev->ts, &nev->ts_decimals, KT_EV_TS,
+		    KT_EV_TS_SUBNS);
+	if (touched & (1 << KT_F_DUR))
+		retime(nev, KT_F_DUR, &nev->dur, &nev->dur_decimals,
+		    KT_EV_DUR, KT_EV_DUR_SUBNS);
+	return 0;
 }

@@ -438,6 +438,8 @@ kt_writer_origin(struct kt_writer *w, int64_t ns)
 }
 
 static int tsv_event(struct kt_writer *, const struct kt_event *);
+static int tsv_row(struct kt_writer *, const struct kt_event *,
+    struct kt_buf *, size_t *);
 
 /*
  * Close and write the first trace row, then the events that waited for
@@ -459,19 +461,24 @@ flush_row(struct kt_writer *w)
 	if (kt_buf_adds(&w->row, "}\n") == -1 ||
 	    kt_out_write(w->out, w->row.p, w->row.n) == -1)
 		return -1;
+	/* Each waited as its row, but for its ts_ns (see kt_writer_event). */
 	while (at < w->held.n) {
-		struct kt_event ev;
-		uint64_t idx;
-		size_t len;
+		int64_t ts;
+		size_t len, tsat;
+		int has;
 
-		memcpy(&idx, w->held.p + at, sizeof(idx));
-		memcpy(&len, w->held.p + at + sizeof(idx), sizeof(len));
-		at += sizeof(idx) + sizeof(len);
-		memset(&ev, 0, sizeof(ev));
-		if (kt_event_scan(w->held.p + at, len, &ev, NULL) == -1)
-			return -1;
-		ev.index = idx;
-		if (tsv_event(w, &ev) == -1)
+		memcpy(&ts, w->held.p + at, sizeof(ts));
+		memcpy(&has, w->held.p + at + sizeof(ts), sizeof(has));
+		memcpy(&tsat, w->held.p + at + sizeof(ts) + sizeof(has),
+		    sizeof(tsat));
+		memcpy(&len, w->held.p + at + sizeof(ts) + sizeof(has) +
+		    sizeof(tsat), sizeof(len));
+		at += sizeof(ts) + sizeof(has) + sizeof(tsat) + sizeof(len);
+		if (kt_out_write(w->out, w->held.p + at, tsat) == -1 ||
+		    (has && kt_out_write(w->out, num, kt_int_format(ts -
+		    w->origin, num)) == -1) ||
+		    kt_out_write(w->out, w->held.p + at + tsat, len - tsat) ==
+		    -1)
 			return -1;
 		at += len;
 	}
@@ -558,8 +565,45 @@ col(struct kt_buf *b, const struct kt_event *ev, enum kt_field f)
 }
 
 int
+kt_writer_raw(struct kt_writer *w, const char *raw, size_t len,
+    uint64_t index)
+{
+	struct kt_event ev;
+
+	if (!(w->flags & KT_WRITE_TSV)) {
+		ev.raw = raw;
+		ev.len = len;
+		ev.index = index;
+		ev.flags = 0;
+		ev.known = 0;
+		return kt_writer_event(w, &ev);
+	}
+	/* The columns need the fields. */
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(raw, len, &ev, NULL) == -1)
+		return -1;
+	ev.index = index;
+	return kt_writer_event(w, &ev);
+}
+
+int
 kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 {
+	if ((w->flags & KT_WRITE_TSV) && (ev->known & KT_FCOLUMNS) !=
+	    KT_FCOLUMNS) {
+		/* A view without all the fields: the columns need them. */
+		struct kt_event full;
+
+		memset(&full, 0, sizeof(full));
+		if (kt_event_scan(ev->raw, ev->len, &full, NULL) == -1)
+			return -1;
+		full.index = ev->index;
+		full.ts = ev->ts;
+		full.dur = ev->dur;
+		full.flags = (full.flags & ~(unsigned)(KT_EV_TS | KT_EV_DUR)) |
+		    (ev->flags & (KT_EV_TS | KT_EV_DUR));
+		return kt_writer_event(w, &full);
+	}
 	if (!(w->flags & KT_WRITE_TSV)) {
 		int first = w->nev++ == 0;
 
@@ -574,12 +618,22 @@ kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 		    (ev->flags & KT_EV_TS))
 			kt_writer_origin(w, ev->ts);
 		if (!w->origin_set) {
-			/* Keep it until the origin is known. */
-			if (kt_buf_add(&w->held, &ev->index,
-			    sizeof(ev->index)) == -1 ||
-			    kt_buf_add(&w->held, &ev->len,
-			    sizeof(ev->len)) == -1 ||
-			    kt_buf_add(&w->held, ev->raw, ev->len) == -1)
+			/*
+			 * Keep its row until the origin is known, all but
+			 * ts_ns: its ts, and where that column goes.
+			 */
+			size_t tsat, len;
+			int has = (ev->flags & KT_EV_TS) != 0;
+
+			if (tsv_row(w, ev, &w->line, &tsat) == -1)
+				return -1;
+			len = w->line.n;
+			if (kt_buf_add(&w->held, &ev->ts, sizeof(ev->ts)) ==
+			    -1 || kt_buf_add(&w->held, &has, sizeof(has)) ==
+			    -1 || kt_buf_add(&w->held, &tsat,
+			    sizeof(tsat)) == -1 || kt_buf_add(&w->held, &len,
+			    sizeof(len)) == -1 || kt_buf_add(&w->held,
+			    w->line.p, len) == -1)
 				return -1;
 			return 0;
 		}
@@ -595,6 +649,27 @@ tsv_event(struct kt_writer *w, const struct kt_event *ev)
 {
 	struct kt_buf *b = &w->line;
 	char num[32];
+	size_t tsat, k;
+
+	if (tsv_row(w, ev, b, &tsat) == -1)
+		return -1;
+	if (!(ev->flags & KT_EV_TS))
+		return kt_out_write(w->out, b->p, b->n);
+	k = kt_int_format(ev->ts - w->origin, num);
+	return kt_out_write(w->out, b->p, tsat) == -1 ||
+	    kt_out_write(w->out, num, k) == -1 ||
+	    kt_out_write(w->out, b->p + tsat, b->n - tsat) == -1 ? -1 : 0;
+}
+
+/*
+ * Render ev's TSV line into b but for its ts_ns, which the caller puts
+ * at *tsat (it depends on the origin).  0 or -1.
+ */
+static int
+tsv_row(struct kt_writer *w, const struct kt_event *ev, struct kt_buf *b,
+    size_t *tsat)
+{
+	char num[32];
 	size_t k;
 
 	b->n = 0;
@@ -606,8 +681,7 @@ tsv_event(struct kt_writer *w, const struct kt_event *ev)
 	kt_buf_adds(b, kt_kind_name(ev->kind));
 	kt_buf_addc(b, '\t');
 	col(b, ev, KT_F_PH);
-	if (ev->flags & KT_EV_TS)
-		kt_buf_add(b, num, kt_int_format(ev->ts - w->origin, num));
+	*tsat = b->n;
 	kt_buf_addc(b, '\t');
 	if (ev->flags & KT_EV_DUR)
 		kt_buf_add(b, num, kt_int_format(ev->dur, num));
@@ -621,7 +695,7 @@ tsv_event(struct kt_writer *w, const struct kt_event *ev)
 	if (kt_json_minify(ev->raw, ev->len, b) == -1 ||
 	    kt_buf_addc(b, '\n') == -1)
 		return -1;
-	return kt_out_write(w->out, b->p, b->n);
+	return 0;
 }
 
 int
