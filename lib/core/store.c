@@ -113,6 +113,13 @@ kt_store_memory(const struct kt_store *s)
 	    (size_t)s->nf * sizeof(struct sval)) + s->bytes;
 }
 
+/* The packed fields of the record at array position i (NULL: none kept). */
+static struct sval *
+vals_at(const struct kt_store *s, size_t i)
+{
+	return s->nf > 0 ? s->vals + i * (size_t)s->nf : NULL;
+}
+
 /* Room for one more record at the end.  0 or -1. */
 static int
 room(struct kt_store *s)
@@ -276,7 +283,7 @@ kt_store_add(struct kt_store *s, const struct kt_reader *rd,
 		return NULL;
 	i = s->first + s->n;
 	r = &s->recs[i];
-	if (fill(s, r, s->vals + i * (size_t)s->nf, raw, ev, err) == -1)
+	if (fill(s, r, vals_at(s, i), raw, ev, err) == -1)
 		return NULL;
 	s->n++;
 	return r;
@@ -348,7 +355,7 @@ kt_store_set(struct kt_store *s, size_t i, const struct kt_reader *rd,
 	}
 	if (bytes_of(s, rd, ev, &raw, err) == -1)
 		return NULL;
-	if (fill(s, r, s->vals + (s->first + i) * (size_t)s->nf, raw, ev,
+	if (fill(s, r, vals_at(s, s->first + i), raw, ev,
 	    err) == -1) {
 		*r = old;
 		return NULL;
@@ -362,7 +369,7 @@ void
 kt_store_view(const struct kt_store *s, size_t i, struct kt_event *ev)
 {
 	const struct kt_rec *r = &s->recs[s->first + i];
-	const struct sval *v = s->vals + (s->first + i) * (size_t)s->nf;
+	const struct sval *v = vals_at(s, s->first + i);
 	int k, fl;
 
 	ev->raw = r->raw;
@@ -427,7 +434,7 @@ uint32_t *
 kt_store_order(const struct kt_store *s, uint64_t (*key)(const struct
     kt_rec *, void *), void *ctx)
 {
-	const struct kt_rec *recs = s->recs + s->first;
+	const struct kt_rec *recs = kt_store_recs((struct kt_store *)s, NULL);
 	struct kt_pair *p;
 	uint32_t *o;
 	size_t i, n = s->n;
