@@ -286,8 +286,8 @@ kt_event_scan(const char *buf, size_t n, struct kt_event *ev,
 }
 
 /* The type of the value whose first byte is c. */
-static enum kt_type
-type_of(char c)
+enum kt_type
+kt_type_of(char c)
 {
 	switch (c) {
 	case '"':
@@ -347,7 +347,7 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
 		if (ke - ks == klen + 2 && memcmp(b + ks + 1, key, klen) == 0) {
 			out->off = (uint32_t)vs;
 			out->len = (uint32_t)(ve - vs);
-			out->type = (uint8_t)type_of(b[vs]);
+			out->type = (uint8_t)kt_type_of(b[vs]);
 			rc = 0;
 			break;
 		}

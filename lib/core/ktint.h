@@ -68,6 +68,8 @@ void	 kt_event_finish(struct kt_event *);
 /* The same for a skimmed event: ph, ts, and the kind of a step only. */
 void	 kt_event_finish_skim(struct kt_event *);
 
+/* The JSON type of the value whose first byte is c (event.c). */
+enum kt_type kt_type_of(char);
 extern const unsigned char kt_ws[256];
 
 

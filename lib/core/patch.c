@@ -360,28 +360,6 @@ kt_patch_apply(struct kt_patch *p, struct kt_buf *out)
 	return kt_buf_add(out, raw + at, p->ev->len - at);
 }
 
-/* The type of the value whose first byte is c. */
-static uint8_t
-type_of(char c)
-{
-	switch (c) {
-	case '"':
-		return KT_STRING;
-	case '{':
-		return KT_OBJECT;
-	case '[':
-		return KT_ARRAY;
-	case 't':
-		return KT_TRUE;
-	case 'f':
-		return KT_FALSE;
-	case 'n':
-		return KT_NULL;
-	default:
-		return KT_NUMBER;
-	}
-}
-
 /* Parse time field f of ev again into *ns, setting its flags. */
 static void
 retime(struct kt_event *ev, enum kt_field f, int64_t *ns, int *dec,
@@ -483,7 +461,7 @@ kt_patch_apply_event(struct kt_patch *p, struct kt_buf *out,
 		}
 		v->off = (uint32_t)(opos[i] + e->valoff);
 		v->len = (uint32_t)e->vallen;
-		v->type = type_of(nev->raw[v->off]);
+		v->type = (uint8_t)kt_type_of(nev->raw[v->off]);
 		if (e->field == KT_F_ARGS) {
 			if (naset != 0 && e->del == ev->f[KT_F_ARGS].len &&
 			    (ev->f[KT_F_ARGS].type == KT_NULL ||
@@ -503,7 +481,7 @@ kt_patch_apply_event(struct kt_patch *p, struct kt_buf *out,
 			v->off = nev->f[KT_F_ARGS].off + 1 +
 			    p->naoff[f - KT_F_FIRSTARG];
 			v->len = p->nalen[f - KT_F_FIRSTARG];
-			v->type = type_of(nev->raw[v->off]);
+			v->type = (uint8_t)kt_type_of(nev->raw[v->off]);
 			touched |= 1 << f;
 		}
 	if (lost) {
