@@ -14,7 +14,9 @@
  * The output streams: only the records of one step are kept in memory.
  * The same arguments give byte-identical output.  With --truth it also
  * writes the ground truth (layer anchor kernels, per-step GPU busy time,
- * peak kernel concurrency) as TSV.  See usage() and tests/ktgen.md.
+ * peak kernel concurrency) as TSV; with --truth-chain, the launch chain
+ * of every GPU activity as indexes into traceEvents, counted as the
+ * events are written.  See usage() and tests/ktgen.md.
  *
  * Build: cc -std=c99 -O2 -o ktgen tests/ktgen.c
  */
@@ -190,6 +192,9 @@ struct cev {
 	uint8_t		 thr;		/* 0 main, 1 backward */
 	uint8_t		 flow;		/* runtime call with an ac2g flow */
 	uint8_t		 seq;		/* a[1] is a sequence number */
+	int		 up[4];		/* --truth-chain, launch calls: open
+					 * cpu_op, annotation, step, frame */
+	int64_t		 pos;		/* index in traceEvents, -1: none */
 };
 
 /* A GPU-side record of the current step. */
@@ -203,6 +208,8 @@ struct gev {
 	const char	*name;		/* others */
 	int32_t		 stream;	/* tid */
 	int32_t		 num;		/* appended to name if >= 0 */
+	int		 launch;	/* launching call (cev), -1: none */
+	int64_t		 pos;		/* index in traceEvents */
 	uint8_t		 kind;
 };
 
@@ -242,6 +249,7 @@ struct opts {
 	int64_t		 injgap;	/* --inject-gap NS, 0: none */
 	int		 injtiny;	/* --inject-tiny N, 0: none */
 	const char	*truthbk;	/* --truth-buckets FILE */
+	const char	*truthchain;	/* --truth-chain FILE */
 };
 
 /* An injected gap or tiny-kernel run of the current step. */
@@ -258,6 +266,7 @@ struct gen {
 	struct out	 out;
 	FILE		*truth;
 	FILE		*truthx;	/* --truth-more, or NULL */
+	FILE		*truthc;	/* --truth-chain, or NULL */
 	uint64_t	 rng;		/* timing PRNG, seeded with rank */
 	uint64_t	 grng;		/* graph shape PRNG, seed only */
 	int64_t		 pid, tid[2];
@@ -275,6 +284,7 @@ struct gen {
 	uint8_t		*sused;
 	/* graph replay */
 	int64_t		 gcorr, gext, gstart, gnode;
+	int		 glaunch;	/* the cudaGraphLaunch (cev) */
 	int64_t		 wready, wend;
 	int		 wleft, wpos, wfirst;
 	/* memory */
@@ -350,6 +360,10 @@ static void	 inject_gap(struct gen *, int, int);
 static void	 inject_tiny(struct gen *, int);
 static void	 truth_inj(struct gen *);
 static void	 truth_buckets(struct gen *);
+static int	 userframe(const char *, int);
+static void	 chain_up(struct gen *, int, int);
+static void	 chain_pos(FILE *, int64_t, int);
+static void	 truth_chain(struct gen *);
 static void	 fwd(struct gen *, int);
 static void	 bwd(struct gen *, int);
 static void	 opt(struct gen *, int);
@@ -369,7 +383,7 @@ static void	 trailer(struct gen *);
 static void	 gen_init(struct gen *, const struct opts *, int, int);
 static void	 gen_free(struct gen *);
 static uint64_t	 run(const struct opts *, int, int64_t, int, FILE *,
-		    FILE *);
+		    FILE *, FILE *);
 
 static const char *const helptext[] = {
 "usage: ktgen [options]",
@@ -399,6 +413,8 @@ static const char *const helptext[] = {
 "                      in a row before the LM head; truth rows tiny",
 "  -B, --truth-buckets FILE  write count and total ns per kernel bucket",
 "                      (the generator's own labels) to FILE",
+"  -C, --truth-chain FILE  write the launch chain of every GPU activity",
+"                      (see Chain TSV below) to FILE",
 "  -h, --help          print this help and exit",
 "",
 "Same arguments give byte-identical output.  Timing jitter depends on",
@@ -441,6 +457,20 @@ BASETIME ".  Steps are numbered from 5.",
 "         it, start_ns = when, peak",
 "  total  sums over the trace: start_ns/end_ns, cpu_start_ns/cpu_end_ns,",
 "         count, kernels, busy_ns, kernel_ns, union_ns, peak",
+"",
+"Chain TSV (-C): header row launch cpu_op annotation step frame_row",
+"frame, then one row per GPU activity (kernel, gpu_memcpy, gpu_memset) in",
+"file order.  Ids are 0-based indexes into traceEvents (every element,",
+"metadata and flows included), '-' = none.  row = the activity, launch =",
+"the call with its correlation (cudaLaunchKernel, cuLaunchKernel,",
+"cudaMemcpyAsync, cudaMemsetAsync, or cudaGraphLaunch for every graph",
+"kernel); on the call's thread, the innermost events that contain its",
+"start ts: cpu_op, user_annotation (not ProfilerStep#N), step =",
+"ProfilerStep#N, frame = python_function named FILE(LINE): FUNC whose",
+"FILE is not library code (torch/, /torch/, site-packages/,",
+"dist-packages/, <...>, lib/pythonX.Y/, a standard module such as",
+"threading.py); frame_row its index.  Indexes follow the trace written,",
+"so --no-python and --no-memory change them.",
 NULL
 };
 
@@ -704,7 +734,86 @@ cadd(struct gen *g, int thr, int kind, const char *name, int num)
 	e->num = num;
 	e->kind = (uint8_t)kind;
 	e->thr = (uint8_t)thr;
+	e->up[0] = e->up[1] = e->up[2] = e->up[3] = -1;
+	e->pos = -1;
 	return (int)g->ncev++;
+}
+
+/*
+ * Whether python frame name (num appended if >= 0) is user code: of the
+ * form "FILE(LINE): FUNC", with FILE not library code (torch/, /torch/,
+ * site-packages/, dist-packages/, <...>, lib/pythonX.Y/, or a module of
+ * the Python standard library).
+ */
+static int
+userframe(const char *name, int num)
+{
+	static const char *const stdlib[] = {
+		"abc", "argparse", "asyncio", "collections", "concurrent",
+		"contextlib", "copy", "dataclasses", "enum", "functools",
+		"importlib", "inspect", "logging", "multiprocessing", "os",
+		"pickle", "queue", "runpy", "selectors", "subprocess",
+		"threading", "traceback", "typing", "unittest", "warnings",
+		"weakref", NULL
+	};
+	const char *p, *q, *r;
+	size_t n, len;
+	int i;
+
+	if ((p = strstr(name, "): ")) == NULL || (p[3] == '\0' && num < 0))
+		return 0;
+	for (q = p; q > name && q[-1] >= '0' && q[-1] <= '9'; q--)
+		;
+	if (q == p || q - 1 <= name || q[-1] != '(')
+		return 0;
+	len = (size_t)(q - 1 - name);
+	if (name[0] == '<' || strncmp(name, "torch/", 6) == 0)
+		return 0;
+	for (r = name; r + 1 < q; r++)
+		if (strncmp(r, "/torch/", 7) == 0 ||
+		    strncmp(r, "site-packages/", 14) == 0 ||
+		    strncmp(r, "dist-packages/", 14) == 0 ||
+		    (strncmp(r, "lib/python", 10) == 0 && r[10] >= '0' &&
+		    r[10] <= '9'))
+			return 0;
+	/* a standard module: its first path component, less ".py" */
+	for (n = 0; n < len && name[n] != '/'; n++)
+		;
+	if (n == len && n > 3 && strncmp(name + n - 3, ".py", 3) == 0)
+		n -= 3;
+	for (i = 0; stdlib[i] != NULL; i++)
+		if (strlen(stdlib[i]) == n && strncmp(name, stdlib[i], n) == 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * --truth-chain: note in the launch call i of thread thr the innermost
+ * open cpu_op, user_annotation (not a ProfilerStep), ProfilerStep and
+ * user python frame, which are the records of the thread that contain
+ * its start.
+ */
+static void
+chain_up(struct gen *g, int thr, int i)
+{
+	struct cev *c = &g->cev[i];
+	const struct cev *e;
+	int j, k, w;
+
+	for (j = g->sp[thr] - 1; j >= 0; j--) {
+		k = g->stk[thr][j];
+		e = &g->cev[k];
+		if (e->kind == CK_OP)
+			w = 0;
+		else if (e->kind == CK_USER)
+			w = strncmp(e->name, "ProfilerStep#", 13) == 0 ? 2 : 1;
+		else if (e->kind == CK_PY && userframe(e->name, e->num))
+			w = 3;
+		else
+			continue;
+		if (c->up[w] < 0)
+			c->up[w] = k;
+	}
 }
 
 /* External id of the innermost open cpu_op or user_annotation. */
@@ -858,6 +967,8 @@ rtcall(struct gen *g, int thr, int kind, const char *name, int cbid, int flow,
 	e->a[2] = ++g->corr;
 	e->flow = (uint8_t)flow;
 	e->dur = dur;
+	if (flow && g->truthc != NULL)
+		chain_up(g, thr, i);
 	g->cur[thr] += dur;
 	adv(g, thr, 300, 1500);
 	return i;
@@ -880,6 +991,8 @@ gadd(struct gen *g, int kind, int s, int64_t ts, int64_t dur)
 	e->kind = (uint8_t)kind;
 	e->node = -1;
 	e->num = -1;
+	e->launch = -1;
+	e->pos = -1;
 	if (s >= 0) {
 		e->stream = g->stid[s];
 		g->sused[s] = 1;
@@ -964,6 +1077,7 @@ node(struct gen *g, const struct kspec *k)
 	e->k = k;
 	e->ext = g->gext;
 	e->corr = g->gcorr;
+	e->launch = g->glaunch;
 	e->node = (1LL << 32) + g->gnode + 1;
 	g->gnode++;
 	return gi;
@@ -995,6 +1109,7 @@ kern(struct gen *g, int thr, int kid, int s)
 	e->k = k;
 	e->ext = g->cev[i].a[0];
 	e->corr = g->cev[i].a[2];
+	e->launch = i;
 	return gi;
 }
 
@@ -1023,6 +1138,7 @@ xfer(struct gen *g, int thr, int kind, const char *name, int64_t bytes, int s)
 	e->bytes = bytes;
 	e->ext = g->cev[i].a[0];
 	e->corr = g->cev[i].a[2];
+	e->launch = i;
 }
 
 /* Allocate bytes on device 0 from thread thr: a [memory] instant. */
@@ -1570,6 +1686,7 @@ step(struct gen *g, int idx)
 		r = rtcall(g, t, CK_RT, "cudaGraphLaunch", 311, 1,
 		    rnd(g, 9000, 25000));
 		g->gcorr = g->cev[r].a[2];
+		g->glaunch = r;
 		g->gext = g->cev[r].a[0];
 		g->gstart = g->cev[r].ts + rnd(g, 4000, 9000);
 		if (g->gstart < g->sfree[S_COMP] + 1000)
@@ -1632,6 +1749,8 @@ step(struct gen *g, int idx)
 	g->clast = g->cev[si].ts + g->cev[si].dur;
 	emit_step(g);
 	truth_step(g);
+	if (g->truthc != NULL)
+		truth_chain(g);
 }
 
 /* Start an event: separator and opening brace. */
@@ -1868,11 +1987,17 @@ emit_step(struct gen *g)
 {
 	struct gev ann;
 	int64_t first = INT64_MAX, last = 0;
+	uint64_t n;
 	size_t i;
 
-	for (i = 0; i < g->ncev; i++)
+	for (i = 0; i < g->ncev; i++) {
+		n = g->nev;
 		emit_cev(g, &g->cev[i]);
+		if (g->nev != n)
+			g->cev[i].pos = (int64_t)n;
+	}
 	for (i = 0; i < g->ngev; i++) {
+		g->gev[i].pos = (int64_t)g->nev;
 		emit_gev(g, &g->gev[i]);
 		if (first > g->gev[i].ts)
 			first = g->gev[i].ts;
@@ -2245,6 +2370,58 @@ truth_inj(struct gen *g)
 	}
 }
 
+/* Write a traceEvents index, or "-" if negative, then the char sep. */
+static void
+chain_pos(FILE *f, int64_t pos, int sep)
+{
+	if (pos < 0)
+		fputc('-', f);
+	else
+		fprintf(f, "%lld", (long long)pos);
+	fputc(sep, f);
+}
+
+/*
+ * --truth-chain rows of the step, one per GPU activity in file order:
+ * its index in traceEvents, and those of its launch call and of the
+ * cpu_op, user_annotation, ProfilerStep and user python frame open on
+ * the launching thread at the call's start, plus the frame's name.
+ */
+static void
+truth_chain(struct gen *g)
+{
+	const struct cev *l, *fr;
+	const struct gev *e;
+	size_t i;
+	int k;
+
+	for (i = 0; i < g->ngev; i++) {
+		e = &g->gev[i];
+		if (e->kind == GK_ANN)
+			continue;
+		chain_pos(g->truthc, e->pos, '\t');
+		if (e->launch < 0) {
+			fputs("-\t-\t-\t-\t-\t-\n", g->truthc);
+			continue;
+		}
+		l = &g->cev[e->launch];
+		chain_pos(g->truthc, l->pos, '\t');
+		for (k = 0; k < 3; k++)
+			chain_pos(g->truthc, l->up[k] < 0 ? -1 :
+			    g->cev[l->up[k]].pos, '\t');
+		fr = l->up[3] < 0 ? NULL : &g->cev[l->up[3]];
+		if (fr == NULL || fr->pos < 0) {
+			fputs("-\t-\n", g->truthc);
+			continue;
+		}
+		chain_pos(g->truthc, fr->pos, '\t');
+		fputs(fr->name, g->truthc);
+		if (fr->num >= 0)
+			fprintf(g->truthc, "%d", (int)fr->num);
+		fputc('\n', g->truthc);
+	}
+}
+
 /* --truth-buckets: count and total ns of each bucket over the trace. */
 static void
 truth_buckets(struct gen *g)
@@ -2462,12 +2639,13 @@ gen_free(struct gen *g)
 }
 
 /*
- * Generate a trace of nsteps steps for rank to fd (-1: count only) and
- * the truth to tf (may be NULL).  Returns the number of bytes.
+ * Generate a trace of nsteps steps for rank to fd (-1: count only), the
+ * truth to tf, more truth to xf and the launch chains to cf (each may
+ * be NULL).  Returns the number of bytes.
  */
 static uint64_t
 run(const struct opts *o, int rank, int64_t nsteps, int fd, FILE *tf,
-    FILE *xf)
+    FILE *xf, FILE *cf)
 {
 	struct gen g;
 	uint64_t total;
@@ -2476,6 +2654,10 @@ run(const struct opts *o, int rank, int64_t nsteps, int fd, FILE *tf,
 	gen_init(&g, o, rank, fd);
 	g.truth = tf;
 	g.truthx = xf;
+	g.truthc = cf;
+	if (cf != NULL)
+		fputs("row\tlaunch\tcpu_op\tannotation\tstep\tframe_row\t"
+		    "frame\n", cf);
 	if (xf != NULL)
 		fputs("kind\tstep\tseq\tstart_ns\tend_ns\tcompute_ns\t"
 		    "comm_ns\ttransfer_ns\tcomm_exposed_ns\tcomm_hidden_ns\t"
@@ -2534,11 +2716,12 @@ main(int argc, char *argv[])
 		{ "inject-gap",	required_argument,	NULL, 'G' },
 		{ "inject-tiny", required_argument,	NULL, 'T' },
 		{ "truth-buckets", required_argument,	NULL, 'B' },
+		{ "truth-chain", required_argument,	NULL, 'C' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
 	struct opts o;
-	FILE *tf = NULL, *xf = NULL;
+	FILE *tf = NULL, *xf = NULL, *cf = NULL;
 	uint64_t b1, b2, step1;
 	int64_t nsteps, rest;
 	char shortopt[3];
@@ -2551,7 +2734,7 @@ main(int argc, char *argv[])
 	o.world = 1;
 	o.seed = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:s:n:l:gS:r:w:e:MPt:x:G:T:B:h",
+	while ((ch = getopt_long(argc, argv, ":o:s:n:l:gS:r:w:e:MPt:x:G:T:B:C:h",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
@@ -2607,6 +2790,9 @@ main(int argc, char *argv[])
 		case 'B':
 			o.truthbk = optarg;
 			break;
+		case 'C':
+			o.truthchain = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -2637,8 +2823,8 @@ main(int argc, char *argv[])
 		nsteps = o.steps;
 	else {
 		/* probe rank 0, so that all ranks get the same steps */
-		b1 = run(&o, 0, 1, -1, NULL, NULL);
-		b2 = run(&o, 0, 2, -1, NULL, NULL);
+		b1 = run(&o, 0, 1, -1, NULL, NULL, NULL);
+		b2 = run(&o, 0, 2, -1, NULL, NULL, NULL);
 		step1 = b2 - b1;
 		rest = o.size - (int64_t)(b1 - step1);
 		nsteps = rest <= (int64_t)step1 ? 1 :
@@ -2651,11 +2837,15 @@ main(int argc, char *argv[])
 		die(o.truthpath);
 	if (o.truthmore != NULL && (xf = fopen(o.truthmore, "w")) == NULL)
 		die(o.truthmore);
-	run(&o, o.rank, nsteps, fd, tf, xf);
+	if (o.truthchain != NULL && (cf = fopen(o.truthchain, "w")) == NULL)
+		die(o.truthchain);
+	run(&o, o.rank, nsteps, fd, tf, xf, cf);
 	if (tf != NULL && fclose(tf) != 0)
 		die(o.truthpath);
 	if (xf != NULL && fclose(xf) != 0)
 		die(o.truthmore);
+	if (cf != NULL && fclose(cf) != 0)
+		die(o.truthchain);
 	if (o.outpath != NULL && close(fd) != 0)
 		die(o.outpath);
 	return 0;
