@@ -847,7 +847,7 @@ main(int argc, char *argv[])
 		nomem();
 	st.threads = st.own;
 	out = kt_cli_out_open(o.co.output, o.co.level);
-	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : 0)) == NULL)
+	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : KT_WRITE_ROWS)) == NULL)
 		nomem();
 	/*
 	 * Stream only when the order stays and the input is one trace; else

@@ -1219,7 +1219,7 @@ write_output(struct rt *rt, int merging, int allsorted)
 
 	out = kt_cli_out_open(rt->o.co.output, rt->o.co.level);
 	if ((w = kt_writer_new(out, rt->o.tsv ? KT_WRITE_TSV | KT_WRITE_RANK :
-	    0)) == NULL)
+	    KT_WRITE_ROWS)) == NULL)
 		kt_cli_nomem();
 	metas = out_metas(rt, &nm, merging);
 	if (kt_writer_begin(w, metas, nm, NULL, 0) == -1)

@@ -621,6 +621,13 @@ struct kt_writer;
 
 #define KT_WRITE_TSV	0x01
 #define KT_WRITE_RANK	0x02	/* TSV: a rank column (from args.rank) */
+/*
+ * JSON: keep each event's row number (memory only once one differs from
+ * its position: 8 bytes an event from there) and have kt_writer_end()
+ * write them as ktSourceIndex after the events, unless kt_writer_begin()
+ * was given an index.  For streaming filters that merge, drop or reorder.
+ */
+#define KT_WRITE_ROWS	0x04
 
 /*
  * A trace writer on out (borrowed).  Call kt_writer_begin() with the

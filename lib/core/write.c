@@ -328,7 +328,43 @@ struct kt_writer {
 	struct kt_buf	 row;
 	struct kt_buf	 held;		/* events waiting for the origin */
 	struct kt_buf	 line;
+	/* KT_WRITE_ROWS: the row numbers, kept once one is not nev. */
+	uint64_t	*rows;
+	size_t		 nrows, rowcap;
+	int		 rows_moved;
+	int		 rows_given;	/* kt_writer_begin wrote an index */
 };
+
+/* KT_WRITE_ROWS: note the row number of the event written next. */
+static int
+rows_note(struct kt_writer *w, uint64_t index)
+{
+	size_t i;
+
+	if (!w->rows_moved) {
+		if (index == w->nrows) {
+			w->nrows++;
+			return 0;
+		}
+		w->rows_moved = 1;
+		w->rowcap = w->nrows + 4096;
+		if ((w->rows = malloc(w->rowcap * sizeof(*w->rows))) == NULL)
+			return -1;
+		for (i = 0; i < w->nrows; i++)
+			w->rows[i] = i;
+	}
+	if (w->nrows == w->rowcap) {
+		size_t nc = w->rowcap * 2;
+		uint64_t *nr = realloc(w->rows, nc * sizeof(*nr));
+
+		if (nr == NULL)
+			return -1;
+		w->rows = nr;
+		w->rowcap = nc;
+	}
+	w->rows[w->nrows++] = index;
+	return 0;
+}
 
 struct kt_writer *
 kt_writer_new(struct kt_out *out, unsigned flags)
@@ -350,6 +386,7 @@ kt_writer_free(struct kt_writer *w)
 	kt_buf_free(&w->line);
 	kt_buf_free(&w->row);
 	kt_buf_free(&w->held);
+	free(w->rows);
 	free(w);
 }
 
@@ -524,6 +561,7 @@ kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	if (srcindex != NULL) {
 		char num[24];
 
+		w->rows_given = 1;
 		kt_buf_adds(b, "\n  \"" KT_KEY_SOURCE_INDEX "\": [");
 		for (i = 0; i < nidx; i++) {
 			size_t k = kt_int_format((int64_t)srcindex[i], num);
@@ -607,6 +645,9 @@ kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 	if (!(w->flags & KT_WRITE_TSV)) {
 		int first = w->nev++ == 0;
 
+		if ((w->flags & KT_WRITE_ROWS) && !w->rows_given &&
+		    rows_note(w, ev->index) == -1)
+			return -1;
 		if (kt_out_write(w->out, first ? "\n  " : ",\n  ",
 		    first ? 3 : 4) == -1)
 			return -1;
@@ -701,6 +742,8 @@ tsv_row(struct kt_writer *w, const struct kt_event *ev, struct kt_buf *b,
 int
 kt_writer_end(struct kt_writer *w, const struct kt_meta *m, size_t n)
 {
+	if ((w->flags & KT_WRITE_ROWS) && w->rows_moved)
+		return kt_writer_end_index(w, m, n, w->rows, w->nrows);
 	return kt_writer_end_index(w, m, n, NULL, 0);
 }
 

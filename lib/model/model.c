@@ -431,6 +431,31 @@ take(struct load *l, const struct kt_event *ev)
 	}
 }
 
+/*
+ * Row numbers: a ktSourceIndex after traceEvents (kt rank-tag's, kt
+ * slice-window's) is known only at the end, so the events were numbered
+ * by position; map them through it now.
+ */
+static void
+remap_rows(struct kt_reader *rd, struct kt_model *m)
+{
+	const uint64_t *si;
+	size_t i, nsi;
+	int applied;
+
+	if ((si = kt_reader_srcindex(rd, &nsi, &applied)) == NULL || applied)
+		return;
+	for (i = 0; i < m->nact; i++)
+		if (m->act[i].index < nsi)
+			m->act[i].index = si[m->act[i].index];
+	for (i = 0; i < m->nspans; i++)
+		if (m->spans[i].index < nsi)
+			m->spans[i].index = si[m->spans[i].index];
+	for (i = 0; i < m->ngpu_ann; i++)
+		if (m->gpu_ann[i].index < nsi)
+			m->gpu_ann[i].index = si[m->gpu_ann[i].index];
+}
+
 /* The trace's rank: distributedInfo.rank, else from the file name. */
 static int64_t
 trace_rank(struct kt_reader *rd)
@@ -926,6 +951,7 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 	memset(&l.threads, 0, sizeof(l.threads));
 	memset(&l.spans, 0, sizeof(l.spans));
 	memset(&l.anns, 0, sizeof(l.anns));
+	remap_rows(rd, m);
 	/* Events without args.rank belong to the trace's rank. */
 	for (i = 0; i < m->ndevices; i++)
 		if (m->devices[i].rank == -1)

@@ -233,9 +233,9 @@ if [ -d "$dlrm" ]; then
 	fi
 	# Keys: the same in every input and kept; the others only in ktRanks.
 	if [ "$(jq -c 'keys_unsorted' dlrm.json)" = \
-	    '["schemaVersion","deviceProperties","record_shapes","ktRanks","traceEvents"]' ]
+	    '["schemaVersion","deviceProperties","record_shapes","ktRanks","traceEvents","ktSourceIndex"]' ]
 	then
-		ok "dlrm: common top-level keys kept, distributedInfo and traceName not"
+		ok "dlrm: common top-level keys kept, distributedInfo and traceName not, row ids in ktSourceIndex"
 	else
 		bad "dlrm: top-level keys $(jq -c 'keys_unsorted' dlrm.json)"
 	fi
