@@ -466,7 +466,7 @@ BASETIME ".  Steps are numbered from 5.",
 "cudaMemcpyAsync, cudaMemsetAsync, or cudaGraphLaunch for every graph",
 "kernel); on the call's thread, the innermost events that contain its",
 "start ts: cpu_op, user_annotation (not ProfilerStep#N), step =",
-"ProfilerStep#N, frame = python_function named FILE(LINE): FUNC whose",
+"ProfilerStep#N (the main thread's for the backward thread), frame = python_function named FILE(LINE): FUNC whose",
 "FILE is not library code (torch/, /torch/, site-packages/,",
 "dist-packages/, <...>, lib/pythonX.Y/, a standard module such as",
 "threading.py); frame_row its index.  Indexes follow the trace written,",
@@ -813,6 +813,13 @@ chain_up(struct gen *g, int thr, int i)
 			continue;
 		if (c->up[w] < 0)
 			c->up[w] = k;
+	}
+	/* The step is the rank's: a backward call is in the main thread's. */
+	for (j = g->sp[0] - 1; thr != 0 && c->up[2] < 0 && j >= 0; j--) {
+		e = &g->cev[g->stk[0][j]];
+		if (e->kind == CK_USER &&
+		    strncmp(e->name, "ProfilerStep#", 13) == 0)
+			c->up[2] = g->stk[0][j];
 	}
 }
 
