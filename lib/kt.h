@@ -1151,6 +1151,16 @@ struct kt_span {
 	uint8_t		 kind;		/* enum kt_kind */
 };
 
+/*
+ * A cpu_op's args."Call stack" (traces before python_function events),
+ * by the op's row number; few traces have them, so they are kept apart
+ * from the spans, sorted by index.
+ */
+struct kt_stack {
+	uint64_t	 index;
+	uint32_t	 text;		/* interned */
+};
+
 /* A gpu_user_annotation span, sorted by (dev, ts). */
 struct kt_gpu_ann {
 	int64_t		 ts;
@@ -1193,6 +1203,8 @@ struct kt_model {
 	size_t			 ngpu_ann;
 	struct kt_step		*steps;
 	size_t			 nsteps;
+	struct kt_stack		*stacks;	/* sorted by index */
+	size_t			 nstacks;
 	int64_t			 rank;		/* the trace's rank, or -1 */
 	uint64_t		 nevents;	/* events read */
 };
@@ -1227,6 +1239,65 @@ uint32_t	 kt_model_span_at(const struct kt_model *, uint32_t, int64_t,
 int64_t		 kt_act_bytes(const struct kt_model *, const struct kt_act *);
 /* The size in bytes of a PyTorch dtype name ("BFloat16": 2), or -1. */
 int		 kt_dtype_size(const char *);
+
+/* ------------------------------------------------------------------ */
+/*
+ * Launch chains (lib/model/chain.c; kt-correlate(1) defines each link).
+ * For a GPU activity: the runtime or driver call that launched it (the
+ * model's join by correlation), the innermost cpu_op and user_annotation
+ * (not ProfilerStep#N) that contain that call on its thread, its step,
+ * and the user frame: the innermost python_function named "FILE(LINE):
+ * FUNC", or frame of a cpu_op's args."Call stack", among those
+ * containing the call, whose FILE the skip regex (POSIX extended) does
+ * not match.  KT_FRAME_SKIP is the default: the Python standard library
+ * (by module name, as the profiler writes paths relative to sys.path,
+ * or under lib/pythonX.Y/), site-packages and dist-packages, the torch
+ * package and the triton, numpy and tqdm packages (library code that
+ * runs under a user's call), and files named <...> (<frozen ...>,
+ * <string>, <eval_with_key>).
+ */
+#define KT_FRAME_SKIP \
+	"^<|(^|/)(torch|triton|numpy|tqdm|site-packages|dist-packages)/|" \
+	"(^|/)lib/python[0-9.]*/|^(abc|argparse|ast|asyncio|base64|bdb|" \
+	"bisect|calendar|codecs|codeop|collections|concurrent|contextlib|" \
+	"contextvars|copy|copyreg|dataclasses|datetime|decimal|dis|email|" \
+	"enum|fnmatch|fractions|functools|genericpath|getopt|gettext|" \
+	"glob|gzip|hashlib|heapq|hmac|http|importlib|inspect|io|ipaddress|" \
+	"json|keyword|linecache|locale|logging|lzma|mimetypes|multiprocessing|" \
+	"numbers|opcode|operator|optparse|os|pathlib|pdb|pickle|pkgutil|" \
+	"platform|posixpath|pprint|queue|random|re|reprlib|runpy|sched|" \
+	"selectors|shlex|shutil|signal|site|socket|socketserver|sre_compile|" \
+	"sre_parse|ssl|stat|statistics|string|struct|subprocess|sysconfig|" \
+	"tarfile|tempfile|textwrap|threading|tokenize|traceback|types|" \
+	"typing|unittest|urllib|uuid|warnings|weakref|zipfile|zipimport|" \
+	"_collections_abc|_weakrefset|_bootlocale|_compat_pickle|_sitebuiltins|" \
+	"_threading_local|_strptime|typing_extensions)(/|\\.py$)"
+
+struct kt_chains;
+
+struct kt_chain {
+	uint32_t	 launch;	/* into spans, or KT_NO */
+	uint32_t	 op;		/* into spans: innermost cpu_op */
+	uint32_t	 ann;		/* into spans: user_annotation */
+	uint32_t	 step;		/* into steps (the activity's step) */
+	uint32_t	 frame;		/* into spans: the python_function, or
+					   the cpu_op whose Call stack has it */
+	const char	*frame_text;	/* "FILE(LINE): FUNC", frame_len bytes,
+					   borrowed from the model; or NULL */
+	size_t		 frame_len;
+};
+
+/*
+ * The chains of model m with this skip regex (NULL: KT_FRAME_SKIP),
+ * which must outlive it; NULL with err on a bad regex or no memory.
+ */
+struct kt_chains *kt_chains_new(const struct kt_model *, const char *,
+		    struct kt_error *);
+void		 kt_chains_free(struct kt_chains *);
+/* Activity act's chain into *ch (KT_NO where a link is missing); 0 or -1. */
+int		 kt_chain_get(struct kt_chains *, uint32_t, struct kt_chain *);
+/* Whether p[0..n) is a frame "FILE(LINE): FUNC" of the user: 1, 0, -1. */
+int		 kt_chains_user_frame(struct kt_chains *, const char *, size_t);
 
 /* ------------------------------------------------------------------ */
 /*

@@ -19,6 +19,7 @@ static const struct {
 } filters[] = {
 	{ "bucket", "where the GPU time went: kernels by bucket, name, stream, step" },
 	{ "compact-lanes", "a compact view: GPU stream rows on a few synthetic lanes, reversibly" },
+	{ "correlate", "each GPU activity chased to its launch, CPU op, step and file:line" },
 	{ "decompose", "per step and rank: wall = busy + idle, compute, exposed communication" },
 	{ "gaps", "lost GPU time, ranked: idle gaps and tiny-kernel runs per step" },
 	{ "memory", "allocated and reserved memory over time per device; peaks, headroom" },

@@ -81,7 +81,7 @@ struct load {
 	struct kt_model	*m;
 	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
 	struct kt_intern *thkeys;	/* "rank\001pid\ttid" -> temporary thread */
-	struct vec	 devs, acts, comms, threads, spans, anns;
+	struct vec	 devs, acts, comms, threads, spans, anns, stacks;
 	struct kt_buf	 tmp;
 	struct kt_buf	 key;
 	int64_t		*dev_rank;	/* per temporary device: rank */
@@ -339,6 +339,27 @@ int_or(const struct kt_event *ev, enum kt_field f, int64_t dflt)
  * out of range (an end past KT_TIME_MAX, or GPU time that adds up past
  * it), so that no sum or difference the views make can wrap.
  */
+/*
+ * The interned args."Call stack" of a cpu_op (traces of PyTorch before
+ * python_function events): its id, -2 when it has none, -1 when out of
+ * memory.  The bytes are searched for the key before the args are
+ * scanned, so that a trace without stacks pays a memmem per op.
+ */
+static int64_t
+call_stack(struct load *l, const struct kt_event *ev)
+{
+	static const char key[] = "\"Call stack\"";
+	const struct kt_val *args = &ev->f[KT_F_ARGS];
+	struct kt_val v;
+
+	if (args->type != KT_OBJECT || memmem(ev->raw + args->off, args->len,
+	    key, sizeof(key) - 1) == NULL ||
+	    kt_event_find(ev, args, "Call stack", &v) == -1 ||
+	    v.type != KT_STRING || v.len <= 2)
+		return -2;
+	return intern_val(l, ev, &v);
+}
+
 static int
 take(struct load *l, const struct kt_event *ev)
 {
@@ -422,6 +443,15 @@ take(struct load *l, const struct kt_event *ev)
 		if ((id = intern_val(l, ev, &ev->f[KT_F_NAME])) == -1)
 			return -1;
 		s->name = (uint32_t)id;
+		if (ev->kind == KT_CPU_OP && (id = call_stack(l, ev)) != -2) {
+			struct kt_stack *k;
+
+			if (id == -1 ||
+			    (k = vec_push(&l->stacks, sizeof(*k))) == NULL)
+				return -1;
+			k->index = ev->index;
+			k->text = (uint32_t)id;
+		}
 		if ((s->thread = thread_of(l, ev, rank)) == KT_NO)
 			return -1;
 		return 0;
@@ -454,6 +484,9 @@ remap_rows(struct kt_reader *rd, struct kt_model *m)
 	for (i = 0; i < m->ngpu_ann; i++)
 		if (m->gpu_ann[i].index < nsi)
 			m->gpu_ann[i].index = si[m->gpu_ann[i].index];
+	for (i = 0; i < m->nstacks; i++)
+		if (m->stacks[i].index < nsi)
+			m->stacks[i].index = si[m->stacks[i].index];
 }
 
 /* The trace's rank: distributedInfo.rank, else from the file name. */
@@ -586,6 +619,14 @@ cmp_act(const void *a, const void *b)
 	if ((c = cmp_i64(x->dev, y->dev)) != 0 ||
 	    (c = cmp_i64(x->ts, y->ts)) != 0)
 		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int
+cmp_stack(const void *a, const void *b)
+{
+	const struct kt_stack *x = a, *y = b;
+
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -945,6 +986,8 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 	m->nspans = l.spans.n;
 	m->gpu_ann = vec_trim(&l.anns, sizeof(*m->gpu_ann));
 	m->ngpu_ann = l.anns.n;
+	m->stacks = vec_trim(&l.stacks, sizeof(*m->stacks));
+	m->nstacks = l.stacks.n;
 	memset(&l.devs, 0, sizeof(l.devs));
 	memset(&l.acts, 0, sizeof(l.acts));
 	memset(&l.comms, 0, sizeof(l.comms));
@@ -965,6 +1008,7 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 	if (sort_spans(m) == -1)
 		goto nomem;
 	kt_qsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
+	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_stack);
 	if (spans_finish(m) == -1 || join(m) == -1 ||
 	    devices_finish(m) == -1)
 		goto nomem;
@@ -985,6 +1029,7 @@ fail:
 	free(l.threads.p);
 	free(l.spans.p);
 	free(l.anns.p);
+	free(l.stacks.p);
 	kt_intern_free(l.devkeys);
 	kt_intern_free(l.thkeys);
 	kt_buf_free(&l.tmp);
@@ -1008,6 +1053,7 @@ kt_model_free(struct kt_model *m)
 	free(m->spans);
 	free(m->gpu_ann);
 	free(m->steps);
+	free(m->stacks);
 	free(m);
 }
 

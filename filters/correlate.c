@@ -1,0 +1,388 @@
+/*
+ * kt-correlate: one row per GPU activity with its launch chain: the
+ * runtime call that launched it, the CPU op and annotation around that
+ * call, the step, and the user's frame (file:line), each with its row
+ * id, plus the launch delay and the part of it spent queued behind
+ * earlier work on the stream.  With --id, only the activities of the
+ * given rows: an activity itself, or every activity whose chain holds
+ * the given call, op, annotation, step or frame.  The chain is
+ * lib/model/chain.c's; this file adds the queue and the rows.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: kt-correlate [-jStTV] [-F regex] [-i ids] [-m glob] "
+	    "[-o file] [file]\n"
+	    "  -F, --frame-skip REGEX  files that are not the user's code\n"
+	    "                          (default: stdlib, site-packages, torch)\n"
+	    "  -i, --id LIST           only these rows (kind:N or N, comma-\n"
+	    "                          separated): activities, or those whose\n"
+	    "                          chain holds the call, op, annotation\n"
+	    "  -j, --json              JSON lines\n"
+	    "  -m, --member GLOB       archive members to take\n"
+	    "  -o, --output FILE       write FILE atomically\n"
+	    "  -S, --strict            refuse damaged input\n"
+	    "  -T, --text              an aligned text table\n"
+	    "  -t, --tsv               TSV (the default unless on a terminal)\n"
+	    "  -h, --help, -V, --version\n");
+}
+
+/* The filter's state. */
+struct corr {
+	struct kt_model		*m;
+	struct kt_chains	*ch;
+	int64_t			*queue;	/* per activity, ns */
+	uint64_t		*ids;	/* --id row numbers, sorted */
+	size_t			 nids;
+	char			*found;	/* per id: matched something */
+	uint64_t		 nolaunch, noop, noframe, nrows;
+};
+
+static const char *const cols[] = {
+	"row", "rank", "device", "stream", "name", "ts_ns:n", "dur_ns:n",
+	"launch", "launch_name", "op", "op_name", "annotation",
+	"annotation_name", "step:n", "step_row", "frame", "frame_row",
+	"delay_ns:n", "queue_ns:n"
+};
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Parse --id: "kind:N" or "N", comma-separated. */
+static void
+parse_ids(struct corr *c, const char *arg)
+{
+	const char *p = arg;
+
+	while (*p != '\0') {
+		const char *e = strchr(p, ','), *colon, *num;
+		size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
+		char buf[64], *end;
+		unsigned long long v;
+		uint64_t *ni;
+
+		if (n == 0 || n >= sizeof(buf)) {
+			kt_cli_warn("--id: bad row id '%.*s'", (int)n, p);
+			exit(2);
+		}
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		colon = strrchr(buf, ':');
+		num = colon != NULL ? colon + 1 : buf;
+		if (*num < '0' || *num > '9' ||
+		    (v = strtoull(num, &end, 10), *end != '\0') ||
+		    v > (1ull << 62)) {
+			kt_cli_warn("--id: bad row id '%s' (kind:N or N)", buf);
+			exit(2);
+		}
+		if ((ni = realloc(c->ids, (c->nids + 1) * sizeof(*ni))) ==
+		    NULL)
+			kt_cli_nomem();
+		c->ids = ni;
+		c->ids[c->nids++] = v;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+/* Whether row number r is asked for (and mark it found). */
+static int
+asked(struct corr *c, uint64_t r)
+{
+	size_t lo = 0, hi = c->nids;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->ids[mid] < r)
+			lo = mid + 1;
+		else if (c->ids[mid] > r)
+			hi = mid;
+		else {
+			c->found[mid] = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int
+cmp_stream(const void *a, const void *b, void *ctx)
+{
+	const struct kt_act *act = ctx;
+	const struct kt_act *x = &act[*(const uint32_t *)a];
+	const struct kt_act *y = &act[*(const uint32_t *)b];
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->stream != y->stream)
+		return x->stream < y->stream ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * The queue time of every activity: of its launch delay (start minus
+ * the call's start), the part during which earlier work of its stream
+ * was still running, min(start, the latest end of the stream's earlier
+ * activities) minus the call's start, at least 0.  -1 without a call.
+ */
+static void
+queue_times(struct corr *c)
+{
+	const struct kt_model *m = c->m;
+	uint32_t *o;
+	size_t i;
+	int64_t busy = 0;
+
+	if ((c->queue = malloc((m->nact ? m->nact : 1) * sizeof(*c->queue))) ==
+	    NULL || (o = malloc((m->nact ? m->nact : 1) * sizeof(*o))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < m->nact; i++)
+		o[i] = (uint32_t)i;
+	kt_sort_r(o, m->nact, sizeof(*o), cmp_stream, (void *)m->act);
+	for (i = 0; i < m->nact; i++) {
+		const struct kt_act *a = &m->act[o[i]];
+		int first = i == 0 || a->dev != m->act[o[i - 1]].dev ||
+		    a->stream != m->act[o[i - 1]].stream;
+		int64_t q = -1;
+
+		if (first)
+			busy = INT64_MIN;
+		if (a->launch != KT_NO) {
+			int64_t call = m->spans[a->launch].ts;
+			int64_t upto = busy < a->ts ? busy : a->ts;
+
+			q = upto > call ? upto - call : 0;
+		}
+		c->queue[o[i]] = q;
+		if (a->ts + a->dur > busy)
+			busy = a->ts + a->dur;
+	}
+	free(o);
+}
+
+/* A span's row id and name cells, or "-" "-". */
+static int
+span_cells(struct kt_table *t, const struct kt_model *m, uint32_t s)
+{
+	const struct kt_span *sp;
+
+	if (s == KT_NO)
+		return kt_table_cell(t, "-") | kt_table_cell(t, "-");
+	sp = &m->spans[s];
+	return kt_table_cellf(t, "%s:%llu", kt_kind_name(sp->kind),
+	    (unsigned long long)sp->index) |
+	    kt_table_cell(t, kt_model_str(m, sp->name));
+}
+
+static int
+row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
+{
+	const struct kt_model *m = c->m;
+	const struct kt_act *a = &m->act[i];
+	int rc = 0;
+
+	rc |= kt_table_cellf(t, "%s:%llu", kt_kind_name(a->kind),
+	    (unsigned long long)a->index);
+	rc |= kt_model_device_cells(t, m, a->dev);
+	rc |= a->stream >= 0 ? kt_table_int(t, a->stream) :
+	    kt_table_cell(t, "-");
+	rc |= kt_table_cell(t, kt_model_str(m, a->name));
+	rc |= kt_table_int(t, a->ts);
+	rc |= kt_table_int(t, a->dur);
+	rc |= span_cells(t, m, ch->launch);
+	rc |= span_cells(t, m, ch->op);
+	rc |= span_cells(t, m, ch->ann);
+	if (ch->step != KT_NO) {
+		const struct kt_step *st = &m->steps[ch->step];
+		const struct kt_span *sp = &m->spans[st->span];
+
+		rc |= st->number >= 0 ? kt_table_int(t, st->number) :
+		    kt_table_cell(t, "-");
+		rc |= kt_table_cellf(t, "%s:%llu", kt_kind_name(sp->kind),
+		    (unsigned long long)sp->index);
+	} else
+		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
+	if (ch->frame != KT_NO) {
+		const struct kt_span *sp = &m->spans[ch->frame];
+
+		rc |= kt_table_cellf(t, "%.*s", (int)ch->frame_len,
+		    ch->frame_text);
+		rc |= kt_table_cellf(t, "%s:%llu", kt_kind_name(sp->kind),
+		    (unsigned long long)sp->index);
+	} else
+		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
+	if (ch->launch != KT_NO) {
+		rc |= kt_table_int(t, a->ts - m->spans[ch->launch].ts);
+		rc |= kt_table_int(t, c->queue[i]);
+	} else
+		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
+	return rc;
+}
+
+/* Whether activity i is wanted: no --id, or its chain holds an id. */
+static int
+wanted(struct corr *c, uint32_t i, const struct kt_chain *ch)
+{
+	const struct kt_model *m = c->m;
+	int hit = 0;
+
+	if (c->nids == 0)
+		return 1;
+	hit |= asked(c, m->act[i].index);
+	if (ch->launch != KT_NO)
+		hit |= asked(c, m->spans[ch->launch].index);
+	if (ch->op != KT_NO) {
+		uint32_t s;
+
+		/* Every op around the call, not only the innermost. */
+		for (s = m->spans[ch->launch].parent; s != KT_NO;
+		    s = m->spans[s].parent)
+			if (m->spans[s].kind != KT_PYTHON_FUNCTION)
+				hit |= asked(c, m->spans[s].index);
+	} else if (ch->ann != KT_NO)
+		hit |= asked(c, m->spans[ch->ann].index);
+	if (ch->step != KT_NO)
+		hit |= asked(c, m->spans[m->steps[ch->step].span].index);
+	if (ch->frame != KT_NO)
+		hit |= asked(c, m->spans[ch->frame].index);
+	return hit;
+}
+
+static struct kt_table *
+correlate(struct corr *c)
+{
+	struct kt_table *t;
+	struct kt_chain ch;
+	size_t i;
+
+	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < c->m->nact; i++) {
+		if (kt_chain_get(c->ch, (uint32_t)i, &ch) == -1)
+			kt_cli_nomem();
+		if (!wanted(c, (uint32_t)i, &ch))
+			continue;
+		c->nrows++;
+		c->nolaunch += ch.launch == KT_NO;
+		c->noop += ch.launch != KT_NO && ch.op == KT_NO;
+		c->noframe += ch.frame == KT_NO;
+		if (row(c, t, (uint32_t)i, &ch) != 0)
+			kt_cli_nomem();
+	}
+	return t;
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct option longopts[] = {
+		{ "frame-skip", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "id", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "member", required_argument, NULL, 'm' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "strict", no_argument, NULL, 'S' },
+		{ "text", no_argument, NULL, 'T' },
+		{ "tsv", no_argument, NULL, 't' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_table *t;
+	struct kt_error err;
+	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
+	struct corr c;
+	const char *skip = NULL;
+	size_t i;
+	int ch, rc = 0;
+
+	memset(&c, 0, sizeof(c));
+	kt_cli_init("kt-correlate");
+	while ((ch = getopt_long(argc, argv, "F:hi:jm:o:STtV", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'F':
+			skip = optarg;
+			break;
+		case 'i':
+			parse_ids(&c, optarg);
+			break;
+		default:
+			kt_cli_opt(&co, ch, optarg, usage);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (c.nids > 1)
+		qsort(c.ids, c.nids, sizeof(*c.ids), cmp_u64);
+	if ((c.found = calloc(c.nids ? c.nids : 1, 1)) == NULL)
+		kt_cli_nomem();
+	if (argc > 1) {
+		kt_cli_warn("one input at a time (merge ranks with kt "
+		    "rank-tag first)");
+		return 2;
+	}
+	kt_cli_inputs(argv, argc);
+	if (kt_cli_check_output(co.output, argv, argc) == -1)
+		return 2;
+	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
+	    co.member, co.rflags, &src);
+	c.m = kt_cli_model(rd);
+	if ((c.ch = kt_chains_new(c.m, skip, &err)) == NULL) {
+		kt_cli_warn("%s", err.msg);
+		return 2;
+	}
+	queue_times(&c);
+	t = correlate(&c);
+	kt_cli_write_table(t, co.output, co.form);
+	if (c.nolaunch || c.noop || c.noframe)
+		kt_cli_warn("%llu activities: %llu without a launching call, "
+		    "%llu more without a CPU op, %llu without a user frame",
+		    (unsigned long long)c.nrows,
+		    (unsigned long long)c.nolaunch,
+		    (unsigned long long)c.noop,
+		    (unsigned long long)c.noframe);
+	for (i = 0; i < c.nids; i++)
+		if (!c.found[i]) {
+			kt_cli_warn("row %llu: no GPU activity, or none "
+			    "launched under it",
+			    (unsigned long long)c.ids[i]);
+			rc = 1;
+		}
+	if (c.m->nact == 0) {
+		kt_cli_warn("%s: no GPU activity (kernel, gpu_memcpy, "
+		    "gpu_memset) in the trace", kt_reader_name(rd));
+		rc = 1;
+	}
+	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	kt_table_free(t);
+	kt_chains_free(c.ch);
+	kt_model_free(c.m);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	free(c.queue);
+	free(c.ids);
+	free(c.found);
+	return rc;
+}

@@ -1,0 +1,265 @@
+/*
+ * chain.c: the launch chain of every GPU activity.  The model joins an
+ * activity to the runtime or driver call that launched it (by
+ * correlation) and nests the CPU spans of each thread by time
+ * containment; here, in one pass over the spans in their order (a
+ * parent before its children), each span learns the innermost cpu_op,
+ * user_annotation and user frame at or above it, so that an activity's
+ * chain is a few array reads from its launching call.
+ *
+ * The user frame is the innermost frame of the Python stack that is the
+ * user's own code: a python_function span named "FILE(LINE): FUNC", or
+ * a frame of a cpu_op's args."Call stack" (frames innermost first,
+ * separated by ';'), whose FILE the skip rule does not match.  Whether
+ * a name is a user frame is decided once per distinct name.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kt.h"
+
+struct kt_chains {
+	const struct kt_model	*m;
+	regex_t			 skip;
+	uint32_t		*op;	/* per span: innermost cpu_op, or KT_NO */
+	uint32_t		*ann;	/* user_annotation, not a step */
+	uint32_t		*frame;	/* the span the user frame is in */
+	uint8_t			*user;	/* per name: 0 unknown, 1 no, 2 yes */
+	size_t			 nnames;
+	struct kt_buf		 file;	/* scratch: a frame's FILE */
+};
+
+/*
+ * The length of FILE in a frame "FILE(LINE): FUNC" of p[0..n), or 0 when
+ * the text is not a frame: the first "(" followed by digits and "): ".
+ */
+static size_t
+frame_file(const char *p, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		if (p[i] != '(')
+			continue;
+		for (j = i + 1; j < n && p[j] >= '0' && p[j] <= '9'; j++)
+			;
+		if (j > i + 1 && j + 1 < n && p[j] == ')' && p[j + 1] == ':')
+			return i;
+	}
+	return 0;
+}
+
+int
+kt_chains_user_frame(struct kt_chains *c, const char *p, size_t n)
+{
+	size_t f = frame_file(p, n);
+
+	if (f == 0)
+		return 0;
+	c->file.n = 0;
+	if (kt_buf_add(&c->file, p, f) == -1 || kt_buf_addc(&c->file, '\0') ==
+	    -1)
+		return -1;
+	return regexec(&c->skip, c->file.p, 0, NULL, 0) == REG_NOMATCH;
+}
+
+/* The first user frame of a "Call stack" text: its offset and length. */
+static int
+stack_frame(struct kt_chains *c, const char *s, size_t *off, size_t *len)
+{
+	size_t i = 0, n = strlen(s);
+
+	while (i < n) {
+		const char *e = memchr(s + i, ';', n - i);
+		size_t fl = e != NULL ? (size_t)(e - (s + i)) : n - i;
+		int rc;
+
+		while (fl > 0 && s[i] == ' ') {
+			i++;
+			fl--;
+		}
+		if ((rc = kt_chains_user_frame(c, s + i, fl)) == -1)
+			return -1;
+		if (rc == 1) {
+			*off = i;
+			*len = fl;
+			return 1;
+		}
+		i += fl + 1;
+	}
+	return 0;
+}
+
+/* The Call stack of span s (a cpu_op), interned, or KT_NO. */
+static uint32_t
+stack_of(const struct kt_model *m, const struct kt_span *s)
+{
+	size_t lo = 0, hi = m->nstacks;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->stacks[mid].index < s->index)
+			lo = mid + 1;
+		else if (m->stacks[mid].index > s->index)
+			hi = mid;
+		else
+			return m->stacks[mid].text;
+	}
+	return KT_NO;
+}
+
+/* Whether name id is a user frame (memoised); 0, 1, or -1. */
+static int
+name_user(struct kt_chains *c, uint32_t id)
+{
+	const char *s;
+	size_t n;
+	int rc;
+
+	if (id >= c->nnames)
+		return 0;
+	if (c->user[id] != 0)
+		return c->user[id] == 2;
+	s = kt_intern_get(c->m->names, id, &n);
+	if (n > 0 && s[n - 1] == '\0')
+		n--;
+	if ((rc = kt_chains_user_frame(c, s, n)) == -1)
+		return -1;
+	c->user[id] = rc ? 2 : 1;
+	return rc;
+}
+
+/* Same, for a Call stack: whether one of its frames is the user's. */
+static int
+stack_user(struct kt_chains *c, uint32_t id)
+{
+	size_t off, len;
+	int rc;
+
+	if (id >= c->nnames)
+		return 0;
+	if (c->user[id] != 0)
+		return c->user[id] == 2;
+	if ((rc = stack_frame(c, kt_model_str(c->m, id), &off, &len)) == -1)
+		return -1;
+	c->user[id] = rc ? 2 : 1;
+	return rc;
+}
+
+struct kt_chains *
+kt_chains_new(const struct kt_model *m, const char *skip,
+    struct kt_error *err)
+{
+	struct kt_chains *c;
+	size_t i, n = m->nspans ? m->nspans : 1;
+	char why[160];
+	int rc;
+
+	if (skip == NULL)
+		skip = KT_FRAME_SKIP;
+	if (kt_regex_check(skip, why, sizeof(why)) == -1) {
+		kt_error_set(err, NULL, 0, 0, "frame skip regex '%s': %s",
+		    skip, why);
+		return NULL;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		goto nomem;
+	c->m = m;
+	if ((rc = regcomp(&c->skip, skip, REG_EXTENDED | REG_NOSUB)) != 0) {
+		regerror(rc, &c->skip, why, sizeof(why));
+		kt_error_set(err, NULL, 0, 0, "frame skip regex '%s': %s",
+		    skip, why);
+		free(c);
+		return NULL;
+	}
+	c->nnames = kt_intern_count(m->names);
+	if ((c->op = malloc(n * sizeof(*c->op))) == NULL ||
+	    (c->ann = malloc(n * sizeof(*c->ann))) == NULL ||
+	    (c->frame = malloc(n * sizeof(*c->frame))) == NULL ||
+	    (c->user = calloc(c->nnames ? c->nnames : 1, 1)) == NULL)
+		goto nomem_c;
+	for (i = 0; i < m->nspans; i++) {
+		const struct kt_span *s = &m->spans[i];
+		uint32_t p = s->parent, st;
+		int u = 0;
+
+		c->op[i] = s->kind == KT_CPU_OP ? (uint32_t)i :
+		    p != KT_NO ? c->op[p] : KT_NO;
+		c->ann[i] = s->kind == KT_USER_ANNOTATION ? (uint32_t)i :
+		    p != KT_NO ? c->ann[p] : KT_NO;
+		if (s->kind == KT_PYTHON_FUNCTION)
+			u = name_user(c, s->name);
+		else if (s->kind == KT_CPU_OP && m->nstacks > 0 &&
+		    (st = stack_of(m, s)) != KT_NO)
+			u = stack_user(c, st);
+		if (u == -1)
+			goto nomem_c;
+		c->frame[i] = u ? (uint32_t)i : p != KT_NO ? c->frame[p] :
+		    KT_NO;
+	}
+	return c;
+nomem_c:
+	kt_chains_free(c);
+nomem:
+	kt_error_set(err, NULL, 0, 0, "out of memory");
+	return NULL;
+}
+
+void
+kt_chains_free(struct kt_chains *c)
+{
+	if (c == NULL)
+		return;
+	regfree(&c->skip);
+	free(c->op);
+	free(c->ann);
+	free(c->frame);
+	free(c->user);
+	kt_buf_free(&c->file);
+	free(c);
+}
+
+int
+kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
+{
+	const struct kt_model *m = c->m;
+	const struct kt_act *a = &m->act[act];
+	const struct kt_span *s;
+	uint32_t l = a->launch, p;
+
+	memset(ch, 0, sizeof(*ch));
+	ch->launch = l;
+	ch->step = a->step;
+	ch->op = ch->ann = ch->frame = KT_NO;
+	if (l == KT_NO)
+		return 0;
+	/* The launching call itself is no op or annotation: its parent's. */
+	if ((p = m->spans[l].parent) == KT_NO)
+		return 0;
+	ch->op = c->op[p];
+	ch->ann = c->ann[p];
+	if ((ch->frame = c->frame[p]) == KT_NO)
+		return 0;
+	s = &m->spans[ch->frame];
+	if (s->kind == KT_PYTHON_FUNCTION) {
+		ch->frame_text = kt_model_str(m, s->name);
+		ch->frame_len = strlen(ch->frame_text);
+	} else {
+		const char *st = kt_model_str(m, stack_of(m, s));
+		size_t off, len;
+		int rc;
+
+		if ((rc = stack_frame(c, st, &off, &len)) == -1)
+			return -1;
+		if (rc == 1) {
+			ch->frame_text = st + off;
+			ch->frame_len = len;
+		} else
+			ch->frame = KT_NO;
+	}
+	return 0;
+}
