@@ -1296,6 +1296,13 @@ struct kt_chains *kt_chains_new(const struct kt_model *, const char *,
 void		 kt_chains_free(struct kt_chains *);
 /* Activity act's chain into *ch (KT_NO where a link is missing); 0 or -1. */
 int		 kt_chain_get(struct kt_chains *, uint32_t, struct kt_chain *);
+/*
+ * The user frame at or above span s (into spans: a python_function, or a
+ * cpu_op with a Call stack), its text in *text, *len (borrowed); KT_NO
+ * when there is none, KT_NO - 1 when out of memory.
+ */
+uint32_t	 kt_chains_frame_of(struct kt_chains *, uint32_t, const char **,
+		    size_t *);
 /* Whether p[0..n) is a frame "FILE(LINE): FUNC" of the user: 1, 0, -1. */
 int		 kt_chains_user_frame(struct kt_chains *, const char *, size_t);
 

@@ -223,12 +223,42 @@ kt_chains_free(struct kt_chains *c)
 	free(c);
 }
 
+uint32_t
+kt_chains_frame_of(struct kt_chains *c, uint32_t span, const char **text,
+    size_t *len)
+{
+	const struct kt_model *m = c->m;
+	const struct kt_span *s;
+	uint32_t f;
+
+	*text = NULL;
+	*len = 0;
+	if (span == KT_NO || (f = c->frame[span]) == KT_NO)
+		return KT_NO;
+	s = &m->spans[f];
+	if (s->kind == KT_PYTHON_FUNCTION) {
+		*text = kt_model_str(m, s->name);
+		*len = strlen(*text);
+	} else {
+		const char *st = kt_model_str(m, stack_of(m, s));
+		size_t off, n;
+		int rc;
+
+		if ((rc = stack_frame(c, st, &off, &n)) == -1)
+			return KT_NO - 1;
+		if (rc == 0)
+			return KT_NO;
+		*text = st + off;
+		*len = n;
+	}
+	return f;
+}
+
 int
 kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
 {
 	const struct kt_model *m = c->m;
 	const struct kt_act *a = &m->act[act];
-	const struct kt_span *s;
 	uint32_t l = a->launch, p;
 
 	memset(ch, 0, sizeof(*ch));
@@ -242,24 +272,8 @@ kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
 		return 0;
 	ch->op = c->op[p];
 	ch->ann = c->ann[p];
-	if ((ch->frame = c->frame[p]) == KT_NO)
-		return 0;
-	s = &m->spans[ch->frame];
-	if (s->kind == KT_PYTHON_FUNCTION) {
-		ch->frame_text = kt_model_str(m, s->name);
-		ch->frame_len = strlen(ch->frame_text);
-	} else {
-		const char *st = kt_model_str(m, stack_of(m, s));
-		size_t off, len;
-		int rc;
-
-		if ((rc = stack_frame(c, st, &off, &len)) == -1)
-			return -1;
-		if (rc == 1) {
-			ch->frame_text = st + off;
-			ch->frame_len = len;
-		} else
-			ch->frame = KT_NO;
-	}
+	if ((ch->frame = kt_chains_frame_of(c, p, &ch->frame_text,
+	    &ch->frame_len)) == KT_NO - 1)
+		return -1;
 	return 0;
 }

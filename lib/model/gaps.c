@@ -423,15 +423,45 @@ longest(const struct kt_model *m, uint32_t th, int64_t a, int64_t b)
 	return best;
 }
 
+/*
+ * The user frame (kt-correlate(1)) at time t on thread th: of the
+ * innermost span there of any kind, the frame at or above it.
+ */
+static int
+frame_cell(const struct kt_model *m, struct kt_chains *c, struct kt_table *t,
+    uint32_t th, int64_t at)
+{
+	uint32_t s = th == KT_NO ? KT_NO : kt_model_span_at(m, th, at, 0);
+	const char *text;
+	size_t len;
+
+	if (kt_chains_frame_of(c, s, &text, &len) == KT_NO)
+		return kt_table_cell(t, "-");
+	return kt_table_cellf(t, "%.*s", (int)len, text);
+}
+
+/* The CPU op that launched activity a (its chain's), or "-". */
+static int
+op_cell(const struct kt_model *m, struct kt_chains *c, struct kt_table *t,
+    uint32_t a)
+{
+	struct kt_chain ch;
+
+	if (a == KT_NO || kt_chain_get(c, a, &ch) == -1 || ch.op == KT_NO)
+		return kt_table_cell(t, "-");
+	return kt_table_cell(t, kt_model_str(m, m->spans[ch.op].name));
+}
+
 static int
 put_int_or(struct kt_table *t, int64_t v, int dash)
 {
 	return dash ? kt_table_cell(t, "-") : kt_table_int(t, v);
 }
 
-/* Write row r. */
+/* Write row r; c gives the user frame and the launching op. */
 static int
-put_row(const struct kt_model *m, struct kt_table *t, const struct row *r)
+put_row(const struct kt_model *m, struct kt_chains *c, struct kt_table *t,
+    const struct row *r)
 {
 	const struct kt_device *d = &m->devices[r->dev];
 	int rc = 0;
@@ -472,7 +502,11 @@ put_row(const struct kt_model *m, struct kt_table *t, const struct row *r)
 		    ~(1u << KT_PYTHON_FUNCTION));
 		rc |= kt_table_cell(t, s == KT_NO ? "-" :
 		    kt_model_str(m, m->spans[s].name));
+		rc |= frame_cell(m, c, t, th, mid);
+		rc |= op_cell(m, c, t, r->after);
 	} else {
+		rc |= kt_table_cell(t, "-");
+		rc |= kt_table_cell(t, "-");
 		rc |= kt_table_cell(t, "-");
 		rc |= kt_table_cell(t, "-");
 		rc |= kt_table_cell(t, "-");
@@ -483,7 +517,7 @@ put_row(const struct kt_model *m, struct kt_table *t, const struct row *r)
 static const char *const gap_cols[] = {
 	"rank:n", "device:n", "step:n", "kind", "start_ns:n", "offset_ns:n",
 	"dur_ns:n", "busy_ns:n", "cost_ns:n", "share_pct:n", "kernels:n",
-	"before", "after", "cpu", "cpu_longest", "python"
+	"before", "after", "cpu", "cpu_longest", "python", "frame", "after_op"
 };
 #define NGAPCOLS (sizeof(gap_cols) / sizeof(gap_cols[0]))
 
@@ -493,10 +527,13 @@ kt_gaps_table(const struct kt_model *m, const struct kt_gaps_opts *o,
 {
 	struct rows rv = { NULL, 0, 0 }, sv = { NULL, 0, 0 };
 	struct kt_table *t = NULL, *st = NULL;
+	struct kt_chains *c;
 	size_t i, n;
 
 	if (steps != NULL)
 		*steps = NULL;
+	if ((c = kt_chains_new(m, NULL, NULL)) == NULL)
+		return NULL;
 	if (tot != NULL)
 		memset(tot, 0, sizeof(*tot));
 	for (i = 0; i < m->ndevices; i++)
@@ -514,26 +551,28 @@ kt_gaps_table(const struct kt_model *m, const struct kt_gaps_opts *o,
 	if ((t = kt_table_new(gap_cols, NGAPCOLS)) == NULL)
 		goto fail;
 	for (i = 0; i < n; i++)
-		if (put_row(m, t, &rv.r[i]) == -1)
+		if (put_row(m, c, t, &rv.r[i]) == -1)
 			goto fail;
 	if (o->summary)
 		for (i = 0; i < sv.n; i++)
-			if (put_row(m, t, &sv.r[i]) == -1)
+			if (put_row(m, c, t, &sv.r[i]) == -1)
 				goto fail;
 	if (steps != NULL) {
 		if ((st = kt_table_new(gap_cols, NGAPCOLS)) == NULL)
 			goto fail;
 		for (i = 0; i < sv.n; i++)
-			if (put_row(m, st, &sv.r[i]) == -1)
+			if (put_row(m, c, st, &sv.r[i]) == -1)
 				goto fail;
 		*steps = st;
 	}
 	free(rv.r);
 	free(sv.r);
+	kt_chains_free(c);
 	return t;
 fail:
 	free(rv.r);
 	free(sv.r);
+	kt_chains_free(c);
 	kt_table_free(t);
 	kt_table_free(st);
 	return NULL;

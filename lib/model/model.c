@@ -340,20 +340,37 @@ int_or(const struct kt_event *ev, enum kt_field f, int64_t dflt)
  * it), so that no sum or difference the views make can wrap.
  */
 /*
+ * Whether the bytes p[0..n) hold the key "Call stack": a memchr for its
+ * 'C', rare in args, is much cheaper than memmem on every op.
+ */
+static int
+has_call_stack(const char *p, size_t n)
+{
+	const char *e = p + n, *c = p;
+
+	while ((c = memchr(c, 'C', (size_t)(e - c))) != NULL) {
+		if (c > p && c[-1] == '"' && e - c >= 11 &&
+		    memcmp(c, "Call stack\"", 11) == 0)
+			return 1;
+		c++;
+	}
+	return 0;
+}
+
+/*
  * The interned args."Call stack" of a cpu_op (traces of PyTorch before
  * python_function events): its id, -2 when it has none, -1 when out of
- * memory.  The bytes are searched for the key before the args are
- * scanned, so that a trace without stacks pays a memmem per op.
+ * memory.  The bytes are looked at for the key before the args are
+ * scanned, so that a trace without stacks pays a memchr per op.
  */
 static int64_t
 call_stack(struct load *l, const struct kt_event *ev)
 {
-	static const char key[] = "\"Call stack\"";
 	const struct kt_val *args = &ev->f[KT_F_ARGS];
 	struct kt_val v;
 
-	if (args->type != KT_OBJECT || memmem(ev->raw + args->off, args->len,
-	    key, sizeof(key) - 1) == NULL ||
+	if (args->type != KT_OBJECT ||
+	    !has_call_stack(ev->raw + args->off, args->len) ||
 	    kt_event_find(ev, args, "Call stack", &v) == -1 ||
 	    v.type != KT_STRING || v.len <= 2)
 		return -2;

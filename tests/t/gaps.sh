@@ -28,7 +28,7 @@ acts() {
 # ------------------------------------------------------------------
 # Injected gaps and tiny runs, found to the ns.
 "$gen" --steps 5 --layers 4 --inject-gap 300000 --inject-tiny 12 \
-    --truth g.truth -o g.json
+    --truth g.truth -C g.chain -o g.json
 if run kt-gaps --summary g.json >g.tsv 2>g.err && [ ! -s g.err ]; then
 	# Window starts: a step's from the previous step's GPU end.
 	awk -F'\t' -v OFS='\t' '$1 == "step" { print $2, (n++ ? prev : $6); prev = $7 }' \
@@ -46,6 +46,26 @@ if run kt-gaps --summary g.json >g.tsv 2>g.err && [ ! -s g.err ]; then
 		ok "gaps-injected"
 	else
 		bad "gaps-injected: $(tr "\n" " " <why)"
+	fi
+	# The user frame at an injected gap's middle is the truth's python
+	# frame there (model.py, the user's); the op after it is the one
+	# the generator's --truth-chain gives the kernel that ends the gap.
+	# The data-loader stalls' innermost frame is torch's dataloader.py:
+	# the user's is train.py(88), which calls next() (ktgen.c).
+	jq -r '.traceEvents | to_entries[] | select(.value.ph == "X") |
+	    "\(.key)\t\(.value.ts * 1000 | round)\t\(.value.name)"' g.json >g.rows
+	if awk -F'\t' '
+	    FILENAME == "g.rows" { start[$1] = $2; name[$1] = $3; next }
+	    FILENAME == "g.chain" { if (FNR > 1) op[start[$1]] = $3 == "-" ? "-" : name[$3]; next }
+	    FILENAME == "g.truth" { if ($1 == "gap-python") { py[$2 SUBSEP $6] = $16; end[$2 SUBSEP $6] = $7; n++ } next }
+	    $4 == "gap" { k = $3 SUBSEP $5
+		if (k in py) { if ($17 != py[k] || $18 != op[end[k]] || $18 == "") { print "got", $17, $18, "want", py[k], op[end[k]]; exit 1 }; found++ }
+		else if ($16 ~ /dataloader\.py/) { if ($17 != "train.py(88): train_step") { print "loader", $17; exit 1 }; loader++ } }
+	    END { if (found != n || n != 5 || loader < 1) { print "found", found, "of", n, "loader", loader; exit 1 } }' \
+	    g.rows g.chain g.truth g.tsv >why 2>&1; then
+		ok "gaps-frame: the user frame and the op after the gap, as the generator made them"
+	else
+		bad "gaps-frame: $(tr "\n" " " <why)"
 	fi
 	# Every tiny run: start, span, busy (the union), cost, kernels, the
 	# CPU record at its middle.
