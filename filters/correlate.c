@@ -52,7 +52,7 @@ static const char *const cols[] = {
 	"row", "rank", "device", "stream", "name", "ts_ns:n", "dur_ns:n",
 	"launch", "launch_name", "op", "op_name", "annotation",
 	"annotation_name", "step:n", "step_row", "frame", "frame_row",
-	"delay_ns:n", "queue_ns:n"
+	"delay_ns:n", "queue_ns:n", "fwd_op", "fwd_op_name"
 };
 
 static int
@@ -235,6 +235,7 @@ row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
 		rc |= kt_table_int(t, c->queue[i]);
 	} else
 		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
+	rc |= span_cells(t, m, ch->fwd);
 	return rc;
 }
 
@@ -264,6 +265,8 @@ wanted(struct corr *c, uint32_t i, const struct kt_chain *ch)
 		hit |= asked(c, m->spans[m->steps[ch->step].span].index);
 	if (ch->frame != KT_NO)
 		hit |= asked(c, m->spans[ch->frame].index);
+	if (ch->fwd != KT_NO)
+		hit |= asked(c, m->spans[ch->fwd].index);
 	return hit;
 }
 
@@ -348,7 +351,7 @@ main(int argc, char *argv[])
 		return 2;
 	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
 	    co.member, co.rflags, &src);
-	c.m = kt_cli_model(rd);
+	c.m = kt_cli_model_with(rd, KT_MODEL_SEQ);
 	if ((c.ch = kt_chains_new(c.m, skip, &err)) == NULL) {
 		kt_cli_warn("%s", err.msg);
 		return 2;

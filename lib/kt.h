@@ -804,6 +804,7 @@ void	 kt_cli_one_trace(struct kt_source *, const char *, const char *,
 /* The analysis model of rd with progress (kt_model_load); new. */
 struct kt_model;
 struct kt_model	*kt_cli_model(struct kt_reader *);
+struct kt_model	*kt_cli_model_with(struct kt_reader *, unsigned);
 /*
  * kt_out_open(path, level), registered with kt_cli_set_output(), after
  * the check against the inputs of kt_cli_inputs().
@@ -1161,6 +1162,17 @@ struct kt_stack {
 	uint32_t	 text;		/* interned */
 };
 
+/*
+ * A cpu_op's autograd link (with KT_MODEL_SEQ): args."Sequence number"
+ * and args."Fwd thread id" (0 on a forward op, else the forward
+ * thread's: a backward op), by the op's row number.
+ */
+struct kt_seq {
+	uint64_t	 index;
+	int64_t		 seq;
+	int64_t		 fwd_thread;
+};
+
 /* A gpu_user_annotation span, sorted by (dev, ts). */
 struct kt_gpu_ann {
 	int64_t		 ts;
@@ -1205,6 +1217,8 @@ struct kt_model {
 	size_t			 nsteps;
 	struct kt_stack		*stacks;	/* sorted by index */
 	size_t			 nstacks;
+	struct kt_seq		*seqs;		/* sorted by index */
+	size_t			 nseqs;
 	int64_t			 rank;		/* the trace's rank, or -1 */
 	uint64_t		 nevents;	/* events read */
 };
@@ -1219,6 +1233,13 @@ struct kt_model {
  * model (free with kt_model_free), or NULL with err set.
  */
 struct kt_model	*kt_model_load(struct kt_reader *,
+		    void (*)(const struct kt_reader *), struct kt_error *);
+/*
+ * The same, keeping more: KT_MODEL_SEQ, the cpu_ops' autograd links
+ * (seqs), which cost a scan of their args.
+ */
+#define KT_MODEL_SEQ	0x01
+struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
 void		 kt_model_free(struct kt_model *);
 /* The interned string id (borrowed, NUL-terminated), "" for KT_NO. */
@@ -1282,6 +1303,8 @@ struct kt_chain {
 	uint32_t	 step;		/* into steps (the activity's step) */
 	uint32_t	 frame;		/* into spans: the python_function, or
 					   the cpu_op whose Call stack has it */
+	uint32_t	 fwd;		/* into spans: for a backward call, the
+					   forward op of its autograd node */
 	const char	*frame_text;	/* "FILE(LINE): FUNC", frame_len bytes,
 					   borrowed from the model; or NULL */
 	size_t		 frame_len;

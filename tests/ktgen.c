@@ -192,7 +192,7 @@ struct cev {
 	uint8_t		 thr;		/* 0 main, 1 backward */
 	uint8_t		 flow;		/* runtime call with an ac2g flow */
 	uint8_t		 seq;		/* a[1] is a sequence number */
-	int		 up[4];		/* --truth-chain, launch calls: open
+	int		 up[5];		/* --truth-chain, launch calls: open
 					 * cpu_op, annotation, step, frame */
 	int64_t		 pos;		/* index in traceEvents, -1: none */
 };
@@ -271,6 +271,7 @@ struct gen {
 	uint64_t	 grng;		/* graph shape PRNG, seed only */
 	int64_t		 pid, tid[2];
 	int64_t		 extid, corr, evidx, pyid, seqnr, bseqnr, ncclseq;
+	int64_t		 fseq0;		/* the step's first forward seqnr */
 	int64_t		 cur[2];	/* CPU thread clocks, ns */
 	int		 stk[2][MAXD];	/* open records, by thread */
 	int		 sp[2];
@@ -734,7 +735,7 @@ cadd(struct gen *g, int thr, int kind, const char *name, int num)
 	e->num = num;
 	e->kind = (uint8_t)kind;
 	e->thr = (uint8_t)thr;
-	e->up[0] = e->up[1] = e->up[2] = e->up[3] = -1;
+	e->up[0] = e->up[1] = e->up[2] = e->up[3] = e->up[4] = -1;
 	e->pos = -1;
 	return (int)g->ncev++;
 }
@@ -798,6 +799,7 @@ chain_up(struct gen *g, int thr, int i)
 {
 	struct cev *c = &g->cev[i];
 	const struct cev *e;
+	size_t n;
 	int j, k, w;
 
 	for (j = g->sp[thr] - 1; j >= 0; j--) {
@@ -813,6 +815,26 @@ chain_up(struct gen *g, int thr, int i)
 			continue;
 		if (c->up[w] < 0)
 			c->up[w] = k;
+	}
+	/*
+	 * A backward call: the innermost autograd node above it names its
+	 * forward op by sequence number (the step's forward pass made it);
+	 * without a frame of its own the call has the forward op's.
+	 */
+	for (j = g->sp[thr] - 1; j >= 0; j--) {
+		e = &g->cev[g->stk[thr][j]];
+		if (e->kind != CK_OP || e->seq != 2)
+			continue;
+		for (n = 0; n < g->ncev; n++)
+			if (g->cev[n].kind == CK_OP && g->cev[n].seq == 1 &&
+			    g->cev[n].a[1] == e->a[1])
+				break;
+		if (n < g->ncev) {
+			c->up[4] = (int)n;
+			if (c->up[3] < 0)
+				c->up[3] = g->cev[n].up[3];
+		}
+		break;
 	}
 	/* The step is the rank's: a backward call is in the main thread's. */
 	for (j = g->sp[0] - 1; thr != 0 && c->up[2] < 0 && j >= 0; j--) {
@@ -914,6 +936,9 @@ op(struct gen *g, int thr, const char *name, const char *extra, int seq)
 	if (seq) {
 		g->cev[i].seq = 1;
 		g->cev[i].a[1] = ++g->seqnr;
+		/* Its user frame, for the backward calls of its node. */
+		if (g->truthc != NULL)
+			chain_up(g, thr, i);
 	}
 }
 
@@ -950,7 +975,13 @@ evfn(struct gen *g, int thr, const char *node_name)
 	if ((i = xopen(g, thr, CK_OP, node_name, -1)) < 0)
 		return;
 	g->cev[i].seq = 2;
-	g->cev[i].a[1] = g->bseqnr > 0 ? g->bseqnr-- : 0;
+	/*
+	 * The nodes count down the step's forward sequence numbers; the
+	 * ones past its first (more nodes than numbered forward ops) get
+	 * 0, a number no forward op has.
+	 */
+	g->cev[i].a[1] = g->bseqnr >= g->fseq0 && g->bseqnr > 0 ?
+	    g->bseqnr-- : 0;
 }
 
 /*
@@ -1323,6 +1354,7 @@ fwd(struct gen *g, int t)
 {
 	int l;
 
+	g->fseq0 = g->seqnr + 1;
 	py(g, t, "nn.Module: GPT_", 0);
 	py(g, t, "model.py(301): forward", -1);
 	py(g, t, "nn.Module: Embedding_", 0);
@@ -2408,7 +2440,7 @@ truth_chain(struct gen *g)
 			continue;
 		chain_pos(g->truthc, e->pos, '\t');
 		if (e->launch < 0) {
-			fputs("-\t-\t-\t-\t-\t-\n", g->truthc);
+			fputs("-\t-\t-\t-\t-\t-\t-\n", g->truthc);
 			continue;
 		}
 		l = &g->cev[e->launch];
@@ -2417,15 +2449,17 @@ truth_chain(struct gen *g)
 			chain_pos(g->truthc, l->up[k] < 0 ? -1 :
 			    g->cev[l->up[k]].pos, '\t');
 		fr = l->up[3] < 0 ? NULL : &g->cev[l->up[3]];
-		if (fr == NULL || fr->pos < 0) {
-			fputs("-\t-\n", g->truthc);
-			continue;
+		if (fr == NULL || fr->pos < 0)
+			fputs("-\t-", g->truthc);
+		else {
+			chain_pos(g->truthc, fr->pos, '\t');
+			fputs(fr->name, g->truthc);
+			if (fr->num >= 0)
+				fprintf(g->truthc, "%d", (int)fr->num);
 		}
-		chain_pos(g->truthc, fr->pos, '\t');
-		fputs(fr->name, g->truthc);
-		if (fr->num >= 0)
-			fprintf(g->truthc, "%d", (int)fr->num);
-		fputc('\n', g->truthc);
+		fputc('\t', g->truthc);
+		chain_pos(g->truthc, l->up[4] < 0 ? -1 :
+		    g->cev[l->up[4]].pos, '\n');
 	}
 }
 
@@ -2664,7 +2698,7 @@ run(const struct opts *o, int rank, int64_t nsteps, int fd, FILE *tf,
 	g.truthc = cf;
 	if (cf != NULL)
 		fputs("row\tlaunch\tcpu_op\tannotation\tstep\tframe_row\t"
-		    "frame\n", cf);
+		    "frame\tfwd_op\n", cf);
 	if (xf != NULL)
 		fputs("kind\tstep\tseq\tstart_ns\tend_ns\tcompute_ns\t"
 		    "comm_ns\ttransfer_ns\tcomm_exposed_ns\tcomm_hidden_ns\t"

@@ -376,10 +376,16 @@ kt_cli_one_trace(struct kt_source *src, const char *name, const char *msg,
 struct kt_model *
 kt_cli_model(struct kt_reader *rd)
 {
+	return kt_cli_model_with(rd, 0);
+}
+
+struct kt_model *
+kt_cli_model_with(struct kt_reader *rd, unsigned flags)
+{
 	struct kt_error err;
 	struct kt_model *m;
 
-	if ((m = kt_model_load(rd, kt_cli_progress, &err)) == NULL)
+	if ((m = kt_model_load_with(rd, flags, kt_cli_progress, &err)) == NULL)
 		kt_cli_die(&err);
 	kt_cli_progress_done();
 	return m;

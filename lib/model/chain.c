@@ -21,6 +21,13 @@
 
 #include "kt.h"
 
+/* A forward op: the earliest cpu_op of its rank with its sequence number. */
+struct fwd {
+	int64_t		 rank;
+	int64_t		 seq;
+	uint32_t	 span;		/* KT_NO: on two threads, ambiguous */
+};
+
 struct kt_chains {
 	const struct kt_model	*m;
 	regex_t			 skip;
@@ -28,6 +35,8 @@ struct kt_chains {
 	uint32_t		*ann;	/* user_annotation, not a step */
 	uint32_t		*frame;	/* the span the user frame is in */
 	uint8_t			*user;	/* per name: 0 unknown, 1 no, 2 yes */
+	struct fwd		*fw;	/* forward ops by (rank, seq) */
+	size_t			 nfw;
 	size_t			 nnames;
 	struct kt_buf		 file;	/* scratch: a frame's FILE */
 };
@@ -108,6 +117,109 @@ stack_of(const struct kt_model *m, const struct kt_span *s)
 			hi = mid;
 		else
 			return m->stacks[mid].text;
+	}
+	return KT_NO;
+}
+
+/* The autograd link of span s (a cpu_op), or NULL. */
+static const struct kt_seq *
+seq_of(const struct kt_model *m, const struct kt_span *s)
+{
+	size_t lo = 0, hi = m->nseqs;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->seqs[mid].index < s->index)
+			lo = mid + 1;
+		else if (m->seqs[mid].index > s->index)
+			hi = mid;
+		else
+			return &m->seqs[mid];
+	}
+	return NULL;
+}
+
+static int
+cmp_fwd(const void *a, const void *b, void *ctx)
+{
+	const struct kt_model *m = ctx;
+	const struct fwd *x = a, *y = b;
+	const struct kt_span *p, *q;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	p = &m->spans[x->span];
+	q = &m->spans[y->span];
+	if (p->ts != q->ts)
+		return p->ts < q->ts ? -1 : 1;
+	if (p->dur != q->dur)
+		return p->dur > q->dur ? -1 : 1;
+	return x->span < y->span ? -1 : x->span > y->span;
+}
+
+/*
+ * The forward ops: per (rank, sequence number) of the cpu_ops whose Fwd
+ * thread id is 0, the earliest (then longest), unless two threads have
+ * one.  0 or -1.
+ */
+static int
+forward_ops(struct kt_chains *c)
+{
+	const struct kt_model *m = c->m;
+	size_t i, j, k, n = 0;
+	struct fwd *f;
+
+	if (m->nseqs == 0)
+		return 0;
+	if ((f = malloc(m->nseqs * sizeof(*f))) == NULL)
+		return -1;
+	for (i = 0; i < m->nspans; i++) {
+		const struct kt_span *s = &m->spans[i];
+		const struct kt_seq *q;
+
+		if (s->kind != KT_CPU_OP || (q = seq_of(m, s)) == NULL ||
+		    q->fwd_thread != 0 || n == m->nseqs)
+			continue;
+		f[n].rank = m->threads[s->thread].rank;
+		f[n].seq = q->seq;
+		f[n++].span = (uint32_t)i;
+	}
+	kt_sort_r(f, n, sizeof(*f), cmp_fwd, (void *)m);
+	for (i = k = 0; i < n; i = j) {
+		uint32_t first = f[i].span;
+
+		for (j = i + 1; j < n && f[j].rank == f[i].rank &&
+		    f[j].seq == f[i].seq; j++)
+			if (m->spans[f[j].span].thread !=
+			    m->spans[first].thread)
+				first = KT_NO;
+		f[k] = f[i];
+		f[k++].span = first;
+	}
+	c->fw = f;
+	c->nfw = k;
+	return 0;
+}
+
+/* The forward op of (rank, seq), or KT_NO. */
+static uint32_t
+forward_of(const struct kt_chains *c, int64_t rank, int64_t seq)
+{
+	size_t lo = 0, hi = c->nfw;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct fwd *f = &c->fw[mid];
+
+		if (f->rank < rank || (f->rank == rank && f->seq < seq))
+			lo = mid + 1;
+		else if (f->rank == rank && f->seq == seq)
+			return f->span;
+		else
+			hi = mid;
 	}
 	return KT_NO;
 }
@@ -201,6 +313,8 @@ kt_chains_new(const struct kt_model *m, const char *skip,
 		c->frame[i] = u ? (uint32_t)i : p != KT_NO ? c->frame[p] :
 		    KT_NO;
 	}
+	if (forward_ops(c) == -1)
+		goto nomem_c;
 	return c;
 nomem_c:
 	kt_chains_free(c);
@@ -219,6 +333,7 @@ kt_chains_free(struct kt_chains *c)
 	free(c->ann);
 	free(c->frame);
 	free(c->user);
+	free(c->fw);
 	kt_buf_free(&c->file);
 	free(c);
 }
@@ -259,12 +374,12 @@ kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
 {
 	const struct kt_model *m = c->m;
 	const struct kt_act *a = &m->act[act];
-	uint32_t l = a->launch, p;
+	uint32_t l = a->launch, p, s;
 
 	memset(ch, 0, sizeof(*ch));
 	ch->launch = l;
 	ch->step = a->step;
-	ch->op = ch->ann = ch->frame = KT_NO;
+	ch->op = ch->ann = ch->frame = ch->fwd = KT_NO;
 	if (l == KT_NO)
 		return 0;
 	/* The launching call itself is no op or annotation: its parent's. */
@@ -273,6 +388,27 @@ kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
 	ch->op = c->op[p];
 	ch->ann = c->ann[p];
 	if ((ch->frame = kt_chains_frame_of(c, p, &ch->frame_text,
+	    &ch->frame_len)) == KT_NO - 1)
+		return -1;
+	/*
+	 * A backward call: the innermost op above it that is an autograd
+	 * node (Fwd thread id not 0) names its forward op by sequence
+	 * number; without a frame of its own, the call has the forward
+	 * op's, the line that made the node.
+	 */
+	for (s = ch->op; s != KT_NO && c->nfw > 0; ) {
+		const struct kt_seq *q = seq_of(m, &m->spans[s]);
+
+		if (q != NULL && q->fwd_thread != 0) {
+			ch->fwd = forward_of(c,
+			    m->threads[m->spans[s].thread].rank, q->seq);
+			break;
+		}
+		s = m->spans[s].parent;
+		s = s != KT_NO ? c->op[s] : KT_NO;
+	}
+	if (ch->frame == KT_NO && ch->fwd != KT_NO &&
+	    (ch->frame = kt_chains_frame_of(c, ch->fwd, &ch->frame_text,
 	    &ch->frame_len)) == KT_NO - 1)
 		return -1;
 	return 0;

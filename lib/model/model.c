@@ -81,7 +81,8 @@ struct load {
 	struct kt_model	*m;
 	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
 	struct kt_intern *thkeys;	/* "rank\001pid\ttid" -> temporary thread */
-	struct vec	 devs, acts, comms, threads, spans, anns, stacks;
+	struct vec	 devs, acts, comms, threads, spans, anns, stacks, seqs;
+	unsigned	 flags;
 	struct kt_buf	 tmp;
 	struct kt_buf	 key;
 	int64_t		*dev_rank;	/* per temporary device: rank */
@@ -377,6 +378,34 @@ call_stack(struct load *l, const struct kt_event *ev)
 	return intern_val(l, ev, &v);
 }
 
+/*
+ * KT_MODEL_SEQ: keep a cpu_op's "Sequence number" and "Fwd thread id"
+ * (the latter 0 when absent).  0, or -1 when out of memory.
+ */
+static int
+autograd(struct load *l, const struct kt_event *ev)
+{
+	const struct kt_val *args = &ev->f[KT_F_ARGS];
+	struct kt_val v;
+	struct kt_seq *q;
+	int64_t seq, fwd = 0;
+
+	if (args->type != KT_OBJECT || memchr(ev->raw + args->off, 'S',
+	    args->len) == NULL ||
+	    kt_event_find(ev, args, "Sequence number", &v) == -1 ||
+	    val_int(ev, &v, &seq) == -1 || seq < 0)
+		return 0;
+	if (kt_event_find(ev, args, "Fwd thread id", &v) == 0 &&
+	    val_int(ev, &v, &fwd) == -1)
+		fwd = 0;
+	if ((q = vec_push(&l->seqs, sizeof(*q))) == NULL)
+		return -1;
+	q->index = ev->index;
+	q->seq = seq;
+	q->fwd_thread = fwd;
+	return 0;
+}
+
 static int
 take(struct load *l, const struct kt_event *ev)
 {
@@ -469,6 +498,9 @@ take(struct load *l, const struct kt_event *ev)
 			k->index = ev->index;
 			k->text = (uint32_t)id;
 		}
+		if (ev->kind == KT_CPU_OP && (l->flags & KT_MODEL_SEQ) &&
+		    autograd(l, ev) == -1)
+			return -1;
 		if ((s->thread = thread_of(l, ev, rank)) == KT_NO)
 			return -1;
 		return 0;
@@ -504,6 +536,9 @@ remap_rows(struct kt_reader *rd, struct kt_model *m)
 	for (i = 0; i < m->nstacks; i++)
 		if (m->stacks[i].index < nsi)
 			m->stacks[i].index = si[m->stacks[i].index];
+	for (i = 0; i < m->nseqs; i++)
+		if (m->seqs[i].index < nsi)
+			m->seqs[i].index = si[m->seqs[i].index];
 }
 
 /* The trace's rank: distributedInfo.rank, else from the file name. */
@@ -643,6 +678,14 @@ static int
 cmp_stack(const void *a, const void *b)
 {
 	const struct kt_stack *x = a, *y = b;
+
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int
+cmp_seq(const void *a, const void *b)
+{
+	const struct kt_seq *x = a, *y = b;
 
 	return x->index < y->index ? -1 : x->index > y->index;
 }
@@ -953,6 +996,13 @@ struct kt_model *
 kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
     struct kt_error *err)
 {
+	return kt_model_load_with(rd, 0, progress, err);
+}
+
+struct kt_model *
+kt_model_load_with(struct kt_reader *rd, unsigned flags,
+    void (*progress)(const struct kt_reader *), struct kt_error *err)
+{
 	struct load l;
 	struct kt_model *m;
 	struct kt_event ev;
@@ -960,6 +1010,7 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 	int rc;
 
 	memset(&l, 0, sizeof(l));
+	l.flags = flags;
 	l.last_dev = l.last_thread = KT_NO;
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
 	    (m->names = kt_intern_new()) == NULL ||
@@ -1005,6 +1056,8 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 	m->ngpu_ann = l.anns.n;
 	m->stacks = vec_trim(&l.stacks, sizeof(*m->stacks));
 	m->nstacks = l.stacks.n;
+	m->seqs = vec_trim(&l.seqs, sizeof(*m->seqs));
+	m->nseqs = l.seqs.n;
 	memset(&l.devs, 0, sizeof(l.devs));
 	memset(&l.acts, 0, sizeof(l.acts));
 	memset(&l.comms, 0, sizeof(l.comms));
@@ -1026,6 +1079,7 @@ kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
 		goto nomem;
 	kt_qsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
 	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_stack);
+	kt_qsort(m->seqs, m->nseqs, sizeof(*m->seqs), cmp_seq);
 	if (spans_finish(m) == -1 || join(m) == -1 ||
 	    devices_finish(m) == -1)
 		goto nomem;
@@ -1047,6 +1101,7 @@ fail:
 	free(l.spans.p);
 	free(l.anns.p);
 	free(l.stacks.p);
+	free(l.seqs.p);
 	kt_intern_free(l.devkeys);
 	kt_intern_free(l.thkeys);
 	kt_buf_free(&l.tmp);
@@ -1071,6 +1126,7 @@ kt_model_free(struct kt_model *m)
 	free(m->gpu_ann);
 	free(m->steps);
 	free(m->stacks);
+	free(m->seqs);
 	free(m);
 }
 

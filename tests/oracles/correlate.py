@@ -6,7 +6,7 @@ the json module, independently of kt's code, for tests/t/correlate.sh.
 
 One row per GPU activity (ph X, cat kernel, gpu_memcpy or gpu_memset):
 
-    row  launch  op  annotation  step  frame  frame_row
+    row  launch  op  annotation  step  frame  frame_row  fwd_op
 
 Each id is the event's index in traceEvents, "-" when the link is
 missing; frame is the frame text.  The definitions, in this file's own
@@ -29,6 +29,12 @@ terms (kt-correlate(1) states kt's):
   dist-packages or lib/pythonX.Y folder, or is a module of the Python
   standard library by sys.stdlib_module_names (first path component,
   with or without .py).
+- fwd_op: for a call under an autograd node (the innermost cpu_op
+  holding the call whose args."Fwd thread id" is not 0), the forward
+  op: of the rank's cpu_ops with that args."Sequence number" and a Fwd
+  thread id of 0 (or none), the earliest, then the longest; none when
+  they are on two threads.  A call without a frame of its own has the
+  forward op's: the innermost as above holding the forward op.
 """
 import gzip
 import json
@@ -101,6 +107,18 @@ def tkey(e):
     return (rank(e), str(e.get('pid')), str(e.get('tid')))
 
 
+def seqinfo(e):
+    a = e.get('args') or {}
+    q = a.get('Sequence number')
+    if isinstance(q, bool) or not isinstance(q, int) or q < 0:
+        return None
+    f = a.get('Fwd thread id', 0)
+    if isinstance(f, bool) or not isinstance(f, int):
+        f = 0
+    return (q, f)
+
+
+fwds = {}       # (rank, seq) -> [(ts, -dur, index, thread)]
 calls = {}
 spans = {}      # thread -> list of (ts, end, index, kind, event)
 steps = {}      # rank -> list of (ts, end, index)
@@ -126,6 +144,10 @@ for i, e in enumerate(evs):
         continue
     if cat in OP:
         cat = 'cpu_op'
+        q = seqinfo(e)
+        if q is not None and q[1] == 0:
+            fwds.setdefault((rank(e), q[0]), []).append(
+                (ts, -dur, i, tkey(e)))
     if cat in ('cpu_op', 'user_annotation', 'python_function'):
         spans.setdefault(tkey(e), []).append((ts, ts + dur, i, cat, e))
 
@@ -139,12 +161,34 @@ def innermost(cands):
     return best
 
 
-print('row\tlaunch\top\tannotation\tstep\tframe\tframe_row')
+def forward(r, seq):
+    c = fwds.get((r, seq))
+    if not c or len({x[3] for x in c}) > 1:
+        return None
+    return min(c)[2]
+
+
+def frame_holding(thread, ts, end):
+    hold = [s for s in spans.get(thread, ()) if s[0] <= ts and end <= s[1]]
+    return innermost([s for s in hold if
+                      (s[3] == 'python_function' and user(s[4]['name']))
+                      or (s[3] == 'cpu_op' and isinstance(
+                          (s[4].get('args') or {}).get('Call stack'), str)
+                          and stack_user(s[4]['args']['Call stack']))])
+
+
+def frame_text(fr):
+    if fr[3] == 'python_function':
+        return fr[4]['name']
+    return stack_user(fr[4]['args']['Call stack'])
+
+
+print('row\tlaunch\top\tannotation\tstep\tframe\tframe_row\tfwd_op')
 for i, e in acts:
     a = e.get('args') or {}
     c = a.get('correlation')
     li = calls.get((rank(e), c)) if isinstance(c, int) else None
-    out = [i, '-', '-', '-', '-', '-', '-']
+    out = [i, '-', '-', '-', '-', '-', '-', '-']
     if li is None:
         at = ns(e['ts'])
         st = innermost([s for s in steps.get(rank(e), ())
@@ -169,17 +213,29 @@ for i, e in acts:
             out[2] = str(op[2])
         if ann:
             out[3] = str(ann[2])
+        # The autograd node: innermost first among the ops holding it.
+        for o in sorted((s for s in hold if s[3] == 'cpu_op'),
+                        key=lambda s: (-s[0], s[1])):
+            q = seqinfo(o[4])
+            if q is not None and q[1] != 0:
+                fo = forward(rank(call), q[0])
+                if fo is not None:
+                    out[7] = str(fo)
+                    if not fr:
+                        fe = evs[fo]
+                        fts = ns(fe['ts'])
+                        fend = fts + max(ns(fe['dur']) if 'dur' in fe
+                                         else 0, 0)
+                        fr = frame_holding(tkey(fe), fts, fend)
+                break
         if fr:
-            if fr[3] == 'python_function':
-                out[5] = fr[4]['name']
-            else:
-                out[5] = stack_user(fr[4]['args']['Call stack'])
+            out[5] = frame_text(fr)
             out[6] = str(fr[2])
         st = innermost([s for s in steps.get(rank(call), ())
                         if s[0] <= cts < s[1]])
         if st:
             out[4] = str(st[2])
-    for k in (0, 1, 2, 3, 4, 6):
+    for k in (0, 1, 2, 3, 4, 6, 7):
         if isinstance(out[k], int) or out[k].isdigit():
             out[k] = str(srcidx[int(out[k])])
     print('\t'.join(out))

@@ -23,13 +23,13 @@ case $oracle in /*) ;; *) oracle=$PWD/$oracle ;; esac
 [ -f "$oracle" ] || oracle=$KT_BIN/../tests/oracles/correlate.py
 
 # chain FILE: kt's table as the truth's columns (ids without the kind):
-# row launch cpu_op annotation step frame_row frame, sorted.
+# row launch cpu_op annotation step frame_row frame fwd_op, sorted.
 chain() {
 	awk -F '\t' 'BEGIN { OFS = "\t" } NR == 1 { next } {
 		for (i = 1; i <= NF; i++)
 			if ($i ~ /^[a-z_]+:[0-9]+$/)
 				sub(/^[a-z_]+:/, "", $i)
-		print $1, $8, $10, $12, $15, $17, $16
+		print $1, $8, $10, $12, $15, $17, $16, $20
 	}' "$1" | sort
 }
 
@@ -88,7 +88,7 @@ fi
 # judge NAME TRACE: kt equals the oracle on every activity.
 judge() {
 	python3 "$oracle" "$2" 2>oracle.err | tail -n +2 |
-	    awk -F '\t' 'BEGIN { OFS = "\t" } { print $1, $2, $3, $4, $5, $7, $6 }' |
+	    awk -F '\t' 'BEGIN { OFS = "\t" } { print $1, $2, $3, $4, $5, $7, $6, $8 }' |
 	    sort >"$1.owant"
 	if [ ! -s "$1.owant" ] && [ -s oracle.err ]; then
 		bad "oracle $1: $(tail -1 oracle.err)"
