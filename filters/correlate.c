@@ -337,25 +337,28 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	/* exit, not return: --id's list is still held (a leak checker). */
+	if (argc > 1) {
+		kt_cli_warn("one input at a time (merge ranks with kt "
+		    "rank-tag first)");
+		exit(2);
+	}
+	if (skip != NULL && kt_chains_check(skip, &err) == -1) {
+		kt_cli_warn("%s", err.msg);
+		exit(2);
+	}
 	if (c.nids > 1)
 		qsort(c.ids, c.nids, sizeof(*c.ids), cmp_u64);
 	if ((c.found = calloc(c.nids ? c.nids : 1, 1)) == NULL)
 		kt_cli_nomem();
-	if (argc > 1) {
-		kt_cli_warn("one input at a time (merge ranks with kt "
-		    "rank-tag first)");
-		return 2;
-	}
 	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(co.output, argv, argc) == -1)
-		return 2;
+		exit(2);
 	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
 	    co.member, co.rflags, &src);
 	c.m = kt_cli_model_with(rd, KT_MODEL_SEQ);
-	if ((c.ch = kt_chains_new(c.m, skip, &err)) == NULL) {
-		kt_cli_warn("%s", err.msg);
-		return 2;
-	}
+	if ((c.ch = kt_chains_new(c.m, skip, &err)) == NULL)
+		kt_cli_die(&err);
 	queue_times(&c);
 	t = correlate(&c);
 	kt_cli_write_table(t, co.output, co.form);

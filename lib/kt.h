@@ -1317,6 +1317,8 @@ struct kt_chain {
 struct kt_chains *kt_chains_new(const struct kt_model *, const char *,
 		    struct kt_error *);
 void		 kt_chains_free(struct kt_chains *);
+/* Whether skip is a regex kt_chains_new takes: 0, or -1 with err. */
+int		 kt_chains_check(const char *, struct kt_error *);
 /* Activity act's chain into *ch (KT_NO where a link is missing); 0 or -1. */
 int		 kt_chain_get(struct kt_chains *, uint32_t, struct kt_chain *);
 /*

@@ -262,6 +262,28 @@ stack_user(struct kt_chains *c, uint32_t id)
 	return rc;
 }
 
+int
+kt_chains_check(const char *skip, struct kt_error *err)
+{
+	regex_t re;
+	char why[160];
+	int rc;
+
+	if (kt_regex_check(skip, why, sizeof(why)) == -1) {
+		kt_error_set(err, NULL, 0, 0, "frame skip regex '%s': %s",
+		    skip, why);
+		return -1;
+	}
+	if ((rc = regcomp(&re, skip, REG_EXTENDED | REG_NOSUB)) != 0) {
+		regerror(rc, &re, why, sizeof(why));
+		kt_error_set(err, NULL, 0, 0, "frame skip regex '%s': %s",
+		    skip, why);
+		return -1;
+	}
+	regfree(&re);
+	return 0;
+}
+
 struct kt_chains *
 kt_chains_new(const struct kt_model *m, const char *skip,
     struct kt_error *err)
