@@ -61,6 +61,14 @@ kt gaps --top 3 --tsv "$in" 2>"$out/gaps-summary.txt" |
     awk -F'\t' '{ printf "   %-4s %-4s %-9s %-9s %s\n", $3, $4, $9, $10, substr($14, 1, 80) }'
 sed 's/^/   /' "$out/gaps-summary.txt"
 
+echo "== kt correlate: the longest kernel with a frame, chased to its launch, CPU op and the user's file:line"
+id=$(kt correlate "$in" 2>/dev/null | awk -F'\t' 'NR > 1 && $1 ~ /^kernel:/ && $16 != "-" && $20 == "-" && $7 > max { max = $7; id = $1 } END { print id }')
+kt correlate --id "$id" "$in" 2>/dev/null |
+    awk -F'\t' '{ printf "   %-13s %-22s %-17s %-10s %-5s %s\n", $1, substr($5, 1, 22), $9, $11, $14, $16 }'
+echo "   GPU time by the user's line (backward kernels charged to their forward op's):"
+kt correlate "$in" 2>/dev/null | awk -F'\t' 'NR > 1 { t[$16] += $7 }
+    END { for (f in t) printf "   %12d ns  %s\n", t[f], f }' | sort -rn | head -4
+
 echo "== kt decompose, kt overlap, kt memory: the other three views"
 kt decompose --text "$in" | cut -c1-150 | sed 's/^/   /'
 kt overlap --summary --text "$in" | cut -c1-150 | sed 's/^/   /'
