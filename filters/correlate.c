@@ -179,6 +179,14 @@ queue_times(struct corr *c)
 	free(o);
 }
 
+/* An event's row id cell, kind:N. */
+static int
+rowid_cell(struct kt_table *t, int kind, uint64_t index)
+{
+	return kt_table_cellf(t, "%s:%llu", kt_kind_name((enum kt_kind)kind),
+	    (unsigned long long)index);
+}
+
 /* A span's row id and name cells, or "-" "-". */
 static int
 span_cells(struct kt_table *t, const struct kt_model *m, uint32_t s)
@@ -188,8 +196,7 @@ span_cells(struct kt_table *t, const struct kt_model *m, uint32_t s)
 	if (s == KT_NO)
 		return kt_table_cell(t, "-") | kt_table_cell(t, "-");
 	sp = &m->spans[s];
-	return kt_table_cellf(t, "%s:%llu", kt_kind_name(sp->kind),
-	    (unsigned long long)sp->index) |
+	return rowid_cell(t, sp->kind, sp->index) |
 	    kt_table_cell(t, kt_model_str(m, sp->name));
 }
 
@@ -200,8 +207,7 @@ row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
 	const struct kt_act *a = &m->act[i];
 	int rc = 0;
 
-	rc |= kt_table_cellf(t, "%s:%llu", kt_kind_name(a->kind),
-	    (unsigned long long)a->index);
+	rc |= rowid_cell(t, a->kind, a->index);
 	rc |= kt_model_device_cells(t, m, a->dev);
 	rc |= a->stream >= 0 ? kt_table_int(t, a->stream) :
 	    kt_table_cell(t, "-");
@@ -217,8 +223,7 @@ row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
 
 		rc |= st->number >= 0 ? kt_table_int(t, st->number) :
 		    kt_table_cell(t, "-");
-		rc |= kt_table_cellf(t, "%s:%llu", kt_kind_name(sp->kind),
-		    (unsigned long long)sp->index);
+		rc |= rowid_cell(t, sp->kind, sp->index);
 	} else
 		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
 	if (ch->frame != KT_NO) {
@@ -226,8 +231,7 @@ row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
 
 		rc |= kt_table_cellf(t, "%.*s", (int)ch->frame_len,
 		    ch->frame_text);
-		rc |= kt_table_cellf(t, "%s:%llu", kt_kind_name(sp->kind),
-		    (unsigned long long)sp->index);
+		rc |= rowid_cell(t, sp->kind, sp->index);
 	} else
 		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
 	if (ch->launch != KT_NO) {

@@ -1155,7 +1155,8 @@ struct kt_span {
 /*
  * A cpu_op's args."Call stack" (traces before python_function events),
  * by the op's row number; few traces have them, so they are kept apart
- * from the spans, sorted by index.
+ * from the spans, sorted by index (the first member: chain.c and
+ * model.c search and sort both side arrays by it).
  */
 struct kt_stack {
 	uint64_t	 index;
@@ -1165,7 +1166,8 @@ struct kt_stack {
 /*
  * A cpu_op's autograd link (with KT_MODEL_SEQ): args."Sequence number"
  * and args."Fwd thread id" (0 on a forward op, else the forward
- * thread's: a backward op), by the op's row number.
+ * thread's: a backward op), by the op's row number (the first member,
+ * as in struct kt_stack).
  */
 struct kt_seq {
 	uint64_t	 index;

@@ -102,42 +102,45 @@ stack_frame(struct kt_chains *c, const char *s, size_t *off, size_t *len)
 	return 0;
 }
 
+/*
+ * The element of the side array base[0..n) (each sz bytes, sorted by a
+ * row number that is its first member) for row index, or NULL.
+ */
+static const void *
+by_row(const void *base, size_t n, size_t sz, uint64_t index)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const void *e = (const char *)base + mid * sz;
+		uint64_t r = *(const uint64_t *)e;
+
+		if (r < index)
+			lo = mid + 1;
+		else if (r > index)
+			hi = mid;
+		else
+			return e;
+	}
+	return NULL;
+}
+
 /* The Call stack of span s (a cpu_op), interned, or KT_NO. */
 static uint32_t
 stack_of(const struct kt_model *m, const struct kt_span *s)
 {
-	size_t lo = 0, hi = m->nstacks;
+	const struct kt_stack *k = by_row(m->stacks, m->nstacks,
+	    sizeof(*m->stacks), s->index);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->stacks[mid].index < s->index)
-			lo = mid + 1;
-		else if (m->stacks[mid].index > s->index)
-			hi = mid;
-		else
-			return m->stacks[mid].text;
-	}
-	return KT_NO;
+	return k != NULL ? k->text : KT_NO;
 }
 
 /* The autograd link of span s (a cpu_op), or NULL. */
 static const struct kt_seq *
 seq_of(const struct kt_model *m, const struct kt_span *s)
 {
-	size_t lo = 0, hi = m->nseqs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->seqs[mid].index < s->index)
-			lo = mid + 1;
-		else if (m->seqs[mid].index > s->index)
-			hi = mid;
-		else
-			return &m->seqs[mid];
-	}
-	return NULL;
+	return by_row(m->seqs, m->nseqs, sizeof(*m->seqs), s->index);
 }
 
 static int
@@ -262,10 +265,10 @@ stack_user(struct kt_chains *c, uint32_t id)
 	return rc;
 }
 
-int
-kt_chains_check(const char *skip, struct kt_error *err)
+/* Compile the frame skip regex into re: 0, or -1 with err. */
+static int
+skip_compile(regex_t *re, const char *skip, struct kt_error *err)
 {
-	regex_t re;
 	char why[160];
 	int rc;
 
@@ -274,12 +277,22 @@ kt_chains_check(const char *skip, struct kt_error *err)
 		    skip, why);
 		return -1;
 	}
-	if ((rc = regcomp(&re, skip, REG_EXTENDED | REG_NOSUB)) != 0) {
-		regerror(rc, &re, why, sizeof(why));
+	if ((rc = regcomp(re, skip, REG_EXTENDED | REG_NOSUB)) != 0) {
+		regerror(rc, re, why, sizeof(why));
 		kt_error_set(err, NULL, 0, 0, "frame skip regex '%s': %s",
 		    skip, why);
 		return -1;
 	}
+	return 0;
+}
+
+int
+kt_chains_check(const char *skip, struct kt_error *err)
+{
+	regex_t re;
+
+	if (skip_compile(&re, skip, err) == -1)
+		return -1;
 	regfree(&re);
 	return 0;
 }
@@ -290,23 +303,13 @@ kt_chains_new(const struct kt_model *m, const char *skip,
 {
 	struct kt_chains *c;
 	size_t i, n = m->nspans ? m->nspans : 1;
-	char why[160];
-	int rc;
 
 	if (skip == NULL)
 		skip = KT_FRAME_SKIP;
-	if (kt_regex_check(skip, why, sizeof(why)) == -1) {
-		kt_error_set(err, NULL, 0, 0, "frame skip regex '%s': %s",
-		    skip, why);
-		return NULL;
-	}
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		goto nomem;
 	c->m = m;
-	if ((rc = regcomp(&c->skip, skip, REG_EXTENDED | REG_NOSUB)) != 0) {
-		regerror(rc, &c->skip, why, sizeof(why));
-		kt_error_set(err, NULL, 0, 0, "frame skip regex '%s': %s",
-		    skip, why);
+	if (skip_compile(&c->skip, skip, err) == -1) {
 		free(c);
 		return NULL;
 	}

@@ -674,20 +674,13 @@ cmp_act(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Side arrays (stacks, seqs) whose first member is the row number. */
 static int
-cmp_stack(const void *a, const void *b)
+cmp_row(const void *a, const void *b)
 {
-	const struct kt_stack *x = a, *y = b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
-static int
-cmp_seq(const void *a, const void *b)
-{
-	const struct kt_seq *x = a, *y = b;
-
-	return x->index < y->index ? -1 : x->index > y->index;
+	return x < y ? -1 : x > y;
 }
 
 static int
@@ -1078,8 +1071,8 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	if (sort_spans(m) == -1)
 		goto nomem;
 	kt_qsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
-	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_stack);
-	kt_qsort(m->seqs, m->nseqs, sizeof(*m->seqs), cmp_seq);
+	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_row);
+	kt_qsort(m->seqs, m->nseqs, sizeof(*m->seqs), cmp_row);
 	if (spans_finish(m) == -1 || join(m) == -1 ||
 	    devices_finish(m) == -1)
 		goto nomem;
