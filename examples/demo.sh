@@ -69,6 +69,10 @@ echo "   GPU time by the user's line (backward kernels charged to their forward 
 kt correlate "$in" 2>/dev/null | awk -F'\t' 'NR > 1 { t[$16] += $7 }
     END { for (f in t) printf "   %12d ns  %s\n", t[f], f }' | sort -rn | head -4
 
+echo "== kt ops: the key_averages() table, the five ops with the most GPU time"
+kt ops -n 5 "$in" 2>/dev/null |
+    awk -F'\t' '{ printf "   %-14s %-28s %6s %13s %12s %13s  %s\n", $1, substr($2, 1, 28), $3, $4, $5, $10, $16 }'
+
 echo "== kt decompose, kt overlap, kt memory: the other three views"
 kt decompose --text "$in" | cut -c1-150 | sed 's/^/   /'
 kt overlap --summary --text "$in" | cut -c1-150 | sed 's/^/   /'

@@ -1221,6 +1221,8 @@ struct kt_model {
 	size_t			 nstacks;
 	struct kt_seq		*seqs;		/* sorted by index */
 	size_t			 nseqs;
+	struct kt_stack		*shapes;	/* Input Dims, sorted by index */
+	size_t			 nshapes;
 	int64_t			 rank;		/* the trace's rank, or -1 */
 	uint64_t		 nevents;	/* events read */
 };
@@ -1241,9 +1243,20 @@ struct kt_model	*kt_model_load(struct kt_reader *,
  * (seqs), which cost a scan of their args.
  */
 #define KT_MODEL_SEQ	0x01
+/*
+ * KT_MODEL_SHAPES: a cpu_op's args."Input Dims" (shapes, as kt_stack
+ * records: the JSON text with whitespace outside strings removed).
+ */
+#define KT_MODEL_SHAPES	0x02
 struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
 void		 kt_model_free(struct kt_model *);
+/*
+ * The element of a side array (stacks, seqs, shapes: sorted by the row
+ * number that is each element's first member; n elements of sz bytes)
+ * for row index, or NULL.
+ */
+const void	*kt_model_row(const void *, size_t, size_t, uint64_t);
 /* The interned string id (borrowed, NUL-terminated), "" for KT_NO. */
 const char	*kt_model_str(const struct kt_model *, uint32_t);
 /* Append device dev's rank and device cells ("-", "pid:P" when unknown). */

@@ -24,6 +24,7 @@ static const struct {
 	{ "gaps", "lost GPU time, ranked: idle gaps and tiny-kernel runs per step" },
 	{ "memory", "allocated and reserved memory over time per device; peaks, headroom" },
 	{ "normalize", "canonical, repaired, exact trace; --check finds problems" },
+	{ "ops", "per CPU op: calls, self and total CPU and GPU time (key_averages)" },
 	{ "overlap", "per collective: hidden vs exposed communication, bandwidth, skew" },
 	{ "rank-tag", "tag events with their rank; merge the traces of several ranks" },
 	{ "slice-window", "cut a window: steps, a time range, an annotation, a rank" },

@@ -102,35 +102,11 @@ stack_frame(struct kt_chains *c, const char *s, size_t *off, size_t *len)
 	return 0;
 }
 
-/*
- * The element of the side array base[0..n) (each sz bytes, sorted by a
- * row number that is its first member) for row index, or NULL.
- */
-static const void *
-by_row(const void *base, size_t n, size_t sz, uint64_t index)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const void *e = (const char *)base + mid * sz;
-		uint64_t r = *(const uint64_t *)e;
-
-		if (r < index)
-			lo = mid + 1;
-		else if (r > index)
-			hi = mid;
-		else
-			return e;
-	}
-	return NULL;
-}
-
 /* The Call stack of span s (a cpu_op), interned, or KT_NO. */
 static uint32_t
 stack_of(const struct kt_model *m, const struct kt_span *s)
 {
-	const struct kt_stack *k = by_row(m->stacks, m->nstacks,
+	const struct kt_stack *k = kt_model_row(m->stacks, m->nstacks,
 	    sizeof(*m->stacks), s->index);
 
 	return k != NULL ? k->text : KT_NO;
@@ -140,7 +116,7 @@ stack_of(const struct kt_model *m, const struct kt_span *s)
 static const struct kt_seq *
 seq_of(const struct kt_model *m, const struct kt_span *s)
 {
-	return by_row(m->seqs, m->nseqs, sizeof(*m->seqs), s->index);
+	return kt_model_row(m->seqs, m->nseqs, sizeof(*m->seqs), s->index);
 }
 
 static int

@@ -81,7 +81,8 @@ struct load {
 	struct kt_model	*m;
 	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
 	struct kt_intern *thkeys;	/* "rank\001pid\ttid" -> temporary thread */
-	struct vec	 devs, acts, comms, threads, spans, anns, stacks, seqs;
+	struct vec	 devs, acts, comms, threads, spans, anns, stacks, seqs,
+			 shapes;
 	unsigned	 flags;
 	struct kt_buf	 tmp;
 	struct kt_buf	 key;
@@ -406,6 +407,34 @@ autograd(struct load *l, const struct kt_event *ev)
 	return 0;
 }
 
+/*
+ * KT_MODEL_SHAPES: keep a cpu_op's args."Input Dims", its JSON text
+ * with the whitespace outside strings removed ("[[8,1024],[]]"), so that
+ * the same shapes are one text however the trace spaced them.  0, or -1
+ * when out of memory.
+ */
+static int
+shapes(struct load *l, const struct kt_event *ev)
+{
+	const struct kt_val *args = &ev->f[KT_F_ARGS];
+	struct kt_val v;
+	struct kt_stack *k;
+	int64_t id;
+
+	if (args->type != KT_OBJECT ||
+	    kt_event_find(ev, args, "Input Dims", &v) == -1 ||
+	    v.type != KT_ARRAY)
+		return 0;
+	l->tmp.n = 0;
+	if (kt_json_minify(ev->raw + v.off, v.len, &l->tmp) == -1 ||
+	    (id = put_buf(l->m, &l->tmp)) == -1 ||
+	    (k = vec_push(&l->shapes, sizeof(*k))) == NULL)
+		return -1;
+	k->index = ev->index;
+	k->text = (uint32_t)id;
+	return 0;
+}
+
 static int
 take(struct load *l, const struct kt_event *ev)
 {
@@ -501,6 +530,9 @@ take(struct load *l, const struct kt_event *ev)
 		if (ev->kind == KT_CPU_OP && (l->flags & KT_MODEL_SEQ) &&
 		    autograd(l, ev) == -1)
 			return -1;
+		if (ev->kind == KT_CPU_OP && (l->flags & KT_MODEL_SHAPES) &&
+		    shapes(l, ev) == -1)
+			return -1;
 		if ((s->thread = thread_of(l, ev, rank)) == KT_NO)
 			return -1;
 		return 0;
@@ -539,6 +571,9 @@ remap_rows(struct kt_reader *rd, struct kt_model *m)
 	for (i = 0; i < m->nseqs; i++)
 		if (m->seqs[i].index < nsi)
 			m->seqs[i].index = si[m->seqs[i].index];
+	for (i = 0; i < m->nshapes; i++)
+		if (m->shapes[i].index < nsi)
+			m->shapes[i].index = si[m->shapes[i].index];
 }
 
 /* The trace's rank: distributedInfo.rank, else from the file name. */
@@ -1051,12 +1086,17 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	m->nstacks = l.stacks.n;
 	m->seqs = vec_trim(&l.seqs, sizeof(*m->seqs));
 	m->nseqs = l.seqs.n;
+	m->shapes = vec_trim(&l.shapes, sizeof(*m->shapes));
+	m->nshapes = l.shapes.n;
 	memset(&l.devs, 0, sizeof(l.devs));
 	memset(&l.acts, 0, sizeof(l.acts));
 	memset(&l.comms, 0, sizeof(l.comms));
 	memset(&l.threads, 0, sizeof(l.threads));
 	memset(&l.spans, 0, sizeof(l.spans));
 	memset(&l.anns, 0, sizeof(l.anns));
+	memset(&l.stacks, 0, sizeof(l.stacks));
+	memset(&l.seqs, 0, sizeof(l.seqs));
+	memset(&l.shapes, 0, sizeof(l.shapes));
 	remap_rows(rd, m);
 	/* Events without args.rank belong to the trace's rank. */
 	for (i = 0; i < m->ndevices; i++)
@@ -1073,6 +1113,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	kt_qsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
 	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_row);
 	kt_qsort(m->seqs, m->nseqs, sizeof(*m->seqs), cmp_row);
+	kt_qsort(m->shapes, m->nshapes, sizeof(*m->shapes), cmp_row);
 	if (spans_finish(m) == -1 || join(m) == -1 ||
 	    devices_finish(m) == -1)
 		goto nomem;
@@ -1095,6 +1136,7 @@ fail:
 	free(l.anns.p);
 	free(l.stacks.p);
 	free(l.seqs.p);
+	free(l.shapes.p);
 	kt_intern_free(l.devkeys);
 	kt_intern_free(l.thkeys);
 	kt_buf_free(&l.tmp);
@@ -1120,7 +1162,28 @@ kt_model_free(struct kt_model *m)
 	free(m->steps);
 	free(m->stacks);
 	free(m->seqs);
+	free(m->shapes);
 	free(m);
+}
+
+const void *
+kt_model_row(const void *base, size_t n, size_t sz, uint64_t index)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const void *e = (const char *)base + mid * sz;
+		uint64_t r = *(const uint64_t *)e;
+
+		if (r < index)
+			lo = mid + 1;
+		else if (r > index)
+			hi = mid;
+		else
+			return e;
+	}
+	return NULL;
 }
 
 const char *
