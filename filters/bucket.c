@@ -19,11 +19,14 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-bucket [-jMRStT] [-b keys] [-e name] [-m glob] [-o file]\n"
-	    "                 [-r rules] [file ...]\n"
-	    "  -b, --by KEYS      group by bucket,name,stream,step,rank,device\n"
-	    "                     (comma-separated, in column order; default bucket)\n"
-	    "  -e, --explain NAME say which rule buckets kernel NAME, and why\n"
+	    "usage: kt-bucket [-jMRStT] [-b keys] [-e name] [-F regex] [-m glob]\n"
+	    "                 [-o file] [-r rules] [file ...]\n"
+	    "  -b, --by KEYS      group by bucket,name,stream,step,rank,device,op,\n"
+	    "                     frame (comma-separated, in column order;\n"
+	    "                     default bucket)\n"
+	    "  -e, --explain NAME say which rule buckets kernel NAME, and why; with\n"
+	    "                     a trace, what decided for each of its kernels\n"
+	    "  -F, --frame-skip REGEX  files that are not the user's code (--by frame)\n"
 	    "  -j, --json         write JSON lines\n"
 	    "  -m, --member GLOB  take the archive member matching GLOB\n"
 	    "  -M, --merge        sum kt-bucket TSV tables (one per rank) into one\n"
@@ -36,12 +39,122 @@ usage(FILE *f)
 	    "  -h, --help         this help;  -V, --version  the version\n");
 }
 
+static int
+has_frame(const struct kt_bucket_opts *bo)
+{
+	size_t i;
+
+	for (i = 0; i < bo->nby; i++)
+		if (bo->by[i] == KT_BY_FRAME)
+			return 1;
+	return 0;
+}
+
+/* One way activities of the explained name were bucketed. */
+struct why {
+	struct kt_decision	 d;
+	uint32_t		 opname;	/* KT_NO: none */
+	uint64_t		 count, first;	/* first: a row number */
+	int			 kind;
+};
+
+/*
+ * --explain NAME with a trace: for the activities named NAME, each way
+ * their bucket was decided (the rule, the op evidence and the op), how
+ * many and the first one's row id.
+ */
+static int
+explain_trace(const struct kt_rules *rules, const char *name,
+    const char *path, const struct kt_cli_opts *co)
+{
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_model *m;
+	struct kt_buf b = KT_BUF_INIT;
+	struct why *w = NULL;
+	size_t nw = 0, i, j;
+	uint64_t n = 0;
+
+	rd = kt_cli_open_one(path, path, co->member, co->rflags, &src);
+	m = kt_cli_model(rd);
+	for (i = 0; i < m->nact; i++) {
+		struct kt_decision d;
+		uint32_t on;
+
+		if (strcmp(kt_model_str(m, m->act[i].name), name) != 0)
+			continue;
+		n++;
+		kt_rules_decide(rules, m, (uint32_t)i, &d);
+		on = d.op != KT_NO ? m->spans[d.op].name : KT_NO;
+		for (j = 0; j < nw; j++)
+			if (w[j].d.how == d.how && w[j].d.rule == d.rule &&
+			    w[j].d.bucket == d.bucket && w[j].opname == on)
+				break;
+		if (j == nw) {
+			struct why *nwp = realloc(w, (nw + 1) * sizeof(*w));
+
+			if (nwp == NULL)
+				kt_cli_nomem();
+			w = nwp;
+			w[nw].d = d;
+			w[nw].opname = on;
+			w[nw].count = 0;
+			w[nw].first = m->act[i].index;
+			w[nw].kind = m->act[i].kind;
+			nw++;
+		}
+		w[j].count++;
+		if (m->act[i].index < w[j].first)
+			w[j].first = m->act[i].index;
+	}
+	kt_buf_adds(&b, name);
+	kt_buf_adds(&b, ": ");
+	{
+		char num[32];
+
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)n);
+		kt_buf_adds(&b, num);
+	}
+	kt_buf_adds(&b, " activities in the trace\n");
+	for (j = 0; j < nw; j++) {
+		char line[128];
+
+		snprintf(line, sizeof(line), "%llu (first %s:%llu): bucket %s: ",
+		    (unsigned long long)w[j].count,
+		    kt_kind_name((enum kt_kind)w[j].kind),
+		    (unsigned long long)w[j].first,
+		    kt_rules_bucket_name(rules, w[j].d.bucket));
+		kt_buf_adds(&b, line);
+		kt_rules_describe(rules, m, &w[j].d, &b);
+		kt_buf_addc(&b, '\n');
+	}
+	if (b.err)
+		kt_cli_nomem();
+	fwrite(b.p, 1, b.n, stdout);
+	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	kt_buf_free(&b);
+	free(w);
+	kt_model_free(m);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	if (fflush(stdout) == EOF || ferror(stdout)) {
+		kt_cli_warn("<stdout>: write error");
+		return 2;
+	}
+	if (n == 0) {
+		kt_cli_warn("%s: no GPU activity named '%s'", path, name);
+		return 1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "by", required_argument, NULL, 'b' },
 		{ "explain", required_argument, NULL, 'e' },
+		{ "frame-skip", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "member", required_argument, NULL, 'm' },
@@ -61,12 +174,13 @@ main(int argc, char *argv[])
 	struct kt_table *t;
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	const char *by = KT_BUCKET_BY_DEFAULT, *explain = NULL, *rulefile = NULL;
+	const char *skip = NULL;
 	int ch, merge = 0, replace = 0;
 
 	memset(&err, 0, sizeof(err));
 	memset(&bo, 0, sizeof(bo));
 	kt_cli_init("kt-bucket");
-	while ((ch = getopt_long(argc, argv, "b:e:hjm:Mo:r:RStTV", longopts,
+	while ((ch = getopt_long(argc, argv, "b:e:F:hjm:Mo:r:RStTV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -74,6 +188,9 @@ main(int argc, char *argv[])
 			break;
 		case 'e':
 			explain = optarg;
+			break;
+		case 'F':
+			skip = optarg;
 			break;
 		case 'M':
 			merge = 1;
@@ -105,11 +222,11 @@ main(int argc, char *argv[])
 		    "--by");
 		return 2;
 	}
-	if (explain != NULL && argc > 0) {
-		kt_cli_warn("--explain reads no trace");
+	if (skip != NULL && kt_chains_check(skip, &err) == -1) {
+		kt_cli_warn("%s", err.msg);
 		return 2;
 	}
-	if (!merge && explain == NULL && argc > 1) {
+	if (!merge && argc > 1) {
 		kt_cli_warn("one trace at a time: bucket each and sum the "
 		    "tables with --merge");
 		return 2;
@@ -124,6 +241,11 @@ main(int argc, char *argv[])
 	    &err) == -1)
 		kt_cli_die(&err);
 	bo.rules = rules;
+	if (explain != NULL && argc > 0) {
+		ch = explain_trace(rules, explain, argv[0], &co);
+		kt_rules_free(rules);
+		return ch;
+	}
 	if (explain != NULL) {
 		struct kt_buf b = KT_BUF_INIT;
 
@@ -152,7 +274,10 @@ main(int argc, char *argv[])
 
 		rd = kt_cli_open_one(argc ? argv[0] : "-", name, co.member,
 		    co.rflags, &src);
-		m = kt_cli_model(rd);
+		m = kt_cli_model_with(rd, has_frame(&bo) ? KT_MODEL_SEQ : 0);
+		if (has_frame(&bo) &&
+		    (bo.chains = kt_chains_new(m, skip, &err)) == NULL)
+			kt_cli_die(&err);
 		kt_cli_report_repairs(kt_reader_name(rd),
 		    kt_reader_repairs(rd));
 		kt_cli_one_trace(src, name, "several traces: pick one with "
@@ -162,6 +287,7 @@ main(int argc, char *argv[])
 			    "gpu_memset) in the trace", kt_reader_name(rd));
 		if ((t = kt_bucket_table(m, &bo)) == NULL)
 			kt_cli_nomem();
+		kt_chains_free(bo.chains);
 		kt_model_free(m);
 		kt_reader_free(rd);
 		kt_source_close(src);

@@ -1269,6 +1269,11 @@ int		 kt_model_device_cells(struct kt_table *, const struct kt_model *,
 uint32_t	 kt_model_span_at(const struct kt_model *, uint32_t, int64_t,
 		    unsigned);
 /*
+ * The innermost cpu_op around activity act's launching call (into
+ * spans), or KT_NO: the op of kt-correlate(1)'s chain.
+ */
+uint32_t	 kt_model_op_of(const struct kt_model *, uint32_t);
+/*
  * Bytes an activity moved: args.bytes, else for a collective In msg
  * nelems x the size of its dtype; -1 when unknown.
  */
@@ -1400,9 +1405,40 @@ enum kt_class	 kt_rules_class(const struct kt_rules *, uint32_t);
 uint32_t	 kt_rules_explain(const struct kt_rules *, int, const char *,
 		    struct kt_buf *);
 /*
- * The bucket of every activity of a model: a new array of m->nact
- * bucket ids (free it), or NULL when out of memory.  Matching is done
- * once per distinct name.
+ * How an activity's bucket is decided (kt-bucket(1) documents the
+ * order): a memcpy or memset is a transfer; a kernel with collective
+ * args is communication; else the first rule of a --rules file (not a
+ * default rule) that matches its name; else the op evidence: the
+ * innermost cpu_op around its launching call, when its name is a GEMM,
+ * attention or collective op; else the first default rule; else other.
+ */
+enum kt_decided {
+	KT_DECIDED_KIND = 0,
+	KT_DECIDED_ARGS,
+	KT_DECIDED_RULE,		/* rule: the rule's index */
+	KT_DECIDED_OP,			/* rule: the evidence's index */
+	KT_DECIDED_NONE
+};
+
+struct kt_decision {
+	uint32_t	 bucket;
+	int		 how;		/* enum kt_decided */
+	size_t		 rule;
+	uint32_t	 op;		/* the launching op (spans), or KT_NO */
+};
+
+/* The decision for activity act of model m. */
+void		 kt_rules_decide(const struct kt_rules *,
+		    const struct kt_model *, uint32_t, struct kt_decision *);
+/* Append what decided, in words (one line, no newline).  0 or -1. */
+int		 kt_rules_describe(const struct kt_rules *,
+		    const struct kt_model *, const struct kt_decision *,
+		    struct kt_buf *);
+/*
+ * The bucket of every activity of a model (kt_rules_decide): a new
+ * array of m->nact bucket ids (free it), or NULL when out of memory.
+ * Rules are matched once per distinct name, op evidence once per op
+ * name.
  */
 uint32_t	*kt_rules_classify(const struct kt_rules *,
 		    const struct kt_model *);
@@ -1440,6 +1476,8 @@ enum kt_by {
 	KT_BY_STEP,
 	KT_BY_RANK,
 	KT_BY_DEVICE,
+	KT_BY_OP,			/* the launching cpu_op's name */
+	KT_BY_FRAME,			/* the user frame (needs chains) */
 	KT_NBY
 };
 
@@ -1447,6 +1485,7 @@ struct kt_bucket_opts {
 	const struct kt_rules	*rules;		/* borrowed */
 	int			 by[KT_NBY];	/* grouping keys, in order */
 	size_t			 nby;
+	struct kt_chains	*chains;	/* borrowed: for KT_BY_FRAME */
 };
 
 /* The grouping of kt-bucket without --by, and of kt views' table. */

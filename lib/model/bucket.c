@@ -15,7 +15,7 @@
 #include "kt.h"
 
 static const char *const by_names[KT_NBY] = {
-	"bucket", "name", "stream", "step", "rank", "device"
+	"bucket", "name", "stream", "step", "rank", "device", "op", "frame"
 };
 
 /* The measure columns, after the key columns. */
@@ -91,6 +91,12 @@ columns(const struct kt_bucket_opts *o, size_t *n)
 		case KT_BY_STEP:
 			c[k++] = "step:n";
 			break;
+		case KT_BY_OP:
+			c[k++] = "op";
+			break;
+		case KT_BY_FRAME:
+			c[k++] = "frame";
+			break;
 		default:
 			break;
 		}
@@ -120,7 +126,31 @@ struct bctx {
 	const struct kt_model		*m;
 	const struct kt_rules		*rules;
 	const struct kt_bucket_opts	*o;
+	int64_t				*op;	/* per activity: op name, -1 */
+	int64_t				*frame;	/* per activity: into frames */
+	struct kt_intern		*frames;
 };
+
+/* A text key's cell: op name, frame text, or "-". */
+static const char *
+key_text(const struct bctx *bc, int k, int64_t v)
+{
+	size_t n;
+
+	if (v < 0)
+		return "-";
+	if (k == KT_BY_OP)
+		return kt_model_str(bc->m, (uint32_t)v);
+	return kt_intern_get(bc->frames, (uint32_t)v, &n);
+}
+
+/* Whether key k is text (compared and written as text). */
+static int
+text_key(int k)
+{
+	return k == KT_BY_BUCKET || k == KT_BY_NAME || k == KT_BY_OP ||
+	    k == KT_BY_FRAME;
+}
 
 static int
 cmp_i64(int64_t a, int64_t b)
@@ -146,7 +176,7 @@ cmp_group(const void *a, const void *b, void *ctx)
 	for (i = 0; i < sopt->nby; i++) {
 		int k = sopt->by[i];
 
-		if (k == KT_BY_BUCKET || k == KT_BY_NAME)
+		if (text_key(k))
 			continue;
 		if ((c = cmp_i64(x->k[k], y->k[k])) != 0)
 			return c;
@@ -160,6 +190,13 @@ cmp_group(const void *a, const void *b, void *ctx)
 	if (has(sopt, KT_BY_NAME) && (c = strcmp(kt_model_str(sm,
 	    (uint32_t)x->k[KT_BY_NAME]), kt_model_str(sm,
 	    (uint32_t)y->k[KT_BY_NAME]))) != 0)
+		return c;
+	if (has(sopt, KT_BY_OP) && (c = strcmp(key_text(bc, KT_BY_OP,
+	    x->k[KT_BY_OP]), key_text(bc, KT_BY_OP, y->k[KT_BY_OP]))) != 0)
+		return c;
+	if (has(sopt, KT_BY_FRAME) && (c = strcmp(key_text(bc, KT_BY_FRAME,
+	    x->k[KT_BY_FRAME]), key_text(bc, KT_BY_FRAME,
+	    y->k[KT_BY_FRAME]))) != 0)
 		return c;
 	return 0;
 }
@@ -246,6 +283,12 @@ put_group(const struct bctx *bc, struct kt_table *t, const struct group *g,
 			    g->k[KT_BY_STEP] < 0 ? kt_table_cell(t, "-") :
 			    cell_int(t, g->k[KT_BY_STEP]);
 			break;
+		case KT_BY_OP:
+		case KT_BY_FRAME:
+			r |= g->busy ? kt_table_cell(t, "*") :
+			    kt_table_cell(t, key_text(bc, sopt->by[i],
+			    g->k[sopt->by[i]]));
+			break;
 		default:
 			break;
 		}
@@ -278,9 +321,11 @@ put_group(const struct bctx *bc, struct kt_table *t, const struct group *g,
 
 /* The key of activity i. */
 static void
-item_key(const struct kt_bucket_opts *sopt, const struct kt_model *m,
-    const uint32_t *bk, size_t i, struct item *it)
+item_key(const struct bctx *bc, const uint32_t *bk, size_t i,
+    struct item *it)
 {
+	const struct kt_bucket_opts *sopt = bc->o;
+	const struct kt_model *m = bc->m;
 	const struct kt_act *a = &m->act[i];
 
 	memset(it->k, 0, sizeof(it->k));
@@ -299,6 +344,59 @@ item_key(const struct kt_bucket_opts *sopt, const struct kt_model *m,
 		it->k[KT_BY_RANK] = m->devices[a->dev].rank;
 	if (has(sopt, KT_BY_DEVICE))
 		it->k[KT_BY_DEVICE] = a->dev;
+	if (has(sopt, KT_BY_OP))
+		it->k[KT_BY_OP] = bc->op[i];
+	if (has(sopt, KT_BY_FRAME))
+		it->k[KT_BY_FRAME] = bc->frame[i];
+}
+
+/*
+ * The op and frame keys of every activity, when asked for: the op's
+ * name id, the frame text's id in bc->frames (-1: none).  0 or -1.
+ */
+static int
+text_keys(struct bctx *bc)
+{
+	const struct kt_model *m = bc->m;
+	size_t i, n = m->nact ? m->nact : 1;
+	struct kt_chain ch;
+	int64_t id;
+
+	if (has(bc->o, KT_BY_OP)) {
+		if ((bc->op = malloc(n * sizeof(*bc->op))) == NULL)
+			return -1;
+		for (i = 0; i < m->nact; i++) {
+			uint32_t s = kt_model_op_of(m, (uint32_t)i);
+
+			bc->op[i] = s == KT_NO ? -1 : (int64_t)m->spans[s].name;
+		}
+	}
+	if (has(bc->o, KT_BY_FRAME)) {
+		if (bc->o->chains == NULL ||
+		    (bc->frame = malloc(n * sizeof(*bc->frame))) == NULL ||
+		    (bc->frames = kt_intern_new()) == NULL)
+			return -1;
+		for (i = 0; i < m->nact; i++) {
+			if (kt_chain_get(bc->o->chains, (uint32_t)i, &ch) == -1)
+				return -1;
+			bc->frame[i] = -1;
+			if (ch.frame_text != NULL) {
+				struct kt_buf b = KT_BUF_INIT;
+
+				/* NUL-terminated: the cell is its text. */
+				kt_buf_add(&b, ch.frame_text, ch.frame_len);
+				if (kt_buf_addc(&b, '\0') == -1 ||
+				    (id = kt_intern_put(bc->frames, b.p,
+				    b.n)) == -1) {
+					kt_buf_free(&b);
+					return -1;
+				}
+				kt_buf_free(&b);
+				bc->frame[i] = id;
+			}
+		}
+	}
+	return 0;
 }
 
 struct kt_table *
@@ -317,10 +415,11 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 	size_t ncols, i, j, k, ng = 0;
 	int64_t busy_all, sum_all = 0;
 
+	memset(&bc, 0, sizeof(bc));
 	bc.m = m;
 	bc.rules = o->rules;
 	bc.o = o;
-	if ((cols = columns(o, &ncols)) == NULL ||
+	if (text_keys(&bc) == -1 || (cols = columns(o, &ncols)) == NULL ||
 	    (t = kt_table_new(cols, ncols)) == NULL ||
 	    (bk = kt_rules_classify(o->rules, m)) == NULL)
 		goto fail;
@@ -336,7 +435,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 	for (i = 0; i < m->nact; i++) {
 		int64_t id;
 
-		item_key(o, m, bk, i, &it0);
+		item_key(&bc, bk, i, &it0);
 		if ((id = kt_intern_put(keys, (const char *)it0.k,
 		    sizeof(it0.k))) == -1)
 			goto fail;
@@ -364,7 +463,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 		size_t a0 = start[k], n = start[k + 1] - start[k];
 		struct group *gg = &g[k];
 
-		item_key(o, m, bk, order[a0], &it0);
+		item_key(&bc, bk, order[a0], &it0);
 		memcpy(gg->k, it0.k, sizeof(gg->k));
 		gg->count = (int64_t)n;
 		for (j = 0; j < n; j++) {
@@ -466,6 +565,9 @@ fail:
 	free(g);
 	free(bk);
 	free(cols);
+	free(bc.op);
+	free(bc.frame);
+	kt_intern_free(bc.frames);
 	kt_table_free(t);
 	return t2;
 }

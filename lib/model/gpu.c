@@ -83,6 +83,29 @@ static const struct {
 };
 
 /*
+ * Op evidence: the innermost cpu_op around a kernel's launching call
+ * says what the kernel is for, whatever its name: a GEMM op's kernels
+ * are GEMM (cuBLAS split-K reductions and epilogues included), an
+ * attention op's attention, a collective's communication.  Tried after
+ * the rules of a --rules file and before the default rules; matched on
+ * the whole op name, case-insensitive.  Ops that launch kernels of
+ * several kinds (convolution's layout transposes and bias reductions)
+ * are not evidence.
+ */
+static const struct {
+	uint32_t	 bucket;		/* a std_buckets id */
+	const char	*re;
+} evidence[] = {
+	{ 1, "^aten::(mm|bmm|addmm|addmv|addbmm|baddbmm|mv|matmul|linear|"
+	    "_scaled_mm|_int_mm|_addmm_activation)$" },
+	{ 0, "^aten::(_?scaled_dot_product|_flash_attention|"
+	    "_efficient_attention|_cudnn_attention)|flash_?attn|"
+	    "^vllm::unified_attention" },
+	{ 2, "^(record_param_comms$|nccl:|c10d::|_?c10d_functional::)" },
+};
+#define NEVIDENCE	(sizeof(evidence) / sizeof(evidence[0]))
+
+/*
  * Launchers whose one template argument is the kernel (CUTLASS, CK):
  * their function name says nothing, so the argument's name is added.
  */
@@ -168,6 +191,7 @@ struct rule {
 	uint32_t	 bucket;
 	char		*text;		/* the regex */
 	char		*origin;	/* "default", or "FILE:LINE" */
+	int		 dflt;		/* a default rule */
 	regex_t		 re;
 };
 
@@ -177,6 +201,8 @@ struct kt_rules {
 	size_t		 cap;
 	char		**bucket;	/* bucket names by id */
 	size_t		 nb;
+	int		 evidence;	/* the op evidence is compiled */
+	regex_t		 ev[NEVIDENCE];
 };
 
 static void
@@ -198,6 +224,9 @@ kt_rules_free(struct kt_rules *rs)
 		rule_free(&rs->r[i]);
 	for (i = 0; i < rs->nb; i++)
 		free(rs->bucket[i]);
+	if (rs->evidence)
+		for (i = 0; i < NEVIDENCE; i++)
+			regfree(&rs->ev[i]);
 	free(rs->bucket);
 	free(rs->r);
 	free(rs);
@@ -278,6 +307,7 @@ rules_push(struct kt_rules *rs, const char *bucket, const char *re,
 	}
 	if (rule_make(rs, &rs->r[rs->n], bucket, re, origin, err) == -1)
 		return -1;
+	rs->r[rs->n].dflt = strcmp(origin, "default") == 0;
 	rs->n++;
 	return 0;
 }
@@ -296,13 +326,23 @@ kt_rules_new(int with_defaults)
 			kt_rules_free(rs);
 			return NULL;
 		}
-	if (with_defaults)
-		for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-			if (rules_push(rs, defaults[i].bucket, defaults[i].re,
-			    "default", &err) == -1) {
-				kt_rules_free(rs);
-				return NULL;
-			}
+	if (!with_defaults)
+		return rs;
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (rules_push(rs, defaults[i].bucket, defaults[i].re,
+		    "default", &err) == -1) {
+			kt_rules_free(rs);
+			return NULL;
+		}
+	for (i = 0; i < NEVIDENCE; i++)
+		if (regcomp(&rs->ev[i], evidence[i].re, REG_EXTENDED |
+		    REG_ICASE | REG_NOSUB) != 0) {
+			while (i-- > 0)
+				regfree(&rs->ev[i]);
+			kt_rules_free(rs);
+			return NULL;
+		}
+	rs->evidence = 1;
 	return rs;
 }
 
@@ -381,6 +421,11 @@ kt_rules_load(struct kt_rules *rs, const char *path, int replace,
 		return -1;
 	}
 	/* The file's rules first; then the old ones, unless replaced. */
+	if (replace && rs->evidence) {
+		for (i = 0; i < NEVIDENCE; i++)
+			regfree(&rs->ev[i]);
+		rs->evidence = 0;
+	}
 	for (i = 0; i < nold; i++) {
 		if (replace) {
 			rule_free(&old[i]);
@@ -407,25 +452,168 @@ kt_rules_load(struct kt_rules *rs, const char *path, int replace,
 	return 0;
 }
 
-uint32_t
-kt_rules_match(const struct kt_rules *rs, int kind, const char *name)
+/*
+ * The index of the first rule matching a kernel's name, or rs->n; and
+ * in *native whether it is one of PyTorch's own kernels (at::native::),
+ * whose names say what they are (elementwise_kernel, reduce_kernel): no
+ * op evidence for them, so that the bias add or the copy an aten::addmm
+ * launches stays elementwise.
+ */
+static size_t
+match_rule(const struct kt_rules *rs, const char *name, int *native)
 {
 	struct kt_buf fn = KT_BUF_INIT;
 	const char *s = name;
-	uint32_t b = B_OTHER;
 	size_t i;
+
+	if (kt_kernel_function(name, &fn) == 0 && kt_buf_addc(&fn, '\0') == 0)
+		s = fn.p;
+	*native = strncmp(s, "at::native::", 12) == 0;
+	for (i = 0; i < rs->n; i++)
+		if (regexec(&rs->r[i].re, s, 0, NULL, 0) == 0)
+			break;
+	kt_buf_free(&fn);
+	return i;
+}
+
+uint32_t
+kt_rules_match(const struct kt_rules *rs, int kind, const char *name)
+{
+	size_t i;
+	int native;
 
 	if (kind == KT_GPU_MEMCPY || kind == KT_GPU_MEMSET)
 		return B_TRANSFER;
-	if (kt_kernel_function(name, &fn) == 0 && kt_buf_addc(&fn, '\0') == 0)
-		s = fn.p;
-	for (i = 0; i < rs->n; i++)
-		if (regexec(&rs->r[i].re, s, 0, NULL, 0) == 0) {
-			b = rs->r[i].bucket;
-			break;
+	i = match_rule(rs, name, &native);
+	return i < rs->n ? rs->r[i].bucket : B_OTHER;
+}
+
+/* The op evidence index of an op name, or -1. */
+static int
+match_evidence(const struct kt_rules *rs, const char *op)
+{
+	size_t i;
+
+	if (!rs->evidence)
+		return -1;
+	for (i = 0; i < NEVIDENCE; i++)
+		if (regexec(&rs->ev[i], op, 0, NULL, 0) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Decide activity act's bucket, with caches by name id (rule index + 1,
+ * 0 unknown; bit 31 a native kernel) and by op name id (evidence index
+ * + 2, 1 none, 0 unknown), each of the model's name count or NULL.
+ */
+#define NATIVE	0x80000000u
+static void
+decide(const struct kt_rules *rs, const struct kt_model *m, uint32_t act,
+    uint32_t *rcache, uint32_t *ecache, struct kt_decision *d)
+{
+	const struct kt_act *a = &m->act[act];
+	size_t r;
+	int e = -1, native;
+
+	memset(d, 0, sizeof(*d));
+	d->op = KT_NO;
+	if (a->kind != KT_KERNEL) {
+		d->bucket = B_TRANSFER;
+		d->how = KT_DECIDED_KIND;
+		return;
+	}
+	/* record_param_comms args make a collective, whatever its name. */
+	if (a->comm != KT_NO && (m->comms[a->comm].coll != KT_NO ||
+	    m->comms[a->comm].in_nelems >= 0)) {
+		d->bucket = B_COMM;
+		d->how = KT_DECIDED_ARGS;
+		return;
+	}
+	if (rcache != NULL && rcache[a->name] != 0) {
+		r = (rcache[a->name] & ~NATIVE) - 1;
+		native = (rcache[a->name] & NATIVE) != 0;
+	} else {
+		r = match_rule(rs, kt_model_str(m, a->name), &native);
+		if (rcache != NULL)
+			rcache[a->name] = ((uint32_t)r + 1) |
+			    (native ? NATIVE : 0);
+	}
+	if (r < rs->n && !rs->r[r].dflt) {
+		d->bucket = rs->r[r].bucket;
+		d->how = KT_DECIDED_RULE;
+		d->rule = r;
+		return;
+	}
+	d->op = kt_model_op_of(m, act);
+	if (d->op != KT_NO && rs->evidence && !native) {
+		uint32_t on = m->spans[d->op].name;
+
+		if (ecache != NULL && ecache[on] != 0)
+			e = (int)ecache[on] - 2;
+		else {
+			e = match_evidence(rs, kt_model_str(m, on));
+			if (ecache != NULL)
+				ecache[on] = (uint32_t)(e + 2);
 		}
-	kt_buf_free(&fn);
-	return b;
+	}
+	if (e >= 0) {
+		d->bucket = evidence[e].bucket;
+		d->how = KT_DECIDED_OP;
+		d->rule = (size_t)e;
+	} else if (r < rs->n) {
+		d->bucket = rs->r[r].bucket;
+		d->how = KT_DECIDED_RULE;
+		d->rule = r;
+	} else {
+		d->bucket = B_OTHER;
+		d->how = KT_DECIDED_NONE;
+	}
+}
+
+void
+kt_rules_decide(const struct kt_rules *rs, const struct kt_model *m,
+    uint32_t act, struct kt_decision *d)
+{
+	decide(rs, m, act, NULL, NULL, d);
+}
+
+int
+kt_rules_describe(const struct kt_rules *rs, const struct kt_model *m,
+    const struct kt_decision *d, struct kt_buf *out)
+{
+	char line[1024];
+	const struct rule *r;
+
+	switch (d->how) {
+	case KT_DECIDED_KIND:
+		snprintf(line, sizeof(line), "every memcpy and memset is a "
+		    "transfer");
+		break;
+	case KT_DECIDED_ARGS:
+		snprintf(line, sizeof(line), "collective args (Collective "
+		    "name, In msg nelems) make it communication");
+		break;
+	case KT_DECIDED_OP:
+		snprintf(line, sizeof(line), "its launching op %s is %s "
+		    "(op evidence /%s/)", kt_model_str(m, m->spans[d->op].name),
+		    rs->bucket[d->bucket], evidence[d->rule].re);
+		break;
+	case KT_DECIDED_RULE:
+		r = &rs->r[d->rule];
+		snprintf(line, sizeof(line), "rule %zu (%s) %s /%s/%s%s",
+		    d->rule + 1, r->origin, rs->bucket[r->bucket], r->text,
+		    d->op != KT_NO ? "; its launching op " : "",
+		    d->op != KT_NO ? kt_model_str(m, m->spans[d->op].name) :
+		    "");
+		break;
+	default:
+		snprintf(line, sizeof(line), "no rule matches%s%s",
+		    d->op != KT_NO ? "; its launching op " : "",
+		    d->op != KT_NO ? kt_model_str(m, m->spans[d->op].name) :
+		    "");
+	}
+	return kt_buf_adds(out, line);
 }
 
 size_t
@@ -523,36 +711,23 @@ uint32_t *
 kt_rules_classify(const struct kt_rules *rs, const struct kt_model *m)
 {
 	size_t nn = kt_intern_count(m->names), i;
-	uint32_t *cache, *out;
+	uint32_t *rcache, *ecache, *out;
+	struct kt_decision d;
 
 	if ((out = malloc((m->nact ? m->nact : 1) * sizeof(*out))) == NULL)
 		return NULL;
-	if ((cache = malloc((nn ? nn : 1) * sizeof(*cache))) == NULL) {
+	if ((rcache = calloc(nn ? nn : 1, sizeof(*rcache))) == NULL ||
+	    (ecache = calloc(nn ? nn : 1, sizeof(*ecache))) == NULL) {
+		free(rcache);
 		free(out);
 		return NULL;
 	}
-	for (i = 0; i < nn; i++)
-		cache[i] = KT_NO;
 	for (i = 0; i < m->nact; i++) {
-		const struct kt_act *a = &m->act[i];
-
-		if (a->kind != KT_KERNEL) {
-			out[i] = B_TRANSFER;
-			continue;
-		}
-		/* record_param_comms args make a collective, whatever its
-		 * name. */
-		if (a->comm != KT_NO && (m->comms[a->comm].coll != KT_NO ||
-		    m->comms[a->comm].in_nelems >= 0)) {
-			out[i] = B_COMM;
-			continue;
-		}
-		if (cache[a->name] == KT_NO)
-			cache[a->name] = kt_rules_match(rs, a->kind,
-			    kt_model_str(m, a->name));
-		out[i] = cache[a->name];
+		decide(rs, m, (uint32_t)i, rcache, ecache, &d);
+		out[i] = d.bucket;
 	}
-	free(cache);
+	free(rcache);
+	free(ecache);
 	return out;
 }
 

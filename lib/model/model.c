@@ -1166,6 +1166,19 @@ kt_model_free(struct kt_model *m)
 	free(m);
 }
 
+uint32_t
+kt_model_op_of(const struct kt_model *m, uint32_t act)
+{
+	uint32_t s = m->act[act].launch;
+
+	if (s == KT_NO)
+		return KT_NO;
+	for (s = m->spans[s].parent; s != KT_NO; s = m->spans[s].parent)
+		if (m->spans[s].kind == KT_CPU_OP)
+			return s;
+	return KT_NO;
+}
+
 const void *
 kt_model_row(const void *base, size_t n, size_t sz, uint64_t index)
 {

@@ -385,3 +385,132 @@ else
 	skip "bucket-other-share: no shared traces, or under valgrind"
 	skip "bucket-dlrm-fbgemm: no shared traces, or under valgrind"
 fi
+
+# ------------------------------------------------------------------
+# Op evidence (kt-bucket(1), Buckets): a hand-made trace, each kernel's
+# bucket worked out from the man page's order by hand:
+#   weird_kernel_xyz under aten::mm           gemm (evidence; else other)
+#   at::native elementwise under aten::addmm  elementwise (native: no evidence)
+#   my_fused_thing under the SDPA flash op    attention (evidence)
+#   foo_kernel under record_param_comms       communication (evidence)
+#   weird_kernel_xyz outside every op         other
+#   a memset under aten::mm                   transfer
+ev() { # ev TS NAME CAT CORR: a kernel-side event
+	printf '{"ph":"X","cat":"%s","name":"%s","pid":0,"tid":7,"ts":%s,"dur":10,"args":{"device":0,"stream":7,"correlation":%s}},\n' "$3" "$2" "$1" "$4"
+}
+op() { # op TS DUR NAME CAT CORR
+	printf '{"ph":"X","cat":"%s","name":"%s","pid":1,"tid":1,"ts":%s,"dur":%s%s},\n' "$4" "$3" "$1" "$2" "${5:+,\"args\":{\"correlation\":$5\}}"
+}
+{
+	echo '{"traceEvents":['
+	op 0 20 aten::mm cpu_op; op 1 2 cudaLaunchKernel cuda_runtime 1
+	op 5 2 cudaMemsetAsync cuda_runtime 6
+	op 30 20 aten::addmm cpu_op; op 31 2 cudaLaunchKernel cuda_runtime 2
+	op 60 20 aten::_scaled_dot_product_flash_attention cpu_op
+	op 61 2 cudaLaunchKernel cuda_runtime 3
+	op 90 20 record_param_comms cpu_op; op 91 2 cudaLaunchKernel cuda_runtime 4
+	op 120 2 cudaLaunchKernel cuda_runtime 5
+	ev 200 weird_kernel_xyz kernel 1
+	ev 210 'void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float> >(int)' kernel 2
+	ev 220 my_fused_thing kernel 3
+	ev 230 foo_kernel kernel 4
+	ev 240 weird_kernel_xyz kernel 5
+	printf '{"ph":"X","cat":"gpu_memset","name":"Memset (Device)","pid":0,"tid":7,"ts":250,"dur":10,"args":{"device":0,"stream":7,"correlation":6}}\n'
+	echo ']}'
+} >evid.json
+# by NAME<TAB>OP -> bucket, from kt-bucket --by name,op,bucket
+run kt-bucket --by name,op,bucket evid.json 2>/dev/null |
+    awk -F'\t' '$1 == "group" { print $5 "|" $4 "|" $6 }' | sort >evid.got
+cat >evid.want <<'EOF'
+-|weird_kernel_xyz|other
+aten::_scaled_dot_product_flash_attention|my_fused_thing|attention
+aten::addmm|void at::native::vectorized_elementwise_kernel<4, at::native::AddFunctor<float> >(int)|elementwise
+aten::mm|Memset (Device)|transfer
+aten::mm|weird_kernel_xyz|gemm
+record_param_comms|foo_kernel|communication
+EOF
+if cmp -s evid.want evid.got; then
+	ok "op evidence: the launching op decides, native kernels and transfers excepted"
+else
+	bad "op evidence: $(diff evid.want evid.got | tr '\n' ' ')"
+fi
+# A --rules file's rule comes before the evidence; --replace drops it.
+printf 'elementwise\tweird\n' >evid.rules
+if run kt-bucket --rules evid.rules --by name,op,bucket evid.json 2>/dev/null |
+    awk -F'\t' '$1 == "group" && $5 == "aten::mm" && $4 == "weird_kernel_xyz"' |
+    grep -q 'elementwise' &&
+    run kt-bucket --rules evid.rules --replace --by name,bucket evid.json 2>/dev/null |
+    awk -F'\t' '$1 == "group" && $4 == "my_fused_thing"' | grep -q 'other'; then
+	ok "op evidence: after a --rules file's rules, dropped by --replace"
+else
+	bad "op evidence with --rules"
+fi
+# --explain NAME TRACE: each way the activities of NAME were decided.
+run kt-bucket --explain weird_kernel_xyz evid.json >evid.explain 2>&1
+st=$?
+if [ $st -eq 0 ] && grep -q '^weird_kernel_xyz: 2 activities in the trace$' evid.explain &&
+    grep -q '^1 (first kernel:10): bucket gemm: its launching op aten::mm is gemm (op evidence' evid.explain &&
+    grep -q '^1 (first kernel:14): bucket other: no rule matches$' evid.explain &&
+    { run kt-bucket --explain nothing_here evid.json >/dev/null 2>&1; [ $? -eq 1 ]; }; then
+	ok "--explain with a trace: the evidence and the rule that decided, by row"
+else
+	bad "--explain with a trace: status $st: $(cat evid.explain)"
+fi
+
+# --by op against the Python oracle of kt-correlate (tests/oracles/
+# correlate.py: each activity's innermost cpu_op, by the json module):
+# count and total per op name.
+oracle=$(dirname "$0")/../oracles/correlate.py
+case $oracle in /*) ;; *) oracle=$OLDPWD/$oracle ;; esac
+[ -f "$oracle" ] || oracle=$KT_BIN/../tests/oracles/correlate.py
+byop() { # byop TRACE: kt's and the oracle's "op count total", sorted
+	run kt-bucket --by op "$1" 2>/dev/null |
+	    awk -F'\t' '$1 == "group" { print $4 "\t" $5 "\t" $6 }' | sort >byop.kt
+	python3 "$oracle" "$1" >byop.chain
+	python3 - "$1" byop.chain <<'EOF' | sort >byop.want
+import gzip, json, sys
+from decimal import Decimal
+f = sys.argv[1]
+with (gzip.open if f.endswith('.gz') else open)(f, 'rt') as fh:
+    d = json.load(fh, parse_float=Decimal)
+evs = d['traceEvents'] if isinstance(d, dict) else d
+rows = {}
+for line in list(open(sys.argv[2]))[1:]:
+    c = line.rstrip('\n').split('\t')
+    e = evs[int(c[0])]
+    op = evs[int(c[2])]['name'] if c[2] != '-' else '-'
+    r = rows.setdefault(op, [0, 0])
+    r[0] += 1
+    r[1] += max(int(Decimal(str(e.get('dur', 0))) * 1000), 0)
+for op, (n, t) in rows.items():
+    print('%s\t%d\t%d' % (op, n, t))
+EOF
+	cmp -s byop.want byop.kt
+}
+"$gen" --steps 2 --layers 2 -o byop.json 2>/dev/null
+if byop byop.json && [ "$(wc -l <byop.kt)" -gt 5 ]; then
+	ok "--by op: count and total per launching op equal the oracle's (generated)"
+else
+	bad "--by op (generated): $(diff byop.want byop.kt | head -3 | tr '\n' ' ')"
+fi
+t=$KT_SHARED/tracelens/h100/gaunernst_bert-small-uncased__1016001.json.gz
+if [ -f "$t" ]; then
+	if byop "$t" && [ "$(wc -l <byop.kt)" -gt 5 ]; then
+		ok "--by op: count and total per launching op equal the oracle's (bert)"
+	else
+		bad "--by op (bert): $(diff byop.want byop.kt | head -3 | tr '\n' ' ')"
+	fi
+else
+	skip "--by op (bert): no $t"
+fi
+# --by frame: the frames of kt-correlate's rows, summed.
+if run kt-correlate byop.json 2>/dev/null |
+    awk -F'\t' 'NR > 1 { n[$16]++; t[$16] += $7 } END { for (f in n) print f "\t" n[f] "\t" t[f] }' |
+    sort >byframe.want &&
+    run kt-bucket --by frame byop.json 2>/dev/null |
+    awk -F'\t' '$1 == "group" { print $4 "\t" $5 "\t" $6 }' | sort >byframe.got &&
+    cmp -s byframe.want byframe.got && [ "$(wc -l <byframe.got)" -gt 3 ]; then
+	ok "--by frame: count and total per user frame equal kt-correlate's"
+else
+	bad "--by frame: $(diff byframe.want byframe.got | head -3 | tr '\n' ' ')"
+fi
