@@ -286,6 +286,15 @@ if [ "$(grep -v '	name	' gz.tsv | cksum)" = "$(grep -v '	name	' eager.tsv | cksu
 else
 	bad "gzip input differs"
 fi
+if run kt-normalize --tsv eager.json >events.tsv 2>/dev/null &&
+    run kt-summary events.tsv >fromtsv.tsv 2>/dev/null &&
+    [ "$(val fromtsv.tsv trace form)" = tsv ] &&
+    [ "$(grep -Ev '	(name|form)	' fromtsv.tsv | cksum)" = \
+    "$(grep -Ev '	(name|form)	' eager.tsv | cksum)" ]; then
+	ok "the TSV event form: the same rows as its JSON"
+else
+	bad "the TSV event form: $(diff eager.tsv fromtsv.tsv | head -4 | tr '\n' '|')"
+fi
 if run kt-summary -o out.tsv eager.json 2>/dev/null && cmp -s out.tsv eager.tsv; then
 	ok "-o: the same table, written to the file"
 else
