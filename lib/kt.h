@@ -321,6 +321,13 @@ size_t	 kt_event_ts_shifted(const struct kt_event *, int64_t, char *);
 int64_t	 kt_step_parse(const char *, size_t);
 int64_t	 kt_event_step(const struct kt_event *);
 
+/*
+ * The rank an event names itself (args.rank, which kt rank-tag writes on
+ * every event of a merged trace), or -1: the event is of the trace's
+ * rank (kt_trace_rank).
+ */
+int64_t	 kt_event_rank(const struct kt_event *);
+
 /* Append the event's thread key (raw pid text, tab, raw tid text). */
 int	 kt_event_thread_key(const struct kt_event *, struct kt_buf *);
 
@@ -1257,6 +1264,14 @@ void		 kt_model_free(struct kt_model *);
  * for row index, or NULL.
  */
 const void	*kt_model_row(const void *, size_t, size_t, uint64_t);
+/*
+ * The rank of the trace rd reads: distributedInfo.rank of its top-level
+ * keys (known once the reader has reached its end, as distributedInfo
+ * may follow traceEvents), else the rank its name gives
+ * (kt_rank_from_name), else -1.  The rank of an event without args.rank
+ * (kt_event_rank), as kt_model_load decides it.
+ */
+int64_t		 kt_trace_rank(const struct kt_reader *);
 /* The interned string id (borrowed, NUL-terminated), "" for KT_NO. */
 const char	*kt_model_str(const struct kt_model *, uint32_t);
 /* Append device dev's rank and device cells ("-", "pid:P" when unknown). */

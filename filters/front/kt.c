@@ -28,6 +28,7 @@ static const struct {
 	{ "overlap", "per collective: hidden vs exposed communication, bandwidth, skew" },
 	{ "rank-tag", "tag events with their rank; merge the traces of several ranks" },
 	{ "slice-window", "cut a window: steps, a time range, an annotation, a rank" },
+	{ "summary", "what a trace holds: span, kinds, ranks, streams, steps; which views apply" },
 	{ "views", "render the five diagnosis views of a trace into a folder" },
 	{ "layer-track", "guide track L0..Ln-1 from a once-per-layer anchor kernel" },
 };

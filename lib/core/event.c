@@ -62,6 +62,17 @@ field_prefix(const struct kt_event *ev, enum kt_field f, const char *s)
 }
 
 int64_t
+kt_event_rank(const struct kt_event *ev)
+{
+	int64_t r;
+
+	if (ev->f[KT_F_RANK].type != KT_NONE &&
+	    kt_event_field_int(ev, KT_F_RANK, &r) == 0)
+		return r;
+	return -1;
+}
+
+int64_t
 kt_step_parse(const char *s, size_t n)
 {
 	int64_t v = 0;

@@ -169,18 +169,6 @@ intern_val(struct load *l, const struct kt_event *ev, const struct kt_val *v)
 	return id;
 }
 
-/* The event's rank from args.rank, or -1 (the trace's, decided later). */
-static int64_t
-event_rank(const struct kt_event *ev)
-{
-	int64_t r;
-
-	if (ev->f[KT_F_RANK].type != KT_NONE &&
-	    kt_event_field_int(ev, KT_F_RANK, &r) == 0)
-		return r;
-	return -1;
-}
-
 /* Build "rank\001" + raw text into l->key. */
 static int
 make_key(struct load *l, int64_t rank, const struct kt_event *ev, int thread)
@@ -455,7 +443,7 @@ take(struct load *l, const struct kt_event *ev)
 	case KT_GPU_MEMSET: {
 		struct kt_act *a;
 
-		rank = event_rank(ev);
+		rank = kt_event_rank(ev);
 		if ((a = vec_push(&l->acts, sizeof(*a))) == NULL)
 			return -1;
 		a->ts = ev->ts;
@@ -481,7 +469,7 @@ take(struct load *l, const struct kt_event *ev)
 	case KT_GPU_USER_ANNOTATION: {
 		struct kt_gpu_ann *g;
 
-		rank = event_rank(ev);
+		rank = kt_event_rank(ev);
 		if ((g = vec_push(&l->anns, sizeof(*g))) == NULL)
 			return -1;
 		g->ts = ev->ts;
@@ -502,7 +490,7 @@ take(struct load *l, const struct kt_event *ev)
 	case KT_PYTHON_FUNCTION: {
 		struct kt_span *s;
 
-		rank = event_rank(ev);
+		rank = kt_event_rank(ev);
 		if ((s = vec_push(&l->spans, sizeof(*s))) == NULL)
 			return -1;
 		s->ts = ev->ts;
@@ -577,8 +565,8 @@ remap_rows(struct kt_reader *rd, struct kt_model *m)
 }
 
 /* The trace's rank: distributedInfo.rank, else from the file name. */
-static int64_t
-trace_rank(struct kt_reader *rd)
+int64_t
+kt_trace_rank(const struct kt_reader *rd)
 {
 	const struct kt_meta *mt;
 	struct kt_error e;
@@ -1069,7 +1057,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	}
 	if (rc == -1)
 		goto fail;
-	m->rank = trace_rank(rd);
+	m->rank = kt_trace_rank(rd);
 	m->devices = vec_trim(&l.devs, sizeof(*m->devices));
 	m->ndevices = l.devs.n;
 	m->act = vec_trim(&l.acts, sizeof(*m->act));
