@@ -26,6 +26,7 @@ static const struct {
 	{ "normalize", "canonical, repaired, exact trace; --check finds problems" },
 	{ "overlap", "per collective: hidden vs exposed communication, bandwidth, skew" },
 	{ "rank-tag", "tag events with their rank; merge the traces of several ranks" },
+	{ "select", "search as a filter: events by kind, name, rank, stream, time, row" },
 	{ "slice-window", "cut a window: steps, a time range, an annotation, a rank" },
 	{ "views", "render the five diagnosis views of a trace into a folder" },
 	{ "layer-track", "guide track L0..Ln-1 from a once-per-layer anchor kernel" },
