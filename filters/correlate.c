@@ -63,44 +63,6 @@ cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Parse --id: "kind:N" or "N", comma-separated. */
-static void
-parse_ids(struct corr *c, const char *arg)
-{
-	const char *p = arg;
-
-	while (*p != '\0') {
-		const char *e = strchr(p, ','), *colon, *num;
-		size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
-		char buf[64], *end;
-		unsigned long long v;
-		uint64_t *ni;
-
-		if (n == 0 || n >= sizeof(buf)) {
-			kt_cli_warn("--id: bad row id '%.*s'", (int)n, p);
-			exit(2);
-		}
-		memcpy(buf, p, n);
-		buf[n] = '\0';
-		colon = strrchr(buf, ':');
-		num = colon != NULL ? colon + 1 : buf;
-		if (*num < '0' || *num > '9' ||
-		    (v = strtoull(num, &end, 10), *end != '\0') ||
-		    v > (1ull << 62)) {
-			kt_cli_warn("--id: bad row id '%s' (kind:N or N)", buf);
-			exit(2);
-		}
-		if ((ni = realloc(c->ids, (c->nids + 1) * sizeof(*ni))) ==
-		    NULL)
-			kt_cli_nomem();
-		c->ids = ni;
-		c->ids[c->nids++] = v;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-}
-
 /* Whether row number r is asked for (and mark it found). */
 static int
 asked(struct corr *c, uint64_t r)
@@ -333,7 +295,7 @@ main(int argc, char *argv[])
 			skip = optarg;
 			break;
 		case 'i':
-			parse_ids(&c, optarg);
+			kt_cli_ids("--id", optarg, &c.ids, &c.nids);
 			break;
 		default:
 			kt_cli_opt(&co, ch, optarg, usage);

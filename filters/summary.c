@@ -381,7 +381,7 @@ take(struct sum *s, const struct kt_event *ev)
 
 /* The facts of the top-level keys. */
 struct meta {
-	int64_t		 rank;		/* kt_trace_rank */
+	int64_t		 rank;		/* kt_reader_rank */
 	const char	*rank_from;
 	int64_t		 world;		/* distributedInfo.world_size, or -1 */
 	int		 dist;		/* distributedInfo is there */
@@ -404,7 +404,7 @@ read_meta(struct kt_reader *rd, struct meta *mt)
 
 	memset(mt, 0, sizeof(*mt));
 	mt->world = -1;
-	mt->rank = kt_trace_rank(rd);
+	mt->rank = kt_reader_rank(rd);
 	mt->rank_from = "none";
 	if ((k = kt_reader_meta_find(rd, "distributedInfo")) != NULL &&
 	    (j = kt_meta_json(k, &e)) != NULL) {

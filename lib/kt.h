@@ -324,7 +324,7 @@ int64_t	 kt_event_step(const struct kt_event *);
 /*
  * The rank an event names itself (args.rank, which kt rank-tag writes on
  * every event of a merged trace), or -1: the event is of the trace's
- * rank (kt_trace_rank).
+ * rank (kt_reader_rank).
  */
 int64_t	 kt_event_rank(const struct kt_event *);
 
@@ -467,6 +467,12 @@ struct kt_meta {
 #define KT_READ_ANYTIME	0x08	/* a ts or dur out of range reads as
 				   absent (kt-normalize --check reports
 				   it) instead of an error */
+#define KT_READ_POSITIONS 0x10	/* ev->index is the event's position in
+				   traceEvents, not its row number (no
+				   ktSourceIndex, no TSV id column), and
+				   kt_reader_srcindex() gives none: a
+				   model loaded so has positions for rows
+				   (kt-select) */
 
 struct kt_source;
 struct kt_reader;
@@ -536,12 +542,23 @@ int	 kt_reader_next(struct kt_reader *, struct kt_event *,
 	    struct kt_error *);
 
 const char		*kt_reader_name(const struct kt_reader *);
+/*
+ * The position in traceEvents (from 0, counting the events dropped as
+ * damaged) of the event the last kt_reader_next() returned.
+ */
+uint64_t		 kt_reader_position(const struct kt_reader *);
 enum kt_form		 kt_reader_form(const struct kt_reader *);
 /* The top-level keys read so far, in input order (borrowed). */
 const struct kt_meta	*kt_reader_metas(const struct kt_reader *, size_t *);
 /* The value of top-level key name (ASCII), or NULL. */
 const struct kt_meta	*kt_reader_meta_find(const struct kt_reader *,
 			    const char *);
+/*
+ * The trace's rank: distributedInfo.rank (of the keys read so far), else
+ * the one its name gives (kt_rank_from_name), else -1.  An event of a
+ * merged trace has its own (args.rank, KT_F_RANK).
+ */
+int64_t			 kt_reader_rank(const struct kt_reader *);
 /*
  * The input's ktSourceIndex (row numbers), or NULL.  *applied (may be
  * NULL) says whether the events' index came from it: one written after
@@ -781,6 +798,13 @@ void	 kt_cli_die(const struct kt_error *) __attribute__((noreturn));
 void	 kt_cli_nomem(void) __attribute__((noreturn));
 /* Parse a whole decimal integer in [min, max]; on error print and exit 2. */
 long long kt_cli_int(const char *, const char *, long long, long long);
+/*
+ * Append the row ids of a --id list to *ids (*n of them; realloc'd):
+ * "kind:N" or "N", comma-separated (the kind is not checked: a row
+ * number names one event).  On a bad id print "OPT: bad row id" and
+ * exit 2.
+ */
+void	 kt_cli_ids(const char *, const char *, uint64_t **, size_t *);
 /* Refuse an output path that names one of the inputs.  0 or -1 (printed). */
 int	 kt_cli_check_output(const char *, char *const *, int);
 /* Print one stderr line per kind of repair; returns the number of kinds. */
@@ -1264,14 +1288,6 @@ void		 kt_model_free(struct kt_model *);
  * for row index, or NULL.
  */
 const void	*kt_model_row(const void *, size_t, size_t, uint64_t);
-/*
- * The rank of the trace rd reads: distributedInfo.rank of its top-level
- * keys (known once the reader has reached its end, as distributedInfo
- * may follow traceEvents), else the rank its name gives
- * (kt_rank_from_name), else -1.  The rank of an event without args.rank
- * (kt_event_rank), as kt_model_load decides it.
- */
-int64_t		 kt_trace_rank(const struct kt_reader *);
 /* The interned string id (borrowed, NUL-terminated), "" for KT_NO. */
 const char	*kt_model_str(const struct kt_model *, uint32_t);
 /* Append device dev's rank and device cells ("-", "pid:P" when unknown). */

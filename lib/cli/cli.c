@@ -92,6 +92,44 @@ kt_cli_int(const char *opt, const char *s, long long min, long long max)
 	return v;
 }
 
+/* A --id list: "kind:N" or "N", comma-separated (kt-correlate, kt-select). */
+void
+kt_cli_ids(const char *opt, const char *arg, uint64_t **ids, size_t *nids)
+{
+	const char *p = arg;
+
+	while (*p != '\0') {
+		const char *e = strchr(p, ','), *colon, *num;
+		size_t n = e != NULL ? (size_t)(e - p) : strlen(p);
+		char buf[64], *end;
+		unsigned long long v;
+		uint64_t *ni;
+
+		if (n == 0 || n >= sizeof(buf)) {
+			kt_cli_warn("%s: bad row id '%.*s'", opt, (int)n, p);
+			exit(2);
+		}
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		colon = strrchr(buf, ':');
+		num = colon != NULL ? colon + 1 : buf;
+		if (*num < '0' || *num > '9' ||
+		    (v = strtoull(num, &end, 10), *end != '\0') ||
+		    v > (1ull << 62)) {
+			kt_cli_warn("%s: bad row id '%s' (kind:N or N)", opt,
+			    buf);
+			exit(2);
+		}
+		if ((ni = realloc(*ids, (*nids + 1) * sizeof(*ni))) == NULL)
+			kt_cli_nomem();
+		*ids = ni;
+		(*ids)[(*nids)++] = v;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
 int
 kt_cli_check_output(const char *out, char *const *in, int nin)
 {

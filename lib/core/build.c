@@ -103,6 +103,30 @@ kt_meta_json(const struct kt_meta *m, struct kt_error *err)
 	return j;
 }
 
+/* The trace's rank: distributedInfo.rank, else from the file name. */
+int64_t
+kt_reader_rank(const struct kt_reader *rd)
+{
+	const struct kt_meta *mt;
+	struct kt_error e;
+	json_t *j, *r;
+	int64_t rank = -1;
+	const char *how;
+
+	if ((mt = kt_reader_meta_find(rd, "distributedInfo")) != NULL &&
+	    (j = kt_meta_json(mt, &e)) != NULL) {
+		if ((r = json_object_get(j, "rank")) != NULL &&
+		    json_is_integer(r))
+			rank = json_integer_value(r);
+		json_decref(j);
+		if (rank >= 0)
+			return rank;
+	}
+	if (kt_rank_from_name(kt_reader_name(rd), &rank, &how) == 0)
+		return rank;
+	return -1;
+}
+
 /* The 4 hex digits at p as a number, or -1. */
 static long
 hex4(const char *p)

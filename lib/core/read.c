@@ -620,10 +620,23 @@ kt_source_archived(const struct kt_source *s)
 const uint64_t *
 kt_reader_srcindex(const struct kt_reader *r, size_t *n, int *applied)
 {
+	if (r->flags & KT_READ_POSITIONS) {
+		/* Numbered by position: no row numbers to map. */
+		*n = 0;
+		if (applied != NULL)
+			*applied = 1;
+		return NULL;
+	}
 	*n = r->nsrcindex;
 	if (applied != NULL)
 		*applied = !r->srcindex_after;
 	return r->srcindex;
+}
+
+uint64_t
+kt_reader_position(const struct kt_reader *r)
+{
+	return r->pos > 0 ? r->pos - 1 : 0;
 }
 
 const char *
@@ -1125,7 +1138,8 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		kt_event_finish_skim(ev);
 		if (check_times(r, ev, start, err) == -1)
 			return -1;
-		ev->index = r->pos < r->nsrcindex && !r->srcindex_after ?
+		ev->index = r->pos < r->nsrcindex && !r->srcindex_after &&
+		    !(r->flags & KT_READ_POSITIONS) ?
 		    r->srcindex[r->pos] : r->pos;
 		r->pos++;
 		return 1;
@@ -1159,8 +1173,8 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 	}
 	if (check_times(r, ev, start, err) == -1)
 		return -1;
-	ev->index = r->pos < r->nsrcindex && !r->srcindex_after ?
-	    r->srcindex[r->pos] : r->pos;
+	ev->index = r->pos < r->nsrcindex && !r->srcindex_after &&
+	    !(r->flags & KT_READ_POSITIONS) ? r->srcindex[r->pos] : r->pos;
 	r->pos++;
 	return 1;
 }
@@ -1742,7 +1756,7 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		}
 		/* The row number comes from the id column. */
 		ev->index = r->pos;
-		{
+		if (!(r->flags & KT_READ_POSITIONS)) {
 			const char *c = memchr(r->buf + col[0], ':', coln[0]);
 
 			if (c != NULL && col_int(c + 1, (size_t)(r->buf +

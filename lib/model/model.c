@@ -564,30 +564,6 @@ remap_rows(struct kt_reader *rd, struct kt_model *m)
 			m->shapes[i].index = si[m->shapes[i].index];
 }
 
-/* The trace's rank: distributedInfo.rank, else from the file name. */
-int64_t
-kt_trace_rank(const struct kt_reader *rd)
-{
-	const struct kt_meta *mt;
-	struct kt_error e;
-	json_t *j, *r;
-	int64_t rank = -1;
-	const char *how;
-
-	if ((mt = kt_reader_meta_find(rd, "distributedInfo")) != NULL &&
-	    (j = kt_meta_json(mt, &e)) != NULL) {
-		if ((r = json_object_get(j, "rank")) != NULL &&
-		    json_is_integer(r))
-			rank = json_integer_value(r);
-		json_decref(j);
-		if (rank >= 0)
-			return rank;
-	}
-	if (kt_rank_from_name(kt_reader_name(rd), &rank, &how) == 0)
-		return rank;
-	return -1;
-}
-
 /* Capacities from deviceProperties[].totalGlobalMem by id. */
 static void
 capacities(struct kt_reader *rd, struct kt_model *m)
@@ -1057,7 +1033,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	}
 	if (rc == -1)
 		goto fail;
-	m->rank = kt_trace_rank(rd);
+	m->rank = kt_reader_rank(rd);
 	m->devices = vec_trim(&l.devs, sizeof(*m->devices));
 	m->ndevices = l.devs.n;
 	m->act = vec_trim(&l.acts, sizeof(*m->act));
