@@ -1,13 +1,14 @@
 /*
- * kt-views: the five views a diagnosis reads before concluding
- * anything, rendered into numbered files of one folder:
+ * kt-views: the views a diagnosis reads before concluding anything,
+ * rendered into numbered files of one folder:
  *   1_runtime_decomposition  (lib/decompose.c)
  *   2_lost_time              (lib/gaps.c)
  *   3_kernel_table           (lib/bucket.c)
  *   4_overlap_exposure       (lib/overlap.c)
  *   5_memory                 (lib/memory.c), and memory.svg
+ *   6_op_table               (lib/ops.c)
  * each as aligned text (.txt) and TSV (.tsv).  Each input is read twice
- * at most: once into the analysis model, which four views share, and
+ * at most: once into the analysis model, which five views share, and
  * once, skimming, for the [memory] instants, which the model does not
  * keep.  The second read runs in a child process beside the first.
  */
@@ -27,18 +28,20 @@
 
 #include "kt.h"
 
-#define NVIEWS		5
+#define NVIEWS		6
+#define V_MEMORY	4	/* the view of the second read */
 
 static const char *const vname[NVIEWS] = {
 	"1_runtime_decomposition", "2_lost_time", "3_kernel_table",
-	"4_overlap_exposure", "5_memory"
+	"4_overlap_exposure", "5_memory", "6_op_table"
 };
 static const char *const vtitle[NVIEWS] = {
 	"Runtime decomposition: wall = busy + idle, per device and phase",
 	"Lost time: idle gaps and tiny-kernel runs, ranked by cost",
 	"Kernel table: GPU time per bucket",
 	"Overlap and exposure: communication against compute",
-	"Memory over time: peaks, capacity and headroom"
+	"Memory over time: peaks, capacity and headroom",
+	"Op table: CPU and GPU time per CPU op (key_averages)"
 };
 
 /* The tables of one input. */
@@ -184,7 +187,7 @@ need(const void *p)
 		kt_cli_nomem();
 }
 
-/* The first pass over one trace: the model and the four views on it. */
+/* The first pass over one trace: the model and the five views on it. */
 static void
 model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
     const struct opts *o)
@@ -235,6 +238,19 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	in->txtname[3][1] = "communication kernels, most exposed first";
 	kt_overlap_free(ov);
 	kt_decompose_free(dc);
+
+	{
+		struct kt_ops_opts oo = KT_OPS_OPTS_INIT;
+
+		/* The rank column tells several inputs' rows apart. */
+		oo.by = KT_OPS_BY_RANK;
+		if ((in->tsv[5] = kt_ops_table(m, &oo, NULL, &err)) == NULL)
+			kt_cli_die(&err);
+		oo.limit = (int64_t)o->top;
+		if ((in->txt[5][0] = kt_ops_table(m, &oo, NULL, &err)) == NULL)
+			kt_cli_die(&err);
+		in->txtname[5][0] = "the ops with the most GPU time";
+	}
 	kt_model_free(m);
 }
 
@@ -389,7 +405,7 @@ write_svg(const struct views *vw)
 	kt_buf_free(&b);
 }
 
-/* The model of every trace of the inputs, and the first four views. */
+/* The model of every trace of the inputs, and the five views on it. */
 static void
 model_pass(struct views *vw, char **paths, int n, const struct kt_rules *rs)
 {
@@ -550,7 +566,7 @@ main(int argc, char *argv[])
 	/*
 	 * The memory pass runs in a child process beside the model pass, so
 	 * that the two reads take the time of one on two cores: the child
-	 * writes the memory view, the parent the other four.  Without a
+	 * writes the memory view, the parent the other five.  Without a
 	 * child the memory pass follows the model pass.
 	 */
 	fflush(stdout);
@@ -579,8 +595,9 @@ main(int argc, char *argv[])
 	if (efd != -1)
 		close(efd);
 	model_pass(&vw, argv, argc, rs);
-	for (v = 0; v < NVIEWS - 1; v++)
-		write_view(&vw, v);
+	for (v = 0; v < NVIEWS; v++)
+		if (v != V_MEMORY)
+			write_view(&vw, v);
 	if (vw.child == -1) {
 		memory_pass(&vw, argv, argc);
 		write_view(&vw, 4);

@@ -1384,6 +1384,51 @@ int		 kt_chains_user_frame(struct kt_chains *, const char *, size_t);
 
 /* ------------------------------------------------------------------ */
 /*
+ * The op table (lib/model/ops.c; kt-ops(1) defines the rows, the op
+ * tree, self and total times): one row per CPU op name, optionally also
+ * per input shapes (a model loaded with KT_MODEL_SHAPES), user frame
+ * (chains) or rank.
+ */
+#define KT_OPS_BY_SHAPE	0x01
+#define KT_OPS_BY_FRAME	0x02
+#define KT_OPS_BY_RANK	0x04
+/* The kinds in the op tree, and the default row kinds (1 << kind). */
+#define KT_OPS_KINDS	(1u << KT_CPU_OP | 1u << KT_USER_ANNOTATION | \
+			 1u << KT_STEP | 1u << KT_CUDA_RUNTIME | \
+			 1u << KT_CUDA_DRIVER)
+
+struct kt_ops_opts {
+	unsigned		 by;		/* KT_OPS_BY_* */
+	unsigned		 kinds;		/* row kinds; 0: KT_OPS_KINDS */
+	const char		*sort;		/* a column; NULL: gpu_total_ns */
+	int64_t			 limit;		/* rows; -1: all */
+	struct kt_chains	*chains;	/* borrowed: for KT_OPS_BY_FRAME */
+};
+#define KT_OPS_OPTS_INIT	{ 0, 0, NULL, -1, NULL }
+
+struct kt_ops_totals {
+	uint64_t	 calls;		/* spans in the op tree */
+	uint64_t	 lost;		/* activities without a launching call */
+	int64_t		 lost_ns;
+	uint64_t	 clamped;	/* calls whose children overrun them */
+};
+
+/*
+ * Column name's index (without ":n"), -1 when there is none, -2 when
+ * it is a key column these KT_OPS_BY_* keys do not show.
+ */
+int		 kt_ops_column(const char *, unsigned);
+/*
+ * The op table of a model (sorted, limited); *tot (when not NULL) gets
+ * the totals.  NULL with err set: out of memory, a bad sort column, or a
+ * sum of times out of range.
+ */
+struct kt_table	*kt_ops_table(const struct kt_model *,
+		    const struct kt_ops_opts *, struct kt_ops_totals *,
+		    struct kt_error *);
+
+/* ------------------------------------------------------------------ */
+/*
  * GPU buckets and intervals (lib/gpu.c).  A rule set maps a GPU
  * activity to a bucket: gpu_memcpy and gpu_memset are always
  * "transfer"; a kernel takes the bucket of the first rule whose regex

@@ -1,6 +1,6 @@
-# tests/t/views.sh: kt views.  It writes the five numbered views with
+# tests/t/views.sh: kt views.  It writes the six numbered views with
 # their .tsv twins and memory.svg; each twin is what the single filter
-# prints (kt-decompose, kt-gaps, kt-bucket, kt-overlap, kt-memory, with
+# prints (kt-decompose, kt-gaps, kt-bucket, kt-overlap, kt-memory, kt-ops, with
 # the defaults kt-views(1) names), so the views are the filters'
 # figures, which their own tests judge.  It passes --capacity-gb on,
 # reads a file at most twice (strace counts the opens), reads standard
@@ -15,7 +15,7 @@ gen=$KT_BUILD/ktgen
 
 "$gen" --steps 4 --layers 2 -w 2 -o g.json
 run kt-views -o v g.json 2>err
-files="1_runtime_decomposition 2_lost_time 3_kernel_table 4_overlap_exposure 5_memory"
+files="1_runtime_decomposition 2_lost_time 3_kernel_table 4_overlap_exposure 5_memory 6_op_table"
 miss=
 for f in $files; do
 	[ -s "v/$f.txt" ] && [ -s "v/$f.tsv" ] || miss="$miss $f"
@@ -27,8 +27,10 @@ if [ -z "$miss" ] && [ ! -s err ]; then ok views-files; else bad "views-files:$m
 run kt-decompose --tsv g.json >d.tsv
 run kt-overlap --tsv g.json >o.tsv
 run kt-memory --tsv g.json >m.tsv
+run kt-ops --tsv --by rank g.json >op.tsv 2>/dev/null
 if cmp -s d.tsv v/1_runtime_decomposition.tsv && cmp -s o.tsv v/4_overlap_exposure.tsv &&
-    cmp -s m.tsv v/5_memory.tsv; then
+    cmp -s m.tsv v/5_memory.tsv && cmp -s op.tsv v/6_op_table.tsv &&
+    [ "$(wc -l <op.tsv)" -gt 10 ]; then
 	ok views-same-as-filters
 else
 	bad views-same-as-filters
