@@ -21,8 +21,10 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-gaps [-jsStT] [-f pct] [-g dur] [-k n] [-m glob] [-n n]\n"
-	    "               [-o file] [-z dur] [file]\n"
+	    "usage: kt-gaps [-jsStT] [-b cause] [-f pct] [-g dur] [-k n] [-m glob]\n"
+	    "               [-n n] [-o file] [-z dur] [file]\n"
+	    "  -b, --by cause        fold the rows by the CPU op and user frame\n"
+	    "                        that were running\n"
 	    "  -f, --fail-above PCT  exit 1 when idle is over PCT%% of the wall\n"
 	    "  -g, --min-gap DUR     smallest idle gap reported (default 10us)\n"
 	    "  -j, --json            write JSON lines\n"
@@ -94,6 +96,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct option longopts[] = {
+		{ "by", required_argument, NULL, 'b' },
 		{ "fail-above", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
@@ -122,9 +125,16 @@ main(int argc, char *argv[])
 	int ch, rc;
 
 	kt_cli_init("kt-gaps");
-	while ((ch = getopt_long(argc, argv, "f:g:hjk:m:n:o:sStTVz:",
+	while ((ch = getopt_long(argc, argv, "b:f:g:hjk:m:n:o:sStTVz:",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
+		case 'b':
+			if (strcmp(optarg, "cause") != 0) {
+				kt_cli_warn("--by: '%s': only cause", optarg);
+				return 2;
+			}
+			go.by_cause = 1;
+			break;
 		case 'f':
 			fail = percent(optarg);
 			fail_text = optarg;

@@ -1586,6 +1586,7 @@ struct kt_gaps_opts {
 	int64_t		 run_min;	/* tiny kernels in a run, at least */
 	int64_t		 top;		/* rows kept (0: all) */
 	int		 summary;	/* add the step and total rows */
+	int		 by_cause;	/* fold the rows by cause (cpu, frame) */
 };
 
 /*
@@ -1596,7 +1597,7 @@ struct kt_gaps_opts {
 #define KT_GAPS_TINY		5000	/* ns */
 #define KT_GAPS_RUN_MIN		8
 #define KT_GAPS_OPTS_INIT	{ KT_GAPS_MIN_GAP, KT_GAPS_TINY, \
-				  KT_GAPS_RUN_MIN, 0, 0 }
+				  KT_GAPS_RUN_MIN, 0, 0, 0 }
 
 /* Totals over every step window of every device. */
 struct kt_gaps_total {

@@ -521,6 +521,147 @@ static const char *const gap_cols[] = {
 };
 #define NGAPCOLS (sizeof(gap_cols) / sizeof(gap_cols[0]))
 
+/*
+ * --by cause: the gap and run rows folded by what the CPU was doing:
+ * the row's cpu (the innermost op at the row's middle on the thread
+ * that explains it) and user frame, per device.
+ */
+struct cause {
+	uint32_t	 dev;
+	uint32_t	 cpu;		/* span name id, or KT_NO */
+	uint32_t	 frame;		/* into the frames, or KT_NO */
+	int64_t		 gaps, runs, dur, cost, max_cost, max_start;
+};
+
+static const char *const cause_cols[] = {
+	"rank:n", "device:n", "cpu", "frame", "gaps:n", "runs:n", "dur_ns:n",
+	"cost_ns:n", "lost_pct:n", "max_cost_ns:n", "max_start_ns:n"
+};
+#define NCAUSECOLS (sizeof(cause_cols) / sizeof(cause_cols[0]))
+
+static int
+cmp_cause(const void *a, const void *b)
+{
+	const struct cause *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost > y->cost ? -1 : 1;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	return x->max_start < y->max_start ? -1 : x->max_start > y->max_start;
+}
+
+static struct kt_table *
+cause_table(const struct kt_model *m, struct kt_chains *c,
+    const struct rows *rv, int64_t top)
+{
+	struct kt_intern *keys = NULL, *frames = NULL;
+	struct kt_buf kb = KT_BUF_INIT;
+	struct cause *cs = NULL;
+	struct kt_table *t = NULL;
+	size_t i, nc = 0, cap = 0, n, fl;
+	int64_t all = 0, id;
+	int rc = 0;
+
+	if ((keys = kt_intern_new()) == NULL ||
+	    (frames = kt_intern_new()) == NULL)
+		goto fail;
+	for (i = 0; i < rv->n; i++) {
+		const struct row *r = &rv->r[i];
+		uint32_t th = row_thread(m, r), s, f, fid = KT_NO, cpu;
+		int64_t mid = r->start + r->dur / 2;
+		const char *text;
+		size_t len;
+		struct cause *k;
+
+		s = kt_model_span_at(m, th, mid, 1u << KT_PYTHON_FUNCTION);
+		cpu = s == KT_NO ? KT_NO : m->spans[s].name;
+		s = th == KT_NO ? KT_NO : kt_model_span_at(m, th, mid, 0);
+		if ((f = kt_chains_frame_of(c, s, &text, &len)) == KT_NO - 1)
+			goto fail;
+		if (f != KT_NO) {
+			kt_buf_clear(&kb);
+			kt_buf_add(&kb, text, len);
+			if (kt_buf_addc(&kb, '\0') == -1 ||
+			    (id = kt_intern_put(frames, kb.p, kb.n)) == -1)
+				goto fail;
+			fid = (uint32_t)id;
+		}
+		kt_buf_clear(&kb);
+		kt_buf_add(&kb, &r->dev, sizeof(r->dev));
+		kt_buf_add(&kb, &cpu, sizeof(cpu));
+		if (kt_buf_add(&kb, &fid, sizeof(fid)) == -1 ||
+		    (id = kt_intern_put(keys, kb.p, kb.n)) == -1)
+			goto fail;
+		if ((size_t)id == nc) {
+			if (nc == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				struct cause *p = realloc(cs,
+				    ncap * sizeof(*p));
+
+				if (p == NULL)
+					goto fail;
+				cs = p;
+				cap = ncap;
+			}
+			memset(&cs[nc], 0, sizeof(cs[nc]));
+			cs[nc].dev = r->dev;
+			cs[nc].cpu = cpu;
+			cs[nc].frame = fid;
+			cs[nc].max_cost = -1;
+			nc++;
+		}
+		k = &cs[id];
+		if (r->kind == R_GAP)
+			k->gaps++;
+		else
+			k->runs++;
+		k->dur += r->dur;
+		k->cost += r->cost;
+		all += r->cost;
+		if (r->cost > k->max_cost) {
+			k->max_cost = r->cost;
+			k->max_start = r->start;
+		}
+	}
+	kt_qsort(cs, nc, sizeof(*cs), cmp_cause);
+	n = top > 0 && (size_t)top < nc ? (size_t)top : nc;
+	if ((t = kt_table_new(cause_cols, NCAUSECOLS)) == NULL)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		const struct cause *k = &cs[i];
+		const struct kt_device *d = &m->devices[k->dev];
+
+		rc |= put_int_or(t, d->rank, d->rank < 0);
+		rc |= put_int_or(t, d->index, d->index < 0);
+		rc |= kt_table_cell(t, k->cpu == KT_NO ? "-" :
+		    kt_model_str(m, k->cpu));
+		rc |= kt_table_cell(t, k->frame == KT_NO ? "-" :
+		    kt_intern_get(frames, k->frame, &fl));
+		rc |= kt_table_int(t, k->gaps);
+		rc |= kt_table_int(t, k->runs);
+		rc |= kt_table_int(t, k->dur);
+		rc |= kt_table_int(t, k->cost);
+		rc |= kt_table_ratio(t, k->cost * 100, all, 1);
+		rc |= kt_table_int(t, k->max_cost);
+		rc |= kt_table_int(t, k->max_start);
+	}
+	if (rc != 0)
+		goto fail;
+	kt_intern_free(keys);
+	kt_intern_free(frames);
+	kt_buf_free(&kb);
+	free(cs);
+	return t;
+fail:
+	kt_intern_free(keys);
+	kt_intern_free(frames);
+	kt_buf_free(&kb);
+	free(cs);
+	kt_table_free(t);
+	return NULL;
+}
+
 struct kt_table *
 kt_gaps_table(const struct kt_model *m, const struct kt_gaps_opts *o,
     struct kt_table **steps, struct kt_gaps_total *tot)
@@ -548,12 +689,15 @@ kt_gaps_table(const struct kt_model *m, const struct kt_gaps_opts *o,
 		}
 	kt_qsort(rv.r, rv.n, sizeof(*rv.r), cmp_row);
 	n = o->top > 0 && (size_t)o->top < rv.n ? (size_t)o->top : rv.n;
-	if ((t = kt_table_new(gap_cols, NGAPCOLS)) == NULL)
+	if (o->by_cause) {
+		if ((t = cause_table(m, c, &rv, o->top)) == NULL)
+			goto fail;
+	} else if ((t = kt_table_new(gap_cols, NGAPCOLS)) == NULL)
 		goto fail;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && !o->by_cause; i++)
 		if (put_row(m, c, t, &rv.r[i]) == -1)
 			goto fail;
-	if (o->summary)
+	if (o->summary && !o->by_cause)
 		for (i = 0; i < sv.n; i++)
 			if (put_row(m, c, t, &sv.r[i]) == -1)
 				goto fail;

@@ -238,3 +238,36 @@ if [ "$n5" -ge 5 ] && [ "$n1" -eq 0 ]; then
 else
 	bad "gaps --tiny: $n5 runs by default, $n1 with --tiny 1ns"
 fi
+
+# --by cause: the plain rows (every one, before --top) folded with awk by
+# rank, device, cpu and frame (columns 1, 2, 14, 17): counts of gap and
+# run rows, dur and cost sums, the costliest row's cost and start.
+fold_rows() {
+	awk -F'\t' 'NR > 1 && ($4 == "gap" || $4 == "tiny-run") {
+		k = $1 "\t" $2 "\t" $14 "\t" $17
+		if ($4 == "gap") g[k]++; else r[k]++
+		d[k] += $7; c[k] += $9
+		if (!(k in mc) || $9 > mc[k]) { mc[k] = $9; ms[k] = $5 }
+	} END { for (k in c) print k "\t" g[k] + 0 "\t" r[k] + 0 "\t" d[k] "\t" c[k] "\t" mc[k] "\t" ms[k] }' "$1" | sort
+}
+for tr in g.json ${KT_SHARED:+$KT_SHARED/kineto/resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz}; do
+	[ -f "$tr" ] || continue
+	run kt-gaps --tsv "$tr" >cause.rows 2>/dev/null
+	run kt-gaps --tsv --by cause "$tr" >cause.tsv 2>/dev/null
+	fold_rows cause.rows >cause.want
+	awk -F'\t' 'NR > 1 { print $1 "\t" $2 "\t" $3 "\t" $4 "\t" $5 "\t" $6 "\t" $7 "\t" $8 "\t" $10 "\t" $11 }' cause.tsv | sort >cause.got
+	nr=$(wc -l <cause.rows)
+	nc=$(wc -l <cause.got)
+	if cmp -s cause.want cause.got && [ "$nc" -gt 1 ] && [ "$nc" -lt "$nr" ] &&
+	    [ "$(run kt-gaps --tsv --by cause -k 2 "$tr" 2>/dev/null | wc -l)" -eq 3 ]; then
+		ok "gaps --by cause: $((nr - 1)) rows folded into $nc causes ($(basename "$tr"))"
+	else
+		bad "gaps --by cause ($(basename "$tr")): $(diff cause.want cause.got | head -3 | tr '\n' ' ')"
+	fi
+done
+if awk -F'\t' 'NR > 1 { s += $9 } END { exit !(s > 99.5 && s < 100.5) }' cause.tsv &&
+    { run kt-gaps --by nope g.json >/dev/null 2>&1; [ $? -eq 2 ]; }; then
+	ok "gaps --by cause: lost_pct adds up to 100; a bad --by is a usage error"
+else
+	bad "gaps --by cause: lost_pct or --by nope"
+fi
