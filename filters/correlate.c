@@ -141,14 +141,6 @@ queue_times(struct corr *c)
 	free(o);
 }
 
-/* An event's row id cell, kind:N. */
-static int
-rowid_cell(struct kt_table *t, int kind, uint64_t index)
-{
-	return kt_table_cellf(t, "%s:%llu", kt_kind_name((enum kt_kind)kind),
-	    (unsigned long long)index);
-}
-
 /* A span's row id and name cells, or "-" "-". */
 static int
 span_cells(struct kt_table *t, const struct kt_model *m, uint32_t s)
@@ -158,7 +150,7 @@ span_cells(struct kt_table *t, const struct kt_model *m, uint32_t s)
 	if (s == KT_NO)
 		return kt_table_cell(t, "-") | kt_table_cell(t, "-");
 	sp = &m->spans[s];
-	return rowid_cell(t, sp->kind, sp->index) |
+	return kt_table_rowid(t, sp->kind, sp->index) |
 	    kt_table_cell(t, kt_model_str(m, sp->name));
 }
 
@@ -169,7 +161,7 @@ row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
 	const struct kt_act *a = &m->act[i];
 	int rc = 0;
 
-	rc |= rowid_cell(t, a->kind, a->index);
+	rc |= kt_table_rowid(t, a->kind, a->index);
 	rc |= kt_model_device_cells(t, m, a->dev);
 	rc |= a->stream >= 0 ? kt_table_int(t, a->stream) :
 	    kt_table_cell(t, "-");
@@ -185,15 +177,14 @@ row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
 
 		rc |= st->number >= 0 ? kt_table_int(t, st->number) :
 		    kt_table_cell(t, "-");
-		rc |= rowid_cell(t, sp->kind, sp->index);
+		rc |= kt_table_rowid(t, sp->kind, sp->index);
 	} else
 		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
 	if (ch->frame != KT_NO) {
 		const struct kt_span *sp = &m->spans[ch->frame];
 
-		rc |= kt_table_cellf(t, "%.*s", (int)ch->frame_len,
-		    ch->frame_text);
-		rc |= rowid_cell(t, sp->kind, sp->index);
+		rc |= kt_table_celln(t, ch->frame_text, ch->frame_len);
+		rc |= kt_table_rowid(t, sp->kind, sp->index);
 	} else
 		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
 	if (ch->launch != KT_NO) {
@@ -236,8 +227,9 @@ wanted(struct corr *c, uint32_t i, const struct kt_chain *ch)
 	return hit;
 }
 
+/* The rows, streamed to ct (TSV and JSON lines: no row is held). */
 static struct kt_table *
-correlate(struct corr *c)
+correlate(struct corr *c, struct kt_cli_table *ct)
 {
 	struct kt_table *t;
 	struct kt_chain ch;
@@ -256,6 +248,7 @@ correlate(struct corr *c)
 		c->noframe += ch.frame == KT_NO;
 		if (row(c, t, (uint32_t)i, &ch) != 0)
 			kt_cli_nomem();
+		kt_cli_table_flush(ct, t);
 	}
 	return t;
 }
@@ -281,6 +274,7 @@ main(int argc, char *argv[])
 	struct kt_table *t;
 	struct kt_error err;
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
+	struct kt_cli_table ct;
 	struct corr c;
 	const char *skip = NULL;
 	size_t i;
@@ -326,8 +320,9 @@ main(int argc, char *argv[])
 	if ((c.ch = kt_chains_new(c.m, skip, &err)) == NULL)
 		kt_cli_die(&err);
 	queue_times(&c);
-	t = correlate(&c);
-	kt_cli_write_table(t, co.output, co.form);
+	kt_cli_table_open(&ct, co.output, co.form);
+	t = correlate(&c, &ct);
+	kt_cli_table_close(&ct, t);
 	if (c.nolaunch || c.noop || c.noframe)
 		kt_cli_warn("%llu activities: %llu without a launching call, "
 		    "%llu more without a CPU op, %llu without a user frame",

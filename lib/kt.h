@@ -740,6 +740,10 @@ struct kt_table	*kt_table_new(const char *const *, size_t);
 void		 kt_table_free(struct kt_table *);
 /* Append the next cell, row after row (tabs and newlines become spaces). */
 int		 kt_table_cell(struct kt_table *, const char *);
+/* A cell of n bytes (no NUL needed). */
+int		 kt_table_celln(struct kt_table *, const char *, size_t);
+/* A row id cell, "kind:N" (kt(7)). */
+int		 kt_table_rowid(struct kt_table *, int, uint64_t);
 int		 kt_table_cellf(struct kt_table *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 int		 kt_table_int(struct kt_table *, int64_t);
@@ -752,6 +756,14 @@ const char	*kt_table_get(const struct kt_table *, size_t, size_t);
 /* Write the table (header: whether to write the header line).  0 or -1. */
 int		 kt_table_write(const struct kt_table *, enum kt_table_form,
 		    int, struct kt_out *);
+/*
+ * Write the rows so far and drop them (the header with the first),
+ * so that a long table streams: TSV and JSON only (an aligned text
+ * table needs every row first: a no-op), and only between rows.  A
+ * later kt_table_write writes the rest, without the header.  0 or -1.
+ */
+int		 kt_table_flush(struct kt_table *, enum kt_table_form, int,
+		    struct kt_out *);
 /* forced when it is a form, else text when fd is a terminal, else TSV. */
 enum kt_table_form kt_table_form_pick(int, int);
 /*
@@ -852,6 +864,20 @@ void	 kt_cli_out_commit(struct kt_out *, int, struct kt_error *);
  * (0: text on a terminal, else TSV), with its header line.
  */
 void	 kt_cli_write_table(const struct kt_table *, const char *, int);
+/*
+ * A table that streams: kt_cli_table_open opens the output (as
+ * kt_cli_write_table does) and picks the form; kt_cli_table_flush
+ * writes the rows so far when many are held (TSV, JSON lines);
+ * kt_cli_table_close writes the rest and commits.  Exit 2 on an error.
+ */
+struct kt_cli_table {
+	struct kt_out	*out;
+	const char	*path;
+	int		 form;		/* enum kt_table_form */
+};
+void	 kt_cli_table_open(struct kt_cli_table *, const char *, int);
+void	 kt_cli_table_flush(struct kt_cli_table *, struct kt_table *);
+void	 kt_cli_table_close(struct kt_cli_table *, const struct kt_table *);
 /* Refuse --level (>= 0) unless output is a ".gz" file.  0 or -1. */
 int	 kt_cli_check_level(int, const char *);
 /*

@@ -470,15 +470,46 @@ kt_cli_out_commit(struct kt_out *out, int failed, struct kt_error *err)
 void
 kt_cli_write_table(const struct kt_table *t, const char *path, int form)
 {
-	struct kt_error err;
-	struct kt_out *out;
-	int tostdout = path == NULL || strcmp(path, "-") == 0, failed;
+	struct kt_cli_table ct;
 
-	out = kt_cli_out_open(path, -1);
-	failed = kt_table_write(t, kt_table_form_pick(form, tostdout ?
-	    STDOUT_FILENO : -1), 1, out) == -1;
-	kt_error_set(&err, path ? path : "<stdout>", 0, 0, "write error");
-	kt_cli_out_commit(out, failed, &err);
+	kt_cli_table_open(&ct, path, form);
+	kt_cli_table_close(&ct, t);
+}
+
+void
+kt_cli_table_open(struct kt_cli_table *ct, const char *path, int form)
+{
+	int tostdout = path == NULL || strcmp(path, "-") == 0;
+
+	ct->path = path ? path : "<stdout>";
+	ct->out = kt_cli_out_open(path, -1);
+	ct->form = kt_table_form_pick(form, tostdout ? STDOUT_FILENO : -1);
+}
+
+void
+kt_cli_table_flush(struct kt_cli_table *ct, struct kt_table *t)
+{
+	struct kt_error err;
+
+	if (kt_table_rows(t) < 4096)
+		return;
+	if (kt_table_flush(t, (enum kt_table_form)ct->form, 1, ct->out) ==
+	    -1) {
+		kt_error_set(&err, ct->path, 0, 0, "write error");
+		kt_cli_out_commit(ct->out, 1, &err);
+	}
+}
+
+void
+kt_cli_table_close(struct kt_cli_table *ct, const struct kt_table *t)
+{
+	struct kt_error err;
+	int failed;
+
+	failed = kt_table_write(t, (enum kt_table_form)ct->form, 1,
+	    ct->out) == -1;
+	kt_error_set(&err, ct->path, 0, 0, "write error");
+	kt_cli_out_commit(ct->out, failed, &err);
 }
 
 int

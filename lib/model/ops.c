@@ -456,9 +456,7 @@ table(struct ops *o)
 				rc |= kt_table_pct(t, g->gpu_total, o->gpu_sum);
 				break;
 			case C_LONGEST_ROW:
-				rc |= kt_table_cellf(t, "%s:%llu",
-				    kt_kind_name((enum kt_kind)ls->kind),
-				    (unsigned long long)ls->index);
+				rc |= kt_table_rowid(t, ls->kind, ls->index);
 				break;
 			default:
 				rc |= c <= C_FRAME ?

@@ -27,6 +27,7 @@ struct kt_table {
 	size_t		*off;		/* start of each cell in cells */
 	size_t		 offcap;
 	size_t		 filled;	/* cells of the row being built */
+	int		 flushed;	/* the header and some rows are out */
 };
 
 struct kt_table *
@@ -79,7 +80,14 @@ kt_table_free(struct kt_table *t)
 int
 kt_table_cell(struct kt_table *t, const char *s)
 {
-	size_t n = strlen(s), i;
+	return kt_table_celln(t, s, strlen(s));
+}
+
+int
+kt_table_celln(struct kt_table *t, const char *s, size_t n)
+{
+	char *d;
+	size_t i;
 
 	if (t->ncells == t->offcap) {
 		size_t cap = t->offcap ? 2 * t->offcap : 256;
@@ -94,14 +102,30 @@ kt_table_cell(struct kt_table *t, const char *s)
 	/* A tab or newline would break the TSV form: make them spaces. */
 	if (kt_buf_reserve(&t->cells, n + 1) == -1)
 		return -1;
-	for (i = 0; i < n; i++)
-		t->cells.p[t->cells.n++] = s[i] == '\t' || s[i] == '\n' ||
-		    s[i] == '\r' ? ' ' : s[i];
-	t->cells.p[t->cells.n++] = '\0';
+	d = t->cells.p + t->cells.n;
+	for (i = 0; i < n; i++)		/* branch-free: it vectorises */
+		d[i] = s[i] == '\t' || s[i] == '\n' || s[i] == '\r' ? ' ' : s[i];
+	d[n] = '\0';
+	t->cells.n += n + 1;
 	t->ncells++;
 	if (++t->filled == t->ncols)
 		t->filled = 0;
 	return 0;
+}
+
+int
+kt_table_rowid(struct kt_table *t, int kind, uint64_t index)
+{
+	char b[64];
+	const char *k = kt_kind_name((enum kt_kind)kind);
+	size_t n = strlen(k);
+
+	if (n > 32)
+		n = 32;
+	memcpy(b, k, n);
+	b[n++] = ':';
+	n += kt_int_format((int64_t)index, b + n);
+	return kt_table_celln(t, b, n);
 }
 
 int
@@ -340,7 +364,8 @@ kt_table_write(const struct kt_table *t, enum kt_table_form f, int header,
 				if (width(kt_table_get(t, r, c)) > w[c])
 					w[c] = width(kt_table_get(t, r, c));
 	}
-	if (header && f != KT_TABLE_JSON && put_row(t, SIZE_MAX, f, w, &b) == -1)
+	if (header && !t->flushed && f != KT_TABLE_JSON &&
+	    put_row(t, SIZE_MAX, f, w, &b) == -1)
 		goto done;
 	for (r = 0; r < rows; r++) {
 		if (put_row(t, r, f, w, &b) == -1)
@@ -358,6 +383,20 @@ done:
 	free(w);
 	kt_buf_free(&b);
 	return rc;
+}
+
+int
+kt_table_flush(struct kt_table *t, enum kt_table_form f, int header,
+    struct kt_out *out)
+{
+	if (f == KT_TABLE_TEXT || t->filled != 0)
+		return 0;
+	if (kt_table_write(t, f, header, out) == -1)
+		return -1;
+	t->flushed = 1;
+	t->cells.n = 0;
+	t->ncells = 0;
+	return 0;
 }
 
 int
