@@ -35,29 +35,6 @@
 #define E_HIT	0x40	/* a match (before --limit cut it) */
 #define E_KEEP	0x80	/* written */
 
-#define NONE	UINT64_MAX
-
-/* An X slice, a flow end's anchor: by (thread, ts, longest first). */
-struct slice {
-	int64_t		 ts;
-	int64_t		 end;
-	uint64_t	 pos;
-	uint64_t	 parent;	/* into slices: the innermost around
-					   its start, or NONE */
-	uint32_t	 thread;
-};
-
-/* A flow end (ph s, t or f). */
-struct flow {
-	int64_t		 ts;
-	uint64_t	 pos;
-	uint64_t	 anchor;	/* the slice's position, or NONE */
-	uint32_t	 key;		/* interned (cat, name, id) */
-	uint32_t	 thread;
-	int		 next;		/* binds to the next slice (f
-					   without bp "e") */
-};
-
 struct opts {
 	uint32_t	 kinds;		/* bits 1 << kind; 0: any */
 	uint32_t	 drop;
@@ -87,12 +64,9 @@ struct sel {
 	const char	*name;		/* its name in messages */
 	uint8_t		*ev;		/* per position: E_* */
 	uint64_t	 nev, capev;
-	struct slice	*sl;
-	size_t		 nsl, capsl;
-	struct flow	*fl;
-	size_t		 nfl, capfl;
-	struct kt_intern *threads;
-	struct kt_intern *flowkeys;
+	struct kt_flows	*flows;		/* the slices and flow ends */
+	const struct kt_flow_end *fl;	/* bound, by (flow, position) */
+	size_t		 nfl;
 	uint64_t	*si;		/* pass 1's ktSourceIndex, unapplied */
 	size_t		 nsi;
 	int64_t		 rank;		/* the trace's, or -1 */
@@ -553,84 +527,6 @@ flags_at(struct sel *s, uint64_t p)
 	return &s->ev[p];
 }
 
-/* The interned thread key of ev. */
-static uint32_t
-thread_of(struct sel *s, const struct kt_event *ev)
-{
-	int64_t id;
-
-	s->tmp.n = 0;
-	if (kt_event_thread_key(ev, &s->tmp) == -1 ||
-	    (id = kt_intern_put(s->threads, s->tmp.p ? s->tmp.p : "",
-	    s->tmp.n)) == -1)
-		kt_cli_nomem();
-	return (uint32_t)id;
-}
-
-/* The interned key of a flow, (cat, name, id) as written (FORMAT.md). */
-static uint32_t
-flow_key(struct sel *s, const struct kt_event *ev)
-{
-	static const enum kt_field parts[] = { KT_F_CAT, KT_F_NAME, KT_F_ID };
-	struct kt_buf *k = &s->tmp;
-	const char *p;
-	size_t i, n;
-	int64_t id;
-
-	k->n = 0;
-	for (i = 0; i < 3; i++) {
-		p = kt_event_field(ev, parts[i], &n);
-		kt_buf_add(k, p ? p : "", n);
-		kt_buf_addc(k, '\t');
-	}
-	if (k->err || (id = kt_intern_put(s->flowkeys, k->p, k->n)) == -1)
-		kt_cli_nomem();
-	return (uint32_t)id;
-}
-
-static void
-add_slice(struct sel *s, const struct kt_event *ev, uint64_t pos)
-{
-	struct slice *sl;
-
-	if (s->nsl == s->capsl) {
-		size_t c = s->capsl ? s->capsl * 2 : 4096;
-
-		if ((sl = realloc(s->sl, c * sizeof(*sl))) == NULL)
-			kt_cli_nomem();
-		s->sl = sl;
-		s->capsl = c;
-	}
-	sl = &s->sl[s->nsl++];
-	sl->ts = ev->ts;
-	sl->end = ev->ts + (ev->dur > 0 ? ev->dur : 0);
-	sl->pos = pos;
-	sl->parent = NONE;
-	sl->thread = thread_of(s, ev);
-}
-
-static void
-add_flow(struct sel *s, const struct kt_event *ev, uint64_t pos)
-{
-	struct flow *f;
-
-	if (s->nfl == s->capfl) {
-		size_t c = s->capfl ? s->capfl * 2 : 4096;
-
-		if ((f = realloc(s->fl, c * sizeof(*f))) == NULL)
-			kt_cli_nomem();
-		s->fl = f;
-		s->capfl = c;
-	}
-	f = &s->fl[s->nfl++];
-	f->ts = (ev->flags & KT_EV_TS) ? ev->ts : INT64_MIN;
-	f->pos = pos;
-	f->anchor = NONE;
-	f->key = flow_key(s, ev);
-	f->thread = thread_of(s, ev);
-	f->next = ev->ph == 'f' && !kt_event_field_is(ev, KT_F_BP, "e");
-}
-
 /* Read every event once: its flags, the slices and the flow ends. */
 static void
 pass1(struct sel *s)
@@ -657,12 +553,10 @@ pass1(struct sel *s)
 			*e |= E_META;
 			continue;
 		}
-		if (ev.kind == KT_FLOW) {
+		if (ev.kind == KT_FLOW)
 			*e |= E_FLOW;
-			add_flow(s, &ev, p);
-		} else if (ev.ph == 'X' && (ev.flags & KT_EV_TS) &&
-		    (ev.flags & KT_EV_DUR))
-			add_slice(s, &ev, p);
+		if (kt_flows_add(s->flows, &ev, p) == -1)
+			kt_cli_nomem();
 		if (s->o.drop & (1u << ev.kind))
 			*e |= E_DROP;
 		if (passes(s, rd, &ev))
@@ -697,114 +591,7 @@ pass1(struct sel *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* Flows: each end's slice, and which flows stay. */
-
-static int
-cmp_slice(const void *a, const void *b, void *ctx)
-{
-	const struct slice *x = a, *y = b;
-
-	(void)ctx;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->end != y->end)
-		return x->end > y->end ? -1 : 1;	/* longest first */
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-static int
-cmp_flow(const void *a, const void *b, void *ctx)
-{
-	const struct flow *x = a, *y = b;
-
-	(void)ctx;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* The first slice after those of (thread, ts < t), or of ts <= t. */
-static size_t
-slice_bound(const struct sel *s, uint32_t thread, int64_t t, int upper)
-{
-	size_t lo = 0, hi = s->nsl;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct slice *m = &s->sl[mid];
-
-		if (m->thread < thread || (m->thread == thread &&
-		    (m->ts < t || (upper && m->ts == t))))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-/*
- * Each slice's parent, the innermost slice of its thread around its
- * start (X slices nest on a thread, FORMAT.md), for the innermost
- * slice around a flow end.
- */
-static void
-parents(struct sel *s)
-{
-	size_t *stack, depth = 0, i;
-
-	if ((stack = malloc((s->nsl ? s->nsl : 1) * sizeof(*stack))) == NULL)
-		kt_cli_nomem();
-	for (i = 0; i < s->nsl; i++) {
-		struct slice *c = &s->sl[i];
-
-		if (i > 0 && s->sl[i - 1].thread != c->thread)
-			depth = 0;
-		while (depth > 0 && s->sl[stack[depth - 1]].end < c->ts)
-			depth--;
-		c->parent = depth > 0 ? stack[depth - 1] : NONE;
-		stack[depth++] = i;
-	}
-	free(stack);
-}
-
-/*
- * Bind each flow end to its slice on its own thread: the innermost X
- * slice whose [ts, ts + dur] holds its ts, or for an f without bp "e"
- * the first slice that begins at or after it (FORMAT.md).
- */
-static void
-bind_flows(struct sel *s)
-{
-	size_t i;
-
-	kt_sort_r(s->sl, s->nsl, sizeof(*s->sl), cmp_slice, NULL);
-	parents(s);
-	for (i = 0; i < s->nfl; i++) {
-		struct flow *f = &s->fl[i];
-		size_t k;
-		uint64_t c;
-
-		if (f->ts == INT64_MIN)
-			continue;
-		if (f->next) {
-			k = slice_bound(s, f->thread, f->ts, 0);
-			if (k < s->nsl && s->sl[k].thread == f->thread)
-				f->anchor = s->sl[k].pos;
-			continue;
-		}
-		k = slice_bound(s, f->thread, f->ts, 1);
-		if (k == 0 || s->sl[k - 1].thread != f->thread)
-			continue;
-		for (c = k - 1; c != NONE && s->sl[c].end < f->ts;
-		    c = s->sl[c].parent)
-			;
-		if (c != NONE)
-			f->anchor = s->sl[c].pos;
-	}
-	kt_sort_r(s->fl, s->nfl, sizeof(*s->fl), cmp_flow, NULL);
-}
+/* Flows: each end's slice (kt_flows_bind), and which flows stay. */
 
 /* Keep event p unless its kind is dropped. */
 static void
@@ -827,11 +614,11 @@ flow_peers(struct sel *s)
 		int pull = 0;
 
 		for (b = a; b < s->nfl && s->fl[b].key == s->fl[a].key; b++)
-			if (s->fl[b].anchor != NONE &&
+			if (s->fl[b].anchor != KT_FLOW_NONE &&
 			    (s->ev[s->fl[b].anchor] & E_HIT))
 				pull = 1;
 		for (i = a; pull && i < b; i++)
-			if (s->fl[i].anchor != NONE)
+			if (s->fl[i].anchor != KT_FLOW_NONE)
 				keep(s, s->fl[i].anchor);
 	}
 }
@@ -850,9 +637,10 @@ keep_flows(struct sel *s)
 		int whole = 1;
 
 		for (b = a; b < s->nfl && s->fl[b].key == s->fl[a].key; b++) {
-			const struct flow *f = &s->fl[b];
+			const struct kt_flow_end *f = &s->fl[b];
 
-			if ((s->ev[f->pos] & E_DROP) || (f->anchor != NONE ?
+			if ((s->ev[f->pos] & E_DROP) ||
+			    (f->anchor != KT_FLOW_NONE ?
 			    !(s->ev[f->anchor] & E_KEEP) :
 			    !(s->ev[f->pos] & E_HIT)))
 				whole = 0;
@@ -878,7 +666,7 @@ matches(struct sel *s)
 
 	/* A flow end with a slice goes with its flow, not by itself. */
 	for (i = 0; i < s->nfl; i++)
-		if (s->fl[i].anchor != NONE)
+		if (s->fl[i].anchor != KT_FLOW_NONE)
 			s->ev[s->fl[i].pos] &= (uint8_t)~E_PASS;
 	for (p = 0; p < s->nev; p++) {
 		uint8_t e = s->ev[p];
@@ -952,7 +740,9 @@ decide(struct sel *s)
 {
 	uint64_t p;
 
-	bind_flows(s);
+	if (kt_flows_bind(s->flows) == -1)
+		kt_cli_nomem();
+	s->fl = kt_flows_ends(s->flows, &s->nfl);
 	matches(s);
 	if (s->o.links) {
 		links(s);
@@ -1044,11 +834,8 @@ sel_free(struct sel *s)
 	free(s->o.streams);
 	free(s->o.ids);
 	free(s->ev);
-	free(s->sl);
-	free(s->fl);
 	free(s->si);
-	kt_intern_free(s->threads);
-	kt_intern_free(s->flowkeys);
+	kt_flows_free(s->flows);
 	kt_buf_free(&s->tmp);
 }
 
@@ -1067,8 +854,7 @@ main(int argc, char *argv[])
 	kt_cli_inputs(argv, argc);
 	if (kt_cli_check_output(s.o.co.output, argv, argc) == -1)
 		exit(2);
-	if ((s.threads = kt_intern_new()) == NULL ||
-	    (s.flowkeys = kt_intern_new()) == NULL)
+	if ((s.flows = kt_flows_new()) == NULL)
 		kt_cli_nomem();
 	s.name = argc && strcmp(argv[0], "-") != 0 ? argv[0] : "<stdin>";
 	/* Read twice: standard input, a FIFO or a pipe is copied once. */

@@ -1455,6 +1455,44 @@ struct kt_table	*kt_ops_table(const struct kt_model *,
 
 /* ------------------------------------------------------------------ */
 /*
+ * Flows (lib/model/flow.c; kt-select, kt-inspect): each flow end (ph s,
+ * t, f) bound to its slice on its own thread (FORMAT.md): the innermost
+ * X slice whose [ts, ts + dur] holds its ts, or for an f without bp "e"
+ * the first slice that begins at or after it.  The caller names each
+ * event it adds by a number (a position: row numbers of a merged trace
+ * repeat); the ends of one flow share a key, (cat, name, id) as
+ * written.
+ */
+#define KT_FLOW_NONE	UINT64_MAX
+
+struct kt_flow_end {
+	int64_t		 ts;		/* INT64_MIN: none */
+	uint64_t	 pos;		/* the number it was added with */
+	uint64_t	 anchor;	/* its slice's number, or KT_FLOW_NONE */
+	uint32_t	 key;		/* the same for the ends of one flow */
+	uint32_t	 thread;
+	int		 next;		/* binds to the next slice (f
+					   without bp "e") */
+};
+
+struct kt_flows;
+
+/* A new, empty set of slices and flow ends; NULL when out of memory. */
+struct kt_flows	*kt_flows_new(void);
+void		 kt_flows_free(struct kt_flows *);
+/*
+ * Take ev, numbered pos: a flow end, or an X slice with ts and dur (any
+ * other event is ignored).  0, or -1 when out of memory.
+ */
+int		 kt_flows_add(struct kt_flows *, const struct kt_event *,
+		    uint64_t);
+/* Bind every end to its slice, once all are added.  0 or -1 (memory). */
+int		 kt_flows_bind(struct kt_flows *);
+/* The flow ends, after kt_flows_bind sorted by (key, number). */
+const struct kt_flow_end *kt_flows_ends(const struct kt_flows *, size_t *);
+
+/* ------------------------------------------------------------------ */
+/*
  * GPU buckets and intervals (lib/gpu.c).  A rule set maps a GPU
  * activity to a bucket: gpu_memcpy and gpu_memset are always
  * "transfer"; a kernel takes the bucket of the first rule whose regex

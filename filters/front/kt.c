@@ -22,6 +22,7 @@ static const struct {
 	{ "correlate", "each GPU activity chased to its launch, CPU op, step and file:line" },
 	{ "decompose", "per step and rank: wall = busy + idle, compute, exposed communication" },
 	{ "gaps", "lost GPU time, ranked: idle gaps and tiny-kernel runs per step" },
+	{ "inspect", "one event in full: bytes, fields, parents, step, chain, flows, stack" },
 	{ "memory", "allocated and reserved memory over time per device; peaks, headroom" },
 	{ "normalize", "canonical, repaired, exact trace; --check finds problems" },
 	{ "ops", "per CPU op: calls, self and total CPU and GPU time (key_averages)" },
