@@ -52,7 +52,7 @@ static const char *const cols[] = {
 	"row", "rank", "device", "stream", "name", "ts_ns:n", "dur_ns:n",
 	"launch", "launch_name", "op", "op_name", "annotation",
 	"annotation_name", "step:n", "step_row", "frame", "frame_row",
-	"delay_ns:n", "queue_ns:n", "fwd_op", "fwd_op_name"
+	"delay_ns:n", "queue_ns:n", "fwd_op", "fwd_op_name", "graph_node:n"
 };
 
 static int
@@ -193,6 +193,13 @@ row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
 	} else
 		rc |= kt_table_cell(t, "-") | kt_table_cell(t, "-");
 	rc |= span_cells(t, m, ch->fwd);
+	{
+		const struct kt_node *k = kt_model_row(m->nodes, m->nnodes,
+		    sizeof(*m->nodes), a->index);
+
+		rc |= k != NULL ? kt_table_int(t, k->node) :
+		    kt_table_cell(t, "-");
+	}
 	return rc;
 }
 
@@ -316,7 +323,7 @@ main(int argc, char *argv[])
 		exit(2);
 	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
 	    co.member, co.rflags, &src);
-	c.m = kt_cli_model_with(rd, KT_MODEL_SEQ);
+	c.m = kt_cli_model_with(rd, KT_MODEL_SEQ | KT_MODEL_GRAPH);
 	if ((c.ch = kt_chains_new(c.m, skip, &err)) == NULL)
 		kt_cli_die(&err);
 	queue_times(&c);

@@ -1232,6 +1232,15 @@ struct kt_seq {
 	int64_t		 fwd_thread;
 };
 
+/*
+ * A kernel's args."graph node id" (with KT_MODEL_GRAPH: a kernel a CUDA
+ * graph ran), by its row number (the first member, as in kt_stack).
+ */
+struct kt_node {
+	uint64_t	 index;
+	int64_t		 node;
+};
+
 /* A gpu_user_annotation span, sorted by (dev, ts). */
 struct kt_gpu_ann {
 	int64_t		 ts;
@@ -1280,6 +1289,8 @@ struct kt_model {
 	size_t			 nseqs;
 	struct kt_stack		*shapes;	/* Input Dims, sorted by index */
 	size_t			 nshapes;
+	struct kt_node		*nodes;		/* graph node ids, by index */
+	size_t			 nnodes;
 	int64_t			 rank;		/* the trace's rank, or -1 */
 	uint64_t		 nevents;	/* events read */
 };
@@ -1305,6 +1316,8 @@ struct kt_model	*kt_model_load(struct kt_reader *,
  * records: the JSON text with whitespace outside strings removed).
  */
 #define KT_MODEL_SHAPES	0x02
+/* KT_MODEL_GRAPH: a kernel's args."graph node id" (nodes). */
+#define KT_MODEL_GRAPH	0x04
 struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
 void		 kt_model_free(struct kt_model *);

@@ -82,7 +82,7 @@ struct load {
 	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
 	struct kt_intern *thkeys;	/* "rank\001pid\ttid" -> temporary thread */
 	struct vec	 devs, acts, comms, threads, spans, anns, stacks, seqs,
-			 shapes;
+			 shapes, nodes;
 	unsigned	 flags;
 	struct kt_buf	 tmp;
 	struct kt_buf	 key;
@@ -423,6 +423,29 @@ shapes(struct load *l, const struct kt_event *ev)
 	return 0;
 }
 
+/*
+ * KT_MODEL_GRAPH: keep a kernel's args."graph node id".  0, or -1 when
+ * out of memory.
+ */
+static int
+graph_node(struct load *l, const struct kt_event *ev)
+{
+	const struct kt_val *args = &ev->f[KT_F_ARGS];
+	struct kt_val v;
+	struct kt_node *k;
+	int64_t node;
+
+	if (args->type != KT_OBJECT ||
+	    kt_event_find(ev, args, "graph node id", &v) == -1 ||
+	    val_int(ev, &v, &node) == -1)
+		return 0;
+	if ((k = vec_push(&l->nodes, sizeof(*k))) == NULL)
+		return -1;
+	k->index = ev->index;
+	k->node = node;
+	return 0;
+}
+
 static int
 take(struct load *l, const struct kt_event *ev)
 {
@@ -463,6 +486,9 @@ take(struct load *l, const struct kt_event *ev)
 		if ((a->dev = device_of(l, ev, rank)) == KT_NO)
 			return -1;
 		if (ev->kind == KT_KERNEL && add_comm(l, ev, a) == -1)
+			return -1;
+		if (ev->kind == KT_KERNEL && (l->flags & KT_MODEL_GRAPH) &&
+		    graph_node(l, ev) == -1)
 			return -1;
 		return 0;
 	}
@@ -562,6 +588,9 @@ remap_rows(struct kt_reader *rd, struct kt_model *m)
 	for (i = 0; i < m->nshapes; i++)
 		if (m->shapes[i].index < nsi)
 			m->shapes[i].index = si[m->shapes[i].index];
+	for (i = 0; i < m->nnodes; i++)
+		if (m->nodes[i].index < nsi)
+			m->nodes[i].index = si[m->nodes[i].index];
 }
 
 /* Capacities from deviceProperties[].totalGlobalMem by id. */
@@ -1052,6 +1081,8 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	m->nseqs = l.seqs.n;
 	m->shapes = vec_trim(&l.shapes, sizeof(*m->shapes));
 	m->nshapes = l.shapes.n;
+	m->nodes = vec_trim(&l.nodes, sizeof(*m->nodes));
+	m->nnodes = l.nodes.n;
 	memset(&l.devs, 0, sizeof(l.devs));
 	memset(&l.acts, 0, sizeof(l.acts));
 	memset(&l.comms, 0, sizeof(l.comms));
@@ -1061,6 +1092,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	memset(&l.stacks, 0, sizeof(l.stacks));
 	memset(&l.seqs, 0, sizeof(l.seqs));
 	memset(&l.shapes, 0, sizeof(l.shapes));
+	memset(&l.nodes, 0, sizeof(l.nodes));
 	remap_rows(rd, m);
 	/* Events without args.rank belong to the trace's rank. */
 	for (i = 0; i < m->ndevices; i++)
@@ -1078,6 +1110,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_row);
 	kt_qsort(m->seqs, m->nseqs, sizeof(*m->seqs), cmp_row);
 	kt_qsort(m->shapes, m->nshapes, sizeof(*m->shapes), cmp_row);
+	kt_qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_row);
 	if (spans_finish(m) == -1 || join(m) == -1 ||
 	    devices_finish(m) == -1)
 		goto nomem;
@@ -1101,6 +1134,7 @@ fail:
 	free(l.stacks.p);
 	free(l.seqs.p);
 	free(l.shapes.p);
+	free(l.nodes.p);
 	kt_intern_free(l.devkeys);
 	kt_intern_free(l.thkeys);
 	kt_buf_free(&l.tmp);
@@ -1127,6 +1161,7 @@ kt_model_free(struct kt_model *m)
 	free(m->stacks);
 	free(m->seqs);
 	free(m->shapes);
+	free(m->nodes);
 	free(m);
 }
 

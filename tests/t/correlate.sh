@@ -254,3 +254,18 @@ m=$(sed -n '/^The default, exactly:/,/^\.Ed/p' "$man" | sed '1,2d;$d' | tr -d '\
 c=$(sed -n '/^#define KT_FRAME_SKIP/,/[^\\]$/p' "$hdr" | sed '1d' | sed 's/^[[:space:]]*"//; s/"[[:space:]]*\\*$//' | tr -d '\n' | sed 's/\\\\/\\/g')
 [ -n "$m" ] && [ "$m" = "$c" ] && ok "man page: the default frame skip regex is the code's" ||
     bad "man page frame skip differs: man '$m' code '$c'"
+
+# graph_node: a CUDA graph's kernel's args."graph node id", as jq reads
+# it (row = the index in traceEvents), and "-" for every other activity.
+"$gen" --graph --streams 8 --steps 2 --layers 2 -o gnode.json
+run kt-correlate gnode.json 2>/dev/null | awk -F'\t' 'NR > 1 && $22 != "-" {
+	sub(/^[a-z_]+:/, "", $1); print $1 "\t" $22 }' | sort >gnode.got
+jq -r '.traceEvents | to_entries[] | select(.value.cat == "kernel" and
+    .value.args["graph node id"] != null) |
+    "\(.key)\t\(.value.args["graph node id"])"' gnode.json | sort >gnode.want
+if [ "$(wc -l <gnode.want)" -gt 50 ] && cmp -s gnode.want gnode.got &&
+    [ "$(run kt-correlate eager.json 2>/dev/null | awk -F'\t' 'NR > 1 && $22 != "-"' | wc -l)" -eq 0 ]; then
+	ok "graph_node: every graph kernel's node id, as jq reads it"
+else
+	bad "graph_node: $(diff gnode.want gnode.got | head -3 | tr '\n' ' ')"
+fi
