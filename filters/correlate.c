@@ -195,7 +195,7 @@ row(struct corr *c, struct kt_table *t, uint32_t i, const struct kt_chain *ch)
 	rc |= span_cells(t, m, ch->fwd);
 	{
 		const struct kt_node *k = kt_model_row(m->nodes, m->nnodes,
-		    sizeof(*m->nodes), a->index);
+		    sizeof(*m->nodes), a->index, m->devices[a->dev].rank);
 
 		rc |= k != NULL ? kt_table_int(t, k->node) :
 		    kt_table_cell(t, "-");

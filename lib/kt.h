@@ -1217,6 +1217,8 @@ struct kt_span {
  */
 struct kt_stack {
 	uint64_t	 index;
+	int64_t		 rank;		/* the event's rank (a merged trace's
+					   row numbers repeat per rank) */
 	uint32_t	 text;		/* interned */
 };
 
@@ -1228,6 +1230,7 @@ struct kt_stack {
  */
 struct kt_seq {
 	uint64_t	 index;
+	int64_t		 rank;
 	int64_t		 seq;
 	int64_t		 fwd_thread;
 };
@@ -1238,6 +1241,7 @@ struct kt_seq {
  */
 struct kt_node {
 	uint64_t	 index;
+	int64_t		 rank;
 	int64_t		 node;
 };
 
@@ -1322,11 +1326,11 @@ struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
 void		 kt_model_free(struct kt_model *);
 /*
- * The element of a side array (stacks, seqs, shapes: sorted by the row
- * number that is each element's first member; n elements of sz bytes)
- * for row index, or NULL.
+ * The element of a side array (stacks, seqs, shapes, nodes: sorted by
+ * the row number and the rank that are each element's first two
+ * members; n elements of sz bytes) for row index of rank, or NULL.
  */
-const void	*kt_model_row(const void *, size_t, size_t, uint64_t);
+const void	*kt_model_row(const void *, size_t, size_t, uint64_t, int64_t);
 /* The interned string id (borrowed, NUL-terminated), "" for KT_NO. */
 const char	*kt_model_str(const struct kt_model *, uint32_t);
 /* Append device dev's rank and device cells ("-", "pid:P" when unknown). */

@@ -107,7 +107,7 @@ static uint32_t
 stack_of(const struct kt_model *m, const struct kt_span *s)
 {
 	const struct kt_stack *k = kt_model_row(m->stacks, m->nstacks,
-	    sizeof(*m->stacks), s->index);
+	    sizeof(*m->stacks), s->index, m->threads[s->thread].rank);
 
 	return k != NULL ? k->text : KT_NO;
 }
@@ -116,7 +116,8 @@ stack_of(const struct kt_model *m, const struct kt_span *s)
 static const struct kt_seq *
 seq_of(const struct kt_model *m, const struct kt_span *s)
 {
-	return kt_model_row(m->seqs, m->nseqs, sizeof(*m->seqs), s->index);
+	return kt_model_row(m->seqs, m->nseqs, sizeof(*m->seqs), s->index,
+	    m->threads[s->thread].rank);
 }
 
 static int

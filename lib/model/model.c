@@ -390,6 +390,7 @@ autograd(struct load *l, const struct kt_event *ev)
 	if ((q = vec_push(&l->seqs, sizeof(*q))) == NULL)
 		return -1;
 	q->index = ev->index;
+	q->rank = kt_event_rank(ev);
 	q->seq = seq;
 	q->fwd_thread = fwd;
 	return 0;
@@ -419,6 +420,7 @@ shapes(struct load *l, const struct kt_event *ev)
 	    (k = vec_push(&l->shapes, sizeof(*k))) == NULL)
 		return -1;
 	k->index = ev->index;
+	k->rank = kt_event_rank(ev);
 	k->text = (uint32_t)id;
 	return 0;
 }
@@ -442,6 +444,7 @@ graph_node(struct load *l, const struct kt_event *ev)
 	if ((k = vec_push(&l->nodes, sizeof(*k))) == NULL)
 		return -1;
 	k->index = ev->index;
+	k->rank = kt_event_rank(ev);
 	k->node = node;
 	return 0;
 }
@@ -539,6 +542,7 @@ take(struct load *l, const struct kt_event *ev)
 			    (k = vec_push(&l->stacks, sizeof(*k))) == NULL)
 				return -1;
 			k->index = ev->index;
+	k->rank = kt_event_rank(ev);
 			k->text = (uint32_t)id;
 		}
 		if (ev->kind == KT_CPU_OP && (l->flags & KT_MODEL_SEQ) &&
@@ -703,12 +707,16 @@ cmp_act(const void *a, const void *b)
 }
 
 /* Side arrays (stacks, seqs) whose first member is the row number. */
+/* Side arrays: by row number, then rank (their first two members). */
 static int
 cmp_row(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	int64_t p = ((const int64_t *)a)[1], q = ((const int64_t *)b)[1];
 
-	return x < y ? -1 : x > y;
+	if (x != y)
+		return x < y ? -1 : 1;
+	return p < q ? -1 : p > q;
 }
 
 static int
@@ -1101,6 +1109,18 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	for (i = 0; i < m->nthreads; i++)
 		if (m->threads[i].rank == -1)
 			m->threads[i].rank = m->rank;
+	for (i = 0; i < m->nstacks; i++)
+		if (m->stacks[i].rank == -1)
+			m->stacks[i].rank = m->rank;
+	for (i = 0; i < m->nseqs; i++)
+		if (m->seqs[i].rank == -1)
+			m->seqs[i].rank = m->rank;
+	for (i = 0; i < m->nshapes; i++)
+		if (m->shapes[i].rank == -1)
+			m->shapes[i].rank = m->rank;
+	for (i = 0; i < m->nnodes; i++)
+		if (m->nodes[i].rank == -1)
+			m->nodes[i].rank = m->rank;
 	if (renumber(&l) == -1)
 		goto nomem;
 	kt_qsort(m->act, m->nact, sizeof(*m->act), cmp_act);
@@ -1179,7 +1199,8 @@ kt_model_op_of(const struct kt_model *m, uint32_t act)
 }
 
 const void *
-kt_model_row(const void *base, size_t n, size_t sz, uint64_t index)
+kt_model_row(const void *base, size_t n, size_t sz, uint64_t index,
+    int64_t rank)
 {
 	size_t lo = 0, hi = n;
 
@@ -1187,10 +1208,11 @@ kt_model_row(const void *base, size_t n, size_t sz, uint64_t index)
 		size_t mid = (lo + hi) / 2;
 		const void *e = (const char *)base + mid * sz;
 		uint64_t r = *(const uint64_t *)e;
+		int64_t k = ((const int64_t *)e)[1];
 
-		if (r < index)
+		if (r < index || (r == index && k < rank))
 			lo = mid + 1;
-		else if (r > index)
+		else if (r > index || k > rank)
 			hi = mid;
 		else
 			return e;

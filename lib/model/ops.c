@@ -221,7 +221,7 @@ group_of(struct ops *o, uint32_t s, struct kt_buf *key)
 	g.shapes = g.frame = KT_NO;
 	if (o->by & BY_SHAPE) {
 		const struct kt_stack *k = kt_model_row(m->shapes, m->nshapes,
-		    sizeof(*m->shapes), sp->index);
+		    sizeof(*m->shapes), sp->index, m->threads[sp->thread].rank);
 
 		if (k != NULL)
 			g.shapes = k->text;

@@ -65,8 +65,11 @@ else
 fi
 
 # 2. Merged ranks: each row is (rank, the row id in its rank's source).
+# The ranks differ (2 and 3 layers, two seeds), so that a row number
+# both ranks have names different events: the model's side arrays (Call
+# stacks, autograd links, graph nodes) are looked up by (row, rank).
 "$gen" --steps 2 --layers 2 --rank 0 --world 2 -C m0.truth -o m0.json
-"$gen" --steps 2 --layers 2 --rank 1 --world 2 -C m1.truth -o m1.json
+"$gen" --steps 2 --layers 3 --rank 1 --world 2 --seed 7 -C m1.truth -o m1.json
 if run kt-rank-tag m0.json m1.json -o merged.json 2>/dev/null &&
     run kt-correlate merged.json >merged.tsv 2>/dev/null; then
 	for r in 0 1; do
