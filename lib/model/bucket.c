@@ -372,29 +372,31 @@ text_keys(struct bctx *bc)
 		}
 	}
 	if (has(bc->o, KT_BY_FRAME)) {
+		struct kt_buf b = KT_BUF_INIT;
+
 		if (bc->o->chains == NULL ||
 		    (bc->frame = malloc(n * sizeof(*bc->frame))) == NULL ||
 		    (bc->frames = kt_intern_new()) == NULL)
 			return -1;
 		for (i = 0; i < m->nact; i++) {
 			if (kt_chain_get(bc->o->chains, (uint32_t)i, &ch) == -1)
-				return -1;
+				goto fail;
 			bc->frame[i] = -1;
-			if (ch.frame_text != NULL) {
-				struct kt_buf b = KT_BUF_INIT;
-
-				/* NUL-terminated: the cell is its text. */
-				kt_buf_add(&b, ch.frame_text, ch.frame_len);
-				if (kt_buf_addc(&b, '\0') == -1 ||
-				    (id = kt_intern_put(bc->frames, b.p,
-				    b.n)) == -1) {
-					kt_buf_free(&b);
-					return -1;
-				}
-				kt_buf_free(&b);
-				bc->frame[i] = id;
-			}
+			if (ch.frame_text == NULL)
+				continue;
+			/* NUL-terminated: the cell is its text. */
+			kt_buf_clear(&b);
+			kt_buf_add(&b, ch.frame_text, ch.frame_len);
+			if (kt_buf_addc(&b, '\0') == -1 ||
+			    (id = kt_intern_put(bc->frames, b.p, b.n)) == -1)
+				goto fail;
+			bc->frame[i] = id;
 		}
+		kt_buf_free(&b);
+		return 0;
+fail:
+		kt_buf_free(&b);
+		return -1;
 	}
 	return 0;
 }
