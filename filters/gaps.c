@@ -188,7 +188,7 @@ main(int argc, char *argv[])
 	    (i128)tot.idle * 100000 > (i128)fail * tot.wall) {
 		char pct[64];
 
-		kt_ratio_format(tot.idle * 100, tot.wall, 1, pct);
+		kt_pct_format(tot.idle, tot.wall, pct);
 		kt_cli_warn("%s: idle is %s%% of the wall, over %s%%",
 		    kt_reader_name(rd), pct, fail_text);
 		rc = 1;

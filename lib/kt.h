@@ -749,7 +749,7 @@ int		 kt_table_cellf(struct kt_table *, const char *, ...)
 int		 kt_table_int(struct kt_table *, int64_t);
 /* num/den with that many decimals, rounded; "-" when den is 0. */
 int		 kt_table_ratio(struct kt_table *, int64_t, int64_t, int);
-/* 100 x num / den with one decimal, safe from overflow on bad input. */
+/* 100 x num / den with one decimal, exact for any int64 values. */
 int		 kt_table_pct(struct kt_table *, int64_t, int64_t);
 size_t		 kt_table_rows(const struct kt_table *);
 const char	*kt_table_get(const struct kt_table *, size_t, size_t);
@@ -772,6 +772,8 @@ enum kt_table_form kt_table_form_pick(int, int);
  * Returns the length.
  */
 size_t		 kt_ratio_format(int64_t, int64_t, int, char *);
+/* 100 x num/den with one decimal, the same way, exactly (no overflow). */
+size_t		 kt_pct_format(int64_t, int64_t, char *);
 
 /* ------------------------------------------------------------------ */
 /* Command-line helpers shared by the filters; these print. */

@@ -297,8 +297,7 @@ put_group(const struct bctx *bc, struct kt_table *t, const struct group *g,
 	r |= cell_int(t, g->uni);
 	/* A busy row's share is its union's; the others' their sum's (the
 	 * total row's is over 100% when activities overlap). */
-	r |= kt_table_ratio(t, (g->busy == 1 ? g->uni : g->total) * 100,
-	    busy_all, 1);
+	r |= kt_table_pct(t, g->busy == 1 ? g->uni : g->total, busy_all);
 	if (g->busy) {
 		r |= kt_table_ratio(t, g->total, g->count, 0);
 		for (i = 0; i < 3; i++)
@@ -913,8 +912,8 @@ fail_f:
 		rc |= kt_table_int(t, r->count);
 		rc |= kt_table_int(t, r->total);
 		rc |= kt_table_int(t, r->uni);
-		rc |= kt_table_ratio(t, (r->kind == 0 ? r->total : r->kind == 1 ?
-		    r->uni : r->total) * 100, busy_all, 1);
+		rc |= kt_table_pct(t, r->kind == 1 ? r->uni : r->total,
+		    busy_all);
 		rc |= kt_table_ratio(t, r->total, r->count, 0);
 		/* Percentiles do not add up: kept only from a single input. */
 		if (r->inputs == 1 && r->kind == 0) {

@@ -481,7 +481,7 @@ put_row(const struct kt_model *m, struct kt_chains *c, struct kt_table *t,
 	rc |= kt_table_int(t, r->dur);
 	rc |= kt_table_int(t, r->busy);
 	rc |= kt_table_int(t, r->cost);
-	rc |= kt_table_ratio(t, r->cost * 100, r->wall, 1);
+	rc |= kt_table_pct(t, r->cost, r->wall);
 	rc |= put_int_or(t, r->kernels, r->kernels < 0);
 	rc |= kt_table_cell(t, r->before == KT_NO ? "-" :
 	    kt_model_str(m, m->act[r->before].name));
@@ -642,7 +642,7 @@ cause_table(const struct kt_model *m, struct kt_chains *c,
 		rc |= kt_table_int(t, k->runs);
 		rc |= kt_table_int(t, k->dur);
 		rc |= kt_table_int(t, k->cost);
-		rc |= kt_table_ratio(t, k->cost * 100, all, 1);
+		rc |= kt_table_pct(t, k->cost, all);
 		rc |= kt_table_int(t, k->max_cost);
 		rc |= kt_table_int(t, k->max_start);
 	}

@@ -21,6 +21,8 @@
 
 #include "kt.h"
 
+__extension__ typedef __int128 i128;
+
 struct crow {
 	uint32_t	 act;
 	int64_t		 hidden;
@@ -444,7 +446,7 @@ kt_overlap_summary(const struct kt_overlap *ov, int64_t threshold_pct)
 			snprintf(v, sizeof(v), "no communication");
 		else if (ex == 0)
 			snprintf(v, sizeof(v), "fully hidden: not a finding");
-		else if (100 * ex < threshold_pct * d->wall)
+		else if ((i128)100 * ex < (i128)threshold_pct * d->wall)
 			snprintf(v, sizeof(v), "exposed below %lld%% of the "
 			    "span: not a finding", (long long)threshold_pct);
 		else

@@ -184,9 +184,12 @@ kt_table_get(const struct kt_table *t, size_t row, size_t col)
 	return i < t->ncells ? t->cells.p + t->off[i] : NULL;
 }
 
-/* num/den with d decimals, rounded half away from zero; "-" if den is 0. */
-size_t
-kt_ratio_format(int64_t num, int64_t den, int d, char *out)
+/*
+ * mult x num/den with d decimals, rounded half away from zero; "-" if den
+ * is 0.  In 128 bits: no product of int64 values here can overflow.
+ */
+static size_t
+ratio_scaled(int64_t num, int64_t den, unsigned mult, int d, char *out)
 {
 	u128 q, scale = 1;
 	int neg = (num < 0) != (den < 0) && num != 0;
@@ -206,7 +209,7 @@ kt_ratio_format(int64_t num, int64_t den, int d, char *out)
 		d = 9;
 	for (i = 0; i < d; i++)
 		scale *= 10;
-	q = ((u128)un * scale * 2 + ud) / ((u128)ud * 2);
+	q = ((u128)un * mult * scale * 2 + ud) / ((u128)ud * 2);
 	if (q == 0)
 		neg = 0;	/* no "-0.00" */
 	do {
@@ -222,6 +225,18 @@ kt_ratio_format(int64_t num, int64_t den, int d, char *out)
 	}
 	out[len] = '\0';
 	return len;
+}
+
+size_t
+kt_ratio_format(int64_t num, int64_t den, int d, char *out)
+{
+	return ratio_scaled(num, den, 1, d, out);
+}
+
+size_t
+kt_pct_format(int64_t num, int64_t den, char *out)
+{
+	return ratio_scaled(num, den, 100, 1, out);
 }
 
 enum kt_table_form
@@ -402,9 +417,8 @@ kt_table_flush(struct kt_table *t, enum kt_table_form f, int header,
 int
 kt_table_pct(struct kt_table *t, int64_t num, int64_t den)
 {
-	if (num > INT64_MAX / 100 || num < -(INT64_MAX / 100)) {
-		num /= 100;
-		den /= 100;
-	}
-	return kt_table_ratio(t, 100 * num, den, 1);
+	char b[64];
+
+	kt_pct_format(num, den, b);
+	return kt_table_cell(t, b);
 }

@@ -152,6 +152,19 @@ if run kt-bucket --by rank,bucket rank0.json >m0.tsv 2>/dev/null &&
 	else
 		bad "bucket-merge-sum: $(head -3 n.tsv)"
 	fi
+	# Shares of huge totals (the merge fuzzer's finding: 100 x total
+	# overflowed int64 past 9.2e16 ns): 2 x 1.5e18 of 2 x 2e18 is 75.0%.
+	printf '%s\n' "$(head -1 n0.tsv)" \
+	    'group	*	*	gemm	1	1500000000000000000	1500000000000000000	75.0	1500000000000000000	-	-	1500000000000000000	-	-	-' \
+	    'busy	0	0	*	1	2000000000000000000	2000000000000000000	100.0	2000000000000000000	-	-	-	-	-	-' \
+	    'total	*	*	*	1	2000000000000000000	2000000000000000000	100.0	2000000000000000000	-	-	-	-	-	-' >huge.tsv
+	if run kt-bucket --merge huge.tsv huge.tsv >huge.out 2>huge.err &&
+	    awk -F'\t' '$1 == "group" && $4 == "gemm" { g = ($6 == "3000000000000000000" && $8 == "75.0") }
+		$1 == "busy" { b = ($8 == "100.0") } END { exit !(g && b) }' huge.out; then
+		ok "bucket-merge-huge: exact shares of 3e18 ns"
+	else
+		bad "bucket-merge-huge: $(cat huge.err huge.out | head -4)"
+	fi
 	if cat n0.tsv | kt-bucket --merge - n1.tsv | cmp -s - n.tsv; then
 		ok "bucket-merge-stdin"
 	else
