@@ -337,6 +337,9 @@ main(int argc, char *argv[])
 		    (unsigned long long)c.nolaunch,
 		    (unsigned long long)c.noop,
 		    (unsigned long long)c.noframe);
+	if (c.m->nflowcorr > 0)
+		kt_cli_warn("%llu activities without args.correlation: linked "
+		    "by their ac2g flow", (unsigned long long)c.m->nflowcorr);
 	for (i = 0; i < c.nids; i++)
 		if (!c.found[i]) {
 			kt_cli_warn("row %llu: no GPU activity, or none "

@@ -1273,6 +1273,12 @@ struct kt_step {
 	uint32_t	 nact;		/* activities assigned to it */
 };
 
+/* A link between two spans (m->fwdbwd: a backward op to its forward op). */
+struct kt_link {
+	uint32_t	 from;
+	uint32_t	 to;
+};
+
 struct kt_model {
 	struct kt_intern	*names;		/* names and pid/tid keys */
 	struct kt_device	*devices;	/* sorted by (rank, index, pid) */
@@ -1297,6 +1303,11 @@ struct kt_model {
 	size_t			 nshapes;
 	struct kt_node		*nodes;		/* graph node ids, by index */
 	size_t			 nnodes;
+	struct kt_link		*fwdbwd;	/* fwdbwd flows (KT_MODEL_SEQ),
+						   sorted by from */
+	size_t			 nfwdbwd;
+	uint64_t		 nflowcorr;	/* activities whose correlation
+						   came from an ac2g flow */
 	int64_t			 rank;		/* the trace's rank, or -1 */
 	uint64_t		 nevents;	/* events read */
 };

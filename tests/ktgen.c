@@ -192,6 +192,8 @@ struct cev {
 	uint8_t		 thr;		/* 0 main, 1 backward */
 	uint8_t		 flow;		/* runtime call with an ac2g flow */
 	uint8_t		 seq;		/* a[1] is a sequence number */
+	uint8_t		 fwdbwd;	/* a fwdbwd flow after it: 1 "s" (a
+					 * forward op), 2 "f" (its node) */
 	int		 up[5];		/* --truth-chain, launch calls: open
 					 * cpu_op, annotation, step, frame */
 	int64_t		 pos;		/* index in traceEvents, -1: none */
@@ -1897,6 +1899,27 @@ emit_cev(struct gen *g, const struct cev *e)
 		break;
 	}
 	PUTS(o, "\n    }\n  }");
+	if (e->fwdbwd) {
+		/* PyTorch's: "s" on the forward op, "f" on its node. */
+		ev_begin(g);
+		if (e->fwdbwd == 1)
+			PUTS(o, "    \"ph\": \"s\", \"id\": ");
+		else
+			PUTS(o, "    \"ph\": \"f\", \"id\": ");
+		puti(o, e->a[1]);
+		PUTS(o, ", \"pid\": ");
+		puti(o, g->pid);
+		PUTS(o, ", \"tid\": ");
+		puti(o, tid);
+		PUTS(o, ", \"ts\": ");
+		putts(o, e->ts);
+		if (e->fwdbwd == 1)
+			PUTS(o, ",\n    \"cat\": \"fwdbwd\", "
+			    "\"name\": \"fwdbwd\"\n  }");
+		else
+			PUTS(o, ",\n    \"cat\": \"fwdbwd\", "
+			    "\"name\": \"fwdbwd\", \"bp\": \"e\"\n  }");
+	}
 	if (e->flow) {
 		ev_begin(g);
 		PUTS(o, "    \"ph\": \"s\", \"id\": ");
@@ -2018,6 +2041,44 @@ emit_gev(struct gen *g, const struct gev *e)
 }
 
 /*
+ * The fwdbwd flows of the step, as PyTorch's profiler writes them: one
+ * from each forward op (Sequence number N, Fwd thread id 0) to the
+ * autograd node with the same N, when the step has both; the flow's id
+ * is N (unique on the rank).  The step's forward ops have the numbers
+ * fseq0..seqnr, so a table over that range finds the pairs.
+ */
+static void
+fwdbwd_mark(struct gen *g)
+{
+	unsigned char *has;
+	int64_t lo = g->fseq0, hi = g->seqnr;
+	size_t i;
+
+	if (hi < lo || lo <= 0 || (has = calloc((size_t)(hi - lo + 1), 1)) ==
+	    NULL)
+		return;
+	for (i = 0; i < g->ncev; i++) {
+		struct cev *e = &g->cev[i];
+
+		e->fwdbwd = 0;
+		if (e->kind == CK_OP && e->seq == 1 && e->a[1] >= lo &&
+		    e->a[1] <= hi)
+			has[e->a[1] - lo] |= 1;
+		if (e->kind == CK_OP && e->seq == 2 && e->a[1] >= lo &&
+		    e->a[1] <= hi)
+			has[e->a[1] - lo] |= 2;
+	}
+	for (i = 0; i < g->ncev; i++) {
+		struct cev *e = &g->cev[i];
+
+		if (e->kind == CK_OP && (e->seq == 1 || e->seq == 2) &&
+		    e->a[1] >= lo && e->a[1] <= hi && has[e->a[1] - lo] == 3)
+			e->fwdbwd = e->seq;
+	}
+	free(has);
+}
+
+/*
  * Write the step: all CPU records in CPU order, then the GPU records in
  * launch order, then the gpu_user_annotations (Kineto's -1 ns, +2 ns).
  */
@@ -2029,6 +2090,7 @@ emit_step(struct gen *g)
 	uint64_t n;
 	size_t i;
 
+	fwdbwd_mark(g);
 	for (i = 0; i < g->ncev; i++) {
 		n = g->nev;
 		emit_cev(g, &g->cev[i]);

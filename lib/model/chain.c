@@ -142,8 +142,12 @@ cmp_fwd(const void *a, const void *b, void *ctx)
 
 /*
  * The forward ops: per (rank, sequence number) of the cpu_ops whose Fwd
- * thread id is 0, the earliest (then longest), unless two threads have
- * one.  0 or -1.
+ * thread id is 0, the latest to start (then the shortest: the innermost),
+ * unless two threads have one.  This is PyTorch's own rule (its
+ * profiler's generateForwardBackwardLink, which writes the fwdbwd
+ * flows): an op takes the number that the next autograd node will get,
+ * so the ops before the one that makes the node (aten::broadcast_tensors
+ * before aten::mse_loss) share it.  0 or -1.
  */
 static int
 forward_ops(struct kt_chains *c)
@@ -169,15 +173,17 @@ forward_ops(struct kt_chains *c)
 	}
 	kt_sort_r(f, n, sizeof(*f), cmp_fwd, (void *)m);
 	for (i = k = 0; i < n; i = j) {
-		uint32_t first = f[i].span;
+		uint32_t last = f[i].span;
+		int two = 0;
 
 		for (j = i + 1; j < n && f[j].rank == f[i].rank &&
-		    f[j].seq == f[i].seq; j++)
-			if (m->spans[f[j].span].thread !=
-			    m->spans[first].thread)
-				first = KT_NO;
+		    f[j].seq == f[i].seq; j++) {
+			if (m->spans[f[j].span].thread != m->spans[last].thread)
+				two = 1;
+			last = f[j].span;
+		}
 		f[k] = f[i];
-		f[k++].span = first;
+		f[k++].span = two ? KT_NO : last;
 	}
 	c->fw = f;
 	c->nfw = k;
@@ -202,6 +208,24 @@ forward_of(const struct kt_chains *c, int64_t rank, int64_t seq)
 			hi = mid;
 	}
 	return KT_NO;
+}
+
+/* The forward op that a fwdbwd flow links backward op s to, or KT_NO. */
+static uint32_t
+fwdbwd_of(const struct kt_model *m, uint32_t s)
+{
+	size_t lo = 0, hi = m->nfwdbwd;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->fwdbwd[mid].from < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nfwdbwd && m->fwdbwd[lo].from == s ?
+	    m->fwdbwd[lo].to : KT_NO;
 }
 
 /* Whether name id is a user frame (memoised); 0, 1, or -1. */
@@ -398,14 +422,18 @@ kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
 	 * number; without a frame of its own, the call has the forward
 	 * op's, the line that made the node.
 	 */
-	for (s = ch->op; s != KT_NO && c->nfw > 0; ) {
+	for (s = ch->op; s != KT_NO && (c->nfw > 0 || m->nfwdbwd > 0); ) {
 		const struct kt_seq *q = seq_of(m, &m->spans[s]);
 
 		if (q != NULL && q->fwd_thread != 0) {
 			ch->fwd = forward_of(c,
 			    m->threads[m->spans[s].thread].rank, q->seq);
+			if (ch->fwd == KT_NO)
+				ch->fwd = fwdbwd_of(m, s);
 			break;
 		}
+		if ((ch->fwd = fwdbwd_of(m, s)) != KT_NO)
+			break;
 		s = m->spans[s].parent;
 		s = s != KT_NO ? c->op[s] : KT_NO;
 	}

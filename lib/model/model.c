@@ -23,6 +23,20 @@ struct vec {
 	size_t	 cap;
 };
 
+/*
+ * A flow end kept for after the pass: an ac2g end that the pass could
+ * not settle at once (see flow()), or (with KT_MODEL_SEQ) a fwdbwd end.
+ */
+enum { FL_AC2G_S, FL_AC2G_F, FL_FWDBWD_S, FL_FWDBWD_F };
+struct flowend {
+	int64_t		 ts;
+	int64_t		 id;
+	int64_t		 tid;		/* FL_AC2G_F: the stream (tid) */
+	uint32_t	 where;		/* a thread; FL_AC2G_F: a device */
+	uint32_t	 span;		/* fwdbwd: the op it binds to */
+	uint8_t		 kind;
+};
+
 /* Room for one more record of size sz; returns it (zeroed) or NULL. */
 static void *
 vec_push(struct vec *v, size_t sz)
@@ -81,8 +95,9 @@ struct load {
 	struct kt_model	*m;
 	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
 	struct kt_intern *thkeys;	/* "rank\001pid\ttid" -> temporary thread */
+	struct kt_intern *flowdevs;	/* the device keys of kept ac2g "f" */
 	struct vec	 devs, acts, comms, threads, spans, anns, stacks, seqs,
-			 shapes, nodes;
+			 shapes, nodes, flows;
 	unsigned	 flags;
 	struct kt_buf	 tmp;
 	struct kt_buf	 key;
@@ -449,11 +464,95 @@ graph_node(struct load *l, const struct kt_event *ev)
 	return 0;
 }
 
+/*
+ * A flow event.  ac2g flows (cat "ac2g", or "async" in old traces) are
+ * the second route from a GPU activity to its launching call, for the
+ * traces whose events lack args.correlation: the "s" end sits on the
+ * call, the "f" end on the activity, and both carry the correlation as
+ * their id.  Kineto writes each end right after its X event, so the
+ * end usually settles at once against the span or activity just taken:
+ * one with that correlation needs nothing; one without it at the same
+ * ts (and thread or stream) takes the id.  Only an end that does not
+ * settle so is kept, to be bound by time after the pass (bind_flows).
+ * With KT_MODEL_SEQ, fwdbwd ends (forward op to backward op) are kept,
+ * the second route from a backward op to its forward op.  0 or -1.
+ */
+static int
+flow(struct load *l, const struct kt_event *ev)
+{
+	struct flowend *f;
+	int64_t id, rank, tid;
+	int fwdbwd = 0, start = ev->ph == 's';
+
+	if ((!start && ev->ph != 'f') || !(ev->flags & KT_EV_TS) ||
+	    (id = int_or(ev, KT_F_ID, -1)) < 0)
+		return 0;
+	if (kt_event_field_is(ev, KT_F_CAT, "fwdbwd"))
+		fwdbwd = 1;
+	else if (!kt_event_field_is(ev, KT_F_CAT, "ac2g") &&
+	    !kt_event_field_is(ev, KT_F_CAT, "async"))
+		return 0;
+	if (fwdbwd && !(l->flags & KT_MODEL_SEQ))
+		return 0;
+	rank = kt_event_rank(ev);
+	if (!fwdbwd && start && l->spans.n > 0) {
+		struct kt_span *s = (struct kt_span *)l->spans.p +
+		    (l->spans.n - 1);
+
+		if (s->corr == id && s->ts == ev->ts)
+			return 0;
+		if (s->corr < 0 && s->ts == ev->ts &&
+		    (s->kind == KT_CUDA_RUNTIME || s->kind == KT_CUDA_DRIVER) &&
+		    thread_of(l, ev, rank) == s->thread) {
+			s->corr = id;
+			return 0;
+		}
+	}
+	tid = int_or(ev, KT_F_TID, -1);
+	if (!fwdbwd && !start && l->acts.n > 0) {
+		struct kt_act *a = (struct kt_act *)l->acts.p +
+		    (l->acts.n - 1);
+
+		if (a->corr == id && a->ts == ev->ts)
+			return 0;
+		if (a->corr < 0 && a->ts == ev->ts && a->stream == tid &&
+		    make_key(l, rank, ev, 0) == 0 && kt_intern_find(l->devkeys,
+		    l->key.p, l->key.n) == (int64_t)a->dev) {
+			a->corr = id;
+			l->m->nflowcorr++;
+			return 0;
+		}
+	}
+	if ((f = vec_push(&l->flows, sizeof(*f))) == NULL)
+		return -1;
+	f->ts = ev->ts;
+	f->id = id;
+	f->tid = tid;
+	f->span = KT_NO;
+	f->kind = (uint8_t)(fwdbwd ? (start ? FL_FWDBWD_S : FL_FWDBWD_F) :
+	    (start ? FL_AC2G_S : FL_AC2G_F));
+	/*
+	 * The device of an "f" end is looked up after the pass (an end may
+	 * come before its activity, and must not make the device).
+	 */
+	if (f->kind == FL_AC2G_F) {
+		if (make_key(l, rank, ev, 0) == -1 || (id = kt_intern_put(
+		    l->flowdevs, l->key.p, l->key.n)) == -1)
+			return -1;
+		f->where = (uint32_t)id;
+		return 0;
+	}
+	f->where = thread_of(l, ev, rank);
+	return f->where == KT_NO ? -1 : 0;
+}
+
 static int
 take(struct load *l, const struct kt_event *ev)
 {
 	int64_t rank, id, end;
 
+	if (ev->kind == KT_FLOW)
+		return flow(l, ev);
 	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
 		return 0;
 	if ((ev->flags & KT_EV_DUR) && ev->dur > 0 &&
@@ -774,6 +873,38 @@ sort_spans(struct kt_model *m)
 	return 0;
 }
 
+/*
+ * The kept ac2g "f" ends name their device by key (flowdevs): make it
+ * the temporary device of that key, or KT_NO when no activity made one.
+ * 0 or -1.
+ */
+static int
+flow_devices(struct load *l)
+{
+	uint32_t *map;
+	size_t i, n, kn;
+	const char *k;
+	int64_t id;
+
+	if (l->flowdevs == NULL || (n = kt_intern_count(l->flowdevs)) == 0)
+		return 0;
+	if ((map = malloc(n * sizeof(*map))) == NULL)
+		return -1;
+	for (i = 0; i < n; i++) {
+		k = kt_intern_get(l->flowdevs, (uint32_t)i, &kn);
+		id = kt_intern_find(l->devkeys, k, kn);
+		map[i] = id < 0 ? KT_NO : (uint32_t)id;
+	}
+	for (i = 0; i < l->flows.n; i++) {
+		struct flowend *f = (struct flowend *)l->flows.p + i;
+
+		if (f->kind == FL_AC2G_F)
+			f->where = map[f->where];
+	}
+	free(map);
+	return 0;
+}
+
 /* Sort devices and threads and renumber the records that point to them. */
 static int
 renumber(struct load *l)
@@ -809,12 +940,24 @@ renumber(struct load *l)
 		m->act[i].dev = map[m->act[i].dev];
 	for (i = 0; i < m->ngpu_ann; i++)
 		m->gpu_ann[i].dev = map[m->gpu_ann[i].dev];
+	for (i = 0; i < l->flows.n; i++) {
+		struct flowend *f = (struct flowend *)l->flows.p + i;
+
+		if (f->kind == FL_AC2G_F && f->where != KT_NO)
+			f->where = map[f->where];
+	}
 	kt_sort_r(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread,
 	    m);
 	for (i = 0; i < m->nthreads; i++)
 		map[m->threads[i].first] = (uint32_t)i;
 	for (i = 0; i < m->nspans; i++)
 		m->spans[i].thread = map[m->spans[i].thread];
+	for (i = 0; i < l->flows.n; i++) {
+		struct flowend *f = (struct flowend *)l->flows.p + i;
+
+		if (f->kind != FL_AC2G_F)
+			f->where = map[f->where];
+	}
 	free(map);
 	return 0;
 }
@@ -915,6 +1058,156 @@ step_at(const struct kt_model *m, int64_t r, int64_t t)
 			return (uint32_t)(k - 1);
 	}
 	return KT_NO;
+}
+
+/*
+ * The innermost span on thread th that a flow end at t binds to (it
+ * starts at t, or contains t), among the kinds in mask; KT_NO if none.
+ */
+static uint32_t
+flow_span(const struct kt_model *m, uint32_t th, int64_t t, unsigned mask)
+{
+	const struct kt_thread *tr = &m->threads[th];
+	size_t lo = tr->first, hi = (size_t)tr->first + tr->nspans;
+	uint32_t s;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->spans[mid].ts <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == tr->first)
+		return KT_NO;
+	for (s = (uint32_t)(lo - 1); s != KT_NO; s = m->spans[s].parent) {
+		const struct kt_span *sp = &m->spans[s];
+
+		if ((t == sp->ts || t < sp->ts + sp->dur) &&
+		    (mask & (1u << sp->kind)))
+			return s;
+	}
+	return KT_NO;
+}
+
+static int
+cmp_flowend(const void *a, const void *b)
+{
+	const struct flowend *x = a, *y = b;
+	int c;
+
+	if ((c = cmp_i64(x->kind, y->kind)) != 0 ||
+	    (c = cmp_i64(x->where, y->where)) != 0 ||
+	    (c = cmp_i64(x->tid, y->tid)) != 0 ||
+	    (c = cmp_i64(x->ts, y->ts)) != 0)
+		return c;
+	return cmp_i64(x->id, y->id);
+}
+
+static int
+cmp_fwdbwd(const void *a, const void *b)
+{
+	const struct flowend *x = a, *y = b;
+	int c;
+
+	if ((c = cmp_i64(x->kind, y->kind)) != 0 ||
+	    (c = cmp_i64(x->tid, y->tid)) != 0 ||	/* the rank here */
+	    (c = cmp_i64(x->id, y->id)) != 0)
+		return c;
+	return cmp_i64(x->ts, y->ts);
+}
+
+static int
+cmp_link(const void *a, const void *b)
+{
+	const struct kt_link *x = a, *y = b;
+
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/*
+ * After the pass, the flow ends that did not settle in it (flow()):
+ * an ac2g "s" gives its id to the innermost runtime or driver call
+ * without a correlation that it binds to; an ac2g "f" to the activity
+ * without one that starts at (or contains) its ts on its device and
+ * stream.  fwdbwd ends bind to the innermost cpu_op at their ts, and
+ * each "f" with an "s" of the same id and rank links the backward op
+ * to the forward op (m->fwdbwd).  0 or -1.
+ */
+static int
+bind_flows(struct load *l)
+{
+	struct kt_model *m = l->m;
+	struct flowend *f = l->flows.p, *e;
+	size_t n = l->flows.n, i, j, nf, ns, nl;
+	const unsigned calls = 1u << KT_CUDA_RUNTIME | 1u << KT_CUDA_DRIVER;
+
+	if (n == 0)
+		return 0;
+	kt_qsort(f, n, sizeof(*f), cmp_flowend);
+	/* ac2g "s": a call without a correlation takes the id. */
+	for (i = 0; i < n && f[i].kind == FL_AC2G_S; i++) {
+		uint32_t s = flow_span(m, f[i].where, f[i].ts, calls);
+
+		if (s != KT_NO && m->spans[s].corr < 0)
+			m->spans[s].corr = f[i].id;
+	}
+	/* ac2g "f": sorted by (device, stream, ts); each activity without. */
+	for (ns = i, nf = i; nf < n && f[nf].kind == FL_AC2G_F; nf++)
+		;
+	for (j = 0; j < m->nact && nf > ns; j++) {
+		struct kt_act *a = &m->act[j];
+		size_t lo = ns, hi = nf;
+
+		if (a->corr >= 0)
+			continue;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			e = &f[mid];
+			if (e->where < a->dev || (e->where == a->dev &&
+			    (e->tid < a->stream || (e->tid == a->stream &&
+			    e->ts < a->ts))))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < nf && f[lo].where == a->dev && f[lo].tid ==
+		    a->stream && (f[lo].ts == a->ts ||
+		    f[lo].ts < a->ts + a->dur)) {
+			a->corr = f[lo].id;
+			m->nflowcorr++;
+		}
+	}
+	/* fwdbwd: bind each end, then pair them by (rank, id). */
+	for (i = nf; i < n; i++) {
+		f[i].span = flow_span(m, f[i].where, f[i].ts,
+		    1u << KT_CPU_OP);
+		f[i].tid = m->threads[f[i].where].rank;
+	}
+	kt_qsort(f + nf, n - nf, sizeof(*f), cmp_fwdbwd);
+	for (ns = nf; ns < n && f[ns].kind == FL_FWDBWD_S; ns++)
+		;
+	if (ns == nf || ns == n)
+		return 0;
+	if ((m->fwdbwd = malloc((n - ns) * sizeof(*m->fwdbwd))) == NULL)
+		return -1;
+	for (i = ns, j = nf, nl = 0; i < n; i++) {
+		while (j < ns && (f[j].tid < f[i].tid || (f[j].tid ==
+		    f[i].tid && f[j].id < f[i].id)))
+			j++;
+		if (j < ns && f[j].tid == f[i].tid && f[j].id == f[i].id &&
+		    f[i].span != KT_NO && f[j].span != KT_NO) {
+			m->fwdbwd[nl].from = f[i].span;
+			m->fwdbwd[nl++].to = f[j].span;
+		}
+	}
+	m->nfwdbwd = nl;
+	kt_qsort(m->fwdbwd, nl, sizeof(*m->fwdbwd), cmp_link);
+	return 0;
 }
 
 /* Join activities to runtime calls by correlation; assign steps. */
@@ -1044,7 +1337,8 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
 	    (m->names = kt_intern_new()) == NULL ||
 	    (l.devkeys = kt_intern_new()) == NULL ||
-	    (l.thkeys = kt_intern_new()) == NULL)
+	    (l.thkeys = kt_intern_new()) == NULL ||
+	    (l.flowdevs = kt_intern_new()) == NULL)
 		goto nomem;
 	l.m = m;
 	m->rank = -1;
@@ -1121,7 +1415,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	for (i = 0; i < m->nnodes; i++)
 		if (m->nodes[i].rank == -1)
 			m->nodes[i].rank = m->rank;
-	if (renumber(&l) == -1)
+	if (flow_devices(&l) == -1 || renumber(&l) == -1)
 		goto nomem;
 	kt_qsort(m->act, m->nact, sizeof(*m->act), cmp_act);
 	if (sort_spans(m) == -1)
@@ -1131,16 +1425,18 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	kt_qsort(m->seqs, m->nseqs, sizeof(*m->seqs), cmp_row);
 	kt_qsort(m->shapes, m->nshapes, sizeof(*m->shapes), cmp_row);
 	kt_qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_row);
-	if (spans_finish(m) == -1 || join(m) == -1 ||
+	if (spans_finish(m) == -1 || bind_flows(&l) == -1 || join(m) == -1 ||
 	    devices_finish(m) == -1)
 		goto nomem;
 	capacities(rd, m);
 	kt_intern_free(l.devkeys);
 	kt_intern_free(l.thkeys);
+	kt_intern_free(l.flowdevs);
 	kt_buf_free(&l.tmp);
 	kt_buf_free(&l.key);
 	kt_buf_free(&l.dev_key);
 	kt_buf_free(&l.th_key);
+	free(l.flows.p);
 	return m;
 nomem:
 	kt_error_set(err, kt_reader_name(rd), 0, 0, "out of memory");
@@ -1155,8 +1451,10 @@ fail:
 	free(l.seqs.p);
 	free(l.shapes.p);
 	free(l.nodes.p);
+	free(l.flows.p);
 	kt_intern_free(l.devkeys);
 	kt_intern_free(l.thkeys);
+	kt_intern_free(l.flowdevs);
 	kt_buf_free(&l.tmp);
 	kt_buf_free(&l.key);
 	kt_buf_free(&l.dev_key);
@@ -1182,6 +1480,7 @@ kt_model_free(struct kt_model *m)
 	free(m->seqs);
 	free(m->shapes);
 	free(m->nodes);
+	free(m->fwdbwd);
 	free(m);
 }
 

@@ -32,8 +32,10 @@ terms (kt-correlate(1) states kt's):
 - fwd_op: for a call under an autograd node (the innermost cpu_op
   holding the call whose args."Fwd thread id" is not 0), the forward
   op: of the rank's cpu_ops with that args."Sequence number" and a Fwd
-  thread id of 0 (or none), the earliest, then the longest; none when
-  they are on two threads.  A call without a frame of its own has the
+  thread id of 0 (or none), the latest to start, then the shortest (as
+  PyTorch's profiler links them); none when they are on two threads.
+  Without a Sequence number, a fwdbwd flow: its "f" end's innermost
+  cpu_op (at the end's ts, on its thread) links to its "s" end's.  A call without a frame of its own has the
   forward op's: the innermost as above holding the forward op.
 """
 import gzip
@@ -119,6 +121,7 @@ def seqinfo(e):
 
 
 fwds = {}       # (rank, seq) -> [(ts, -dur, index, thread)]
+nocorr = {}     # thread -> [(ts, end, index)]: calls without correlation
 calls = {}
 spans = {}      # thread -> list of (ts, end, index, kind, event)
 steps = {}      # rank -> list of (ts, end, index)
@@ -137,6 +140,8 @@ for i, e in enumerate(evs):
         c = args.get('correlation')
         if isinstance(c, int):
             calls.setdefault((rank(e), c), i)
+        else:
+            nocorr.setdefault(tkey(e), []).append((ts, ts + dur, i))
     name = e.get('name', '')
     if (cat in OP or cat in ('user_annotation', None)) and \
             isinstance(name, str) and name.startswith('ProfilerStep#'):
@@ -161,11 +166,62 @@ def innermost(cands):
     return best
 
 
+# The flows.  ac2g (or "async"): an "s" end gives its id to the
+# innermost call without a correlation on its thread that starts at or
+# holds its ts; an "f" end to the activity without one that starts at
+# (or holds) its ts on its (pid, tid).  fwdbwd: the innermost cpu_op at
+# the "f" end's ts on its thread links to the one at the "s" end's.
+def holding(lst, t):
+    return innermost([x for x in lst if x[0] == t or x[0] <= t < x[1]])
+
+
+actflow = {}    # (rank, pid, tid) -> [(ts, id)]
+fb_s, fb_f = {}, []
+for e in evs:
+    if not isinstance(e, dict) or e.get('ph') not in ('s', 'f') or \
+            'ts' not in e:
+        continue
+    fid, cat = e.get('id'), e.get('cat')
+    if isinstance(fid, bool) or not isinstance(fid, int) or fid < 0:
+        continue
+    t = ns(e['ts'])
+    if cat in ('ac2g', 'async') and e['ph'] == 's':
+        c = holding(nocorr.get(tkey(e), ()), t)
+        if c is not None:
+            calls.setdefault((rank(e), fid), c[2])
+    elif cat in ('ac2g', 'async'):
+        actflow.setdefault(tkey(e), []).append((t, fid))
+    elif cat == 'fwdbwd':
+        o = holding([x for x in spans.get(tkey(e), ()) if x[3] == 'cpu_op'],
+                    t)
+        if o is None:
+            continue
+        if e['ph'] == 's':
+            fb_s.setdefault((rank(e), fid), o[2])
+        else:
+            fb_f.append(((rank(e), fid), o[2]))
+fwdbwd = {}     # backward op index -> forward op index
+for k, b in fb_f:
+    if k in fb_s:
+        fwdbwd.setdefault(b, fb_s[k])
+
+
+def act_corr(e):
+    c = (e.get('args') or {}).get('correlation')
+    if isinstance(c, int):
+        return c
+    t, d = ns(e['ts']), max(ns(e['dur']) if 'dur' in e else 0, 0)
+    for ft, fid in sorted(actflow.get(tkey(e), ())):
+        if ft == t or t <= ft < t + d:
+            return fid
+    return None
+
+
 def forward(r, seq):
     c = fwds.get((r, seq))
     if not c or len({x[3] for x in c}) > 1:
         return None
-    return min(c)[2]
+    return max(c, key=lambda x: (x[0], x[1], x[2]))[2]
 
 
 def frame_holding(thread, ts, end):
@@ -185,9 +241,8 @@ def frame_text(fr):
 
 print('row\tlaunch\top\tannotation\tstep\tframe\tframe_row\tfwd_op')
 for i, e in acts:
-    a = e.get('args') or {}
-    c = a.get('correlation')
-    li = calls.get((rank(e), c)) if isinstance(c, int) else None
+    c = act_corr(e)
+    li = calls.get((rank(e), c)) if c is not None else None
     out = [i, '-', '-', '-', '-', '-', '-', '-']
     if li is None:
         at = ns(e['ts'])
@@ -217,17 +272,24 @@ for i, e in acts:
         for o in sorted((s for s in hold if s[3] == 'cpu_op'),
                         key=lambda s: (-s[0], s[1])):
             q = seqinfo(o[4])
+            fo = None
             if q is not None and q[1] != 0:
                 fo = forward(rank(call), q[0])
-                if fo is not None:
-                    out[7] = str(fo)
-                    if not fr:
-                        fe = evs[fo]
-                        fts = ns(fe['ts'])
-                        fend = fts + max(ns(fe['dur']) if 'dur' in fe
-                                         else 0, 0)
-                        fr = frame_holding(tkey(fe), fts, fend)
-                break
+                if fo is None:
+                    fo = fwdbwd.get(o[2])
+            elif o[2] in fwdbwd:
+                fo = fwdbwd[o[2]]
+            else:
+                continue
+            if fo is not None:
+                out[7] = str(fo)
+                if not fr:
+                    fe = evs[fo]
+                    fts = ns(fe['ts'])
+                    fend = fts + max(ns(fe['dur']) if 'dur' in fe
+                                     else 0, 0)
+                    fr = frame_holding(tkey(fe), fts, fend)
+            break
         if fr:
             out[5] = frame_text(fr)
             out[6] = str(fr[2])

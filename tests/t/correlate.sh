@@ -64,6 +64,47 @@ else
 	bad "missing links: $(cat eager.err)"
 fi
 
+# 1b. The second routes.  Without args.correlation (on the activities
+# and on the calls) an activity reaches its call through the ac2g flow;
+# without args."Sequence number" a backward op reaches its forward op
+# through the fwdbwd flow.  The same traces with those args removed
+# (by Python's json module; the events keep their places) must give
+# the same truth, every link.
+strip() {	# strip IN OUT: drop correlation, cid and Sequence number
+	python3 - "$1" "$2" <<'PY'
+import gzip, json, sys
+op = gzip.open if sys.argv[1].endswith('.gz') else open
+d = json.load(op(sys.argv[1], 'rt'))
+for e in d['traceEvents']:
+    a = e.get('args') if isinstance(e, dict) else None
+    if isinstance(a, dict):
+        for k in ('correlation', 'cid', 'Sequence number'):
+            a.pop(k, None)
+json.dump(d, open(sys.argv[2], 'w'))
+PY
+}
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "flow routes: no python3"
+else
+	for name in eager graph rank; do
+		strip "$name.json" "$name.bare.json"
+		# (graph mode has no backward pass, so no fwdbwd flow)
+		if grep -q '"correlation"\|"Sequence number"' "$name.bare.json" ||
+		    { [ $name != graph ] && ! grep -q '"fwdbwd"' "$name.bare.json"; }; then
+			bad "flow routes $name: the stripped trace is not as meant"
+			continue
+		fi
+		run kt-correlate "$name.bare.json" >"$name.bare.tsv" 2>/dev/null
+		chain "$name.bare.tsv" >"$name.bare.got"
+		n=$(wc -l <"$name.want")
+		if [ "$n" -gt 100 ] && cmp -s "$name.want" "$name.bare.got"; then
+			ok "flow routes $name: no correlation, no Sequence number: $n activities, every link"
+		else
+			bad "flow routes $name: $(diff "$name.want" "$name.bare.got" | grep -c '^<') of $n differ"
+		fi
+	done
+fi
+
 # 2. Merged ranks: each row is (rank, the row id in its rank's source).
 # The ranks differ (2 and 3 layers, two seeds), so that a row number
 # both ranks have names different events: the model's side arrays (Call
@@ -129,6 +170,29 @@ else
 				skip "oracle $t: not in $S"
 			fi
 		done
+		# The flow routes on real traces: the oracle follows the
+		# ac2g and fwdbwd flows on its own.  On the ROCm ResNet-18
+		# run, 10 memsets' flows have two "f" ends and no "s" (the
+		# producer's): stripped, they have no launch, in both.
+		r18=$S/tracelens/mi300/ddp_resnet18_no_pool/train_resnet18.json.gz
+		if [ -f "$r18" ]; then
+			strip "$r18" r18.bare.json
+			judge r18-bare r18.bare.json
+			judge r18 "$r18"
+			# PyTorch's fwdbwd flows and kt's Sequence number
+			# rule (the latest forward op of the number) never
+			# name two different forward ops.
+			paste r18.otsv r18-bare.otsv | awk -F '\t' '
+			    NR > 1 && $20 != "-" && $42 != "-" { n++; if ($20 != $42) d++ }
+			    END { exit !(n > 1000 && d == 0) }' &&
+			    ok "real: fwdbwd flows and Sequence numbers name the same forward op" ||
+			    bad "real: the fwdbwd flows and the Sequence numbers disagree"
+			n=$(awk -F '\t' 'NR > 1 && $8 == "-"' r18-bare.otsv | wc -l)
+			[ "$n" -eq 10 ] && ok "real: stripped, only the 10 memsets of the broken flows lose their call" ||
+			    bad "real: stripped, $n activities without a call (10 expected)"
+		else
+			skip "flow routes real: no $r18"
+		fi
 		# The frames are there: the Call stack of ResNet-50, the
 		# HF modeling file of Qwen.
 		if awk -F '\t' 'NR > 1 && $16 ~ /^resnet50_profiler_api\.py\([0-9]+\): / && $17 ~ /^cpu_op:/' \
