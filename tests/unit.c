@@ -1520,6 +1520,12 @@ test_options(void)
 		CHECK(kt_regex_check("[[:alpha:]]+{3}", why, sizeof(why)) ==
 		    -1);
 		CHECK(kt_regex_check("x{3", why, sizeof(why)) == 0);
+		/* glibc's "{,m}" is "{0,m}" (the rules fuzzer's OOM). */
+		CHECK(kt_regex_check("D{,14028}3", why, sizeof(why)) == -1 &&
+		    strstr(why, "copies") != NULL);
+		CHECK(kt_regex_check("(a{,100}){,100}", why, sizeof(why)) ==
+		    -1);
+		CHECK(kt_regex_check("x{,30}y{,}", why, sizeof(why)) == 0);
 		memset(deep, '(', sizeof(deep) - 1);
 		deep[sizeof(deep) - 1] = '\0';
 		CHECK(kt_regex_check(deep, why, sizeof(why)) == -1);

@@ -67,14 +67,18 @@ bracket_end(const char *s, size_t i)
 	return 0;
 }
 
-/* An interval {n}, {n,} or {n,m} at s[i]: its end and copies, or 0. */
+/*
+ * An interval {n}, {n,}, {n,m} or {,m} at s[i]: its end and copies, or
+ * 0.  glibc reads "{,m}" as "{0,m}" (its comment: We treat "{,m}" as
+ * "{0,m}"), so it copies the atom m times too.
+ */
 static size_t
 interval(const char *s, size_t i, uint64_t *copies)
 {
 	uint64_t n = 0, m = 0;
 	int has_m = 0, comma = 0;
 
-	if (s[++i] < '0' || s[i] > '9')
+	if ((s[++i] < '0' || s[i] > '9') && s[i] != ',')
 		return 0;
 	for (; s[i] >= '0' && s[i] <= '9'; i++)
 		if ((n = n * 10 + (uint64_t)(s[i] - '0')) > 100000)

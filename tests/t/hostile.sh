@@ -442,12 +442,14 @@ nest=$(printf '(%.0s' $(seq 14); printf a; printf ')*+%.0s' $(seq 14))
 printf 'gemm\t%s\n' "$plus" >huge.rules
 printf 'gemm\t(a*)*\\1\n' >backref.rules
 printf 'gemm\t%s\n' "$nest" >nest.rules
+printf 'gemm\t4D{,14028}33\n' >gnu.rules	# glibc's {,m}: 1.5 GB
 for c in "kt-bucket --rules huge.rules t.json" \
     "kt-bucket --rules backref.rules t.json" \
     "kt-slice-window --annotation $plus s.json" \
     "kt-slice-window --annotation (x*)*\\1 s.json" \
     "kt-slice-window --annotation a?+?+?+?+?+?+?+?+ s.json" \
     "kt-bucket --rules nest.rules t.json" \
+    "kt-bucket --rules gnu.rules t.json" \
     "kt-layer-track -a $plus -n 2 s.json"; do
 	timeout 20 $VALGRIND $c >out 2>err
 	rc=$?
