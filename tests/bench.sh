@@ -22,6 +22,8 @@
 #   KT_BENCH_QUICK=1  skip the python and jq baselines (slow, and python
 #                   needs several GB of memory on the 512 MiB input)
 #   KT_BENCH_SIZE   the generated trace's --size (default 512M)
+#   KT_BENCH_PAIR=0 measure each command on its own, not paired with the
+#                   section's passthrough (see measure)
 #   KT_SHARED       overrides ../shared/traces
 #   KT_BENCH_ONLY=NAME  run only the section tests/bench.d/NAME.sh (after
 #                   generating and sorting the trace it reads)
@@ -129,13 +131,40 @@ row() {
 # RSS (MB) and RSS/input ratio in mbs_KEY, rss_KEY and ratio_KEY (empty
 # when it failed).  KIND kt makes a failure set the exit status to 2;
 # KIND base (a baseline) only prints "failed" in the row.
+#
+# Pairs: a machine whose speed drifts over tens of seconds (this
+# project's VM: the passthrough's best of five ranged 240-518 MB/s
+# between the sections of one run) makes a ratio of two commands
+# measured one after the other meaningless.  So, unless KT_BENCH_PAIR=0,
+# every command measured after "measure keep" in a section runs paired
+# with that passthrough: before each of its runs the passthrough runs
+# once more, and mbs_keep becomes the best of those interleaved runs
+# (printed as a row of its own), so that the ratio the section computes
+# next compares two commands under the same drift.
 measure() {
 	_key=$1 _label=$2 _kind=$3 _in=$4
 	shift 4
 	eval "mbs_$_key= rss_$_key= ratio_$_key="
-	_best='' _peak=0 _i=0 _rc=0
+	_best='' _peak=0 _i=0 _rc=0 _bbest='' _pair=0
+	# shellcheck disable=SC2034 # base_in is read in the eval below
+	if [ "$_key" = keep ]; then
+		base_in=$_in base_cmd=''
+		for _a; do
+			base_cmd="$base_cmd '$(printf '%s' "$_a" | sed "s/'/'\\\\''/g")'"
+		done
+	elif [ "${KT_BENCH_PAIR:-1}" != 0 ] && [ -n "${base_cmd:-}" ]; then
+		_pair=1
+	fi
 	while [ "$_i" -lt "$runs" ]; do
 		_i=$((_i + 1))
+		if [ "$_pair" -eq 1 ]; then
+			rm -f "$tf"
+			if eval "timed \"\$base_in\" $base_cmd"; then
+				_line=$(tail -n 1 "$tf")
+				_w=${_line% *}
+				_bbest=$(awk -v a="$_bbest" -v b="$_w" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+			fi
+		fi
 		rm -f "$tf"
 		timed "$_in" "$@"
 		_rc=$?
@@ -145,6 +174,7 @@ measure() {
 		_best=$(awk -v a="$_best" -v b="$_w" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
 		[ "$_k" -gt "$_peak" ] && _peak=$_k
 	done
+
 	if [ "$_rc" -ne 0 ]; then
 		if [ "$_rc" -gt 128 ]; then _why="signal $((_rc - 128))"; else _why="exit $_rc"; fi
 		printf '  %-28s failed (%s)\n' "$_label" "$_why"
@@ -159,6 +189,13 @@ measure() {
 		printf "%.1f %.1f %.3f %.2f\n", b / 1e6 / w, k * 1024 / 1e6, k * 1024 / b, w }')
 	eval "mbs_$_key=$1 rss_$_key=$2 ratio_$_key=$3"
 	row "$_label" "$1" "$2" "$3" "$4"
+	if [ "$_pair" -eq 1 ] && [ -n "$_bbest" ]; then
+		mbs_keep=$(awk -v b="$bytes" -v w="$_bbest" 'BEGIN {
+			if (w < 0.01) w = 0.01
+			printf "%.1f", b / 1e6 / w }')
+		row "  passthrough, paired" "$mbs_keep" - - \
+		    "$(awk -v w="$_bbest" 'BEGIN { printf "%.2f", w }')"
+	fi
 }
 
 # skipped KEY LABEL WHY: a row for a command that was not run.
@@ -182,6 +219,7 @@ target() {
 # bench NAME FILE: measure every command on FILE and print its table and
 # the targets.
 bench() {
+	base_cmd=''
 	bytes=$(filesize "$2")
 	echo
 	echo "== $1: $2 ($(mb "$bytes") MB)"
@@ -419,6 +457,7 @@ for _b in "$here"/bench.d/*.sh; do
 	'' | "$(basename "$_b" .sh)") ;;
 	*) continue ;;
 	esac
+	base_cmd=''	# each section pairs with its own passthrough
 	# shellcheck disable=SC1090
 	. "$_b"
 done

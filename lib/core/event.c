@@ -2,6 +2,8 @@
  * event.c: the event model: kinds that follow Kineto's categories, field
  * access on an event's raw text, and member lookup inside its objects.
  */
+#define _GNU_SOURCE	/* memmem */
+
 #include <string.h>
 
 #include "ktint.h"
@@ -330,10 +332,24 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
 	struct kt_scanner sc;
 	const char *b = ev->raw;
 	size_t p, end, klen = strlen(key);
+	char quoted[64];
 	int rc = -1;
 
 	if (obj->type != KT_OBJECT)
 		return -1;
+	/*
+	 * A member matches by its name's raw bytes, so an object whose text
+	 * does not hold "key" (quotes and all) has none: one memmem, far
+	 * cheaper than scanning every member (a kernel's args without a
+	 * "graph node id", an op's without a Sequence number).
+	 */
+	if (klen + 2 <= sizeof(quoted)) {
+		quoted[0] = '"';
+		memcpy(quoted + 1, key, klen);
+		quoted[klen + 1] = '"';
+		if (memmem(b + obj->off, obj->len, quoted, klen + 2) == NULL)
+			return -1;
+	}
 	memset(&sc, 0, sizeof(sc));
 	sc.strict = 1;
 	p = obj->off + 1;

@@ -5,8 +5,12 @@
 #   inspect.py judge TRACE OUT [TRUTH]
 #                                  check each object of OUT; print one
 #                                  line "ok N" or "FAIL ..." per check
+import signal
 import sys, json, gzip
 from decimal import Decimal
+
+# A reader that stops early (head) ends the oracle quietly.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 def load(f):
     with (gzip.open if f.endswith('.gz') else open)(f, 'rt') as fh:
