@@ -138,13 +138,13 @@ row() {
 # measured one after the other meaningless.  So, unless KT_BENCH_PAIR=0,
 # every command measured after "measure keep" in a section runs paired
 # with that passthrough: before each of its runs the passthrough runs
-# once more, and mbs_keep becomes the best of those interleaved runs
-# (printed as a row of its own), so that the ratio the section computes
-# next compares two commands under the same drift.
+# once more, and pair_KEY is the best of those interleaved runs (printed
+# as a row of its own), which the section's ratio for KEY divides by, so
+# that it compares two commands under the same drift.
 measure() {
 	_key=$1 _label=$2 _kind=$3 _in=$4
 	shift 4
-	eval "mbs_$_key= rss_$_key= ratio_$_key="
+	eval "mbs_$_key= rss_$_key= ratio_$_key= pair_$_key="
 	_best='' _peak=0 _i=0 _rc=0 _bbest='' _pair=0
 	# shellcheck disable=SC2034 # base_in is read in the eval below
 	if [ "$_key" = keep ]; then
@@ -190,10 +190,11 @@ measure() {
 	eval "mbs_$_key=$1 rss_$_key=$2 ratio_$_key=$3"
 	row "$_label" "$1" "$2" "$3" "$4"
 	if [ "$_pair" -eq 1 ] && [ -n "$_bbest" ]; then
-		mbs_keep=$(awk -v b="$bytes" -v w="$_bbest" 'BEGIN {
+		_pm=$(awk -v b="$bytes" -v w="$_bbest" 'BEGIN {
 			if (w < 0.01) w = 0.01
 			printf "%.1f", b / 1e6 / w }')
-		row "  passthrough, paired" "$mbs_keep" - - \
+		eval "pair_$_key=\$_pm"
+		row "  passthrough, paired" "$_pm" - - \
 		    "$(awk -v w="$_bbest" 'BEGIN { printf "%.2f", w }')"
 	fi
 }
@@ -387,7 +388,7 @@ filters() {
 	_step=$(grep -m 1 -o '"ProfilerStep#[0-9]*"' "$sorted" | tr -dc 0-9)
 	measure sfirst "kt-slice-window --steps $_step" kt /dev/null "$KT_BIN/kt-slice-window" --steps "$_step" "$sorted"
 	echo "  (MB/s of the first-step window is of the whole file: it stops early)"
-	_x=$(awk -v a="$mbs_sfull" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
+	_x=$(awk -v a="$mbs_sfull" -v b="${pair_sfull:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
 	echo "  targets:"
 	target "full pass >= 80% of passthrough" "$_x" 'v >= 0.8' '%sx passthrough'
 	target "first-step window >= 10x faster than full" \
@@ -414,6 +415,7 @@ filters() {
 	cat "$dir"/rank*-"$_per".json* >/dev/null
 	bytes=$_sum
 	echo
+	base_cmd=''	# compared with kt normalize sorting, not paired
 	echo "== kt-rank-tag merging 8 ranks of $_per ($(mb "$bytes") MB in all, largest $(mb "$_big") MB)"
 	row command MB/s "peak RSS MB" RSS/input "wall s"
 	# normalize over the same eight files, one after the other.

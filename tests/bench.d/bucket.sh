@@ -13,6 +13,6 @@ measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order 
 measure bucket "kt-bucket" kt /dev/null "$KT_BIN/kt-bucket" -o /dev/null "$gen"
 echo "  targets:"
 target "kt-bucket >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_bucket" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_bucket" -v b="${pair_bucket:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'
 target "kt-bucket peak RSS <= 1.2x input" "$ratio_bucket" 'v <= 1.2' '%sx input'

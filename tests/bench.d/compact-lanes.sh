@@ -33,9 +33,9 @@ echo "  (the events are held: the plain input file mapped; with a report, its"
 echo "  SHA-256 is computed in a second thread)"
 echo "  targets:"
 target "kt-compact-lanes >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_compact" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_compact" -v b="${pair_compact:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'
 target "the same with a report (SHA-256) >= 60%" \
-	"$(awk -v a="$mbs_compactr" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_compactr" -v b="${pair_compactr:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'
 target "kt-compact-lanes peak RSS <= 1.5x input" "$ratio_compactr" 'v <= 1.5' '%sx input'

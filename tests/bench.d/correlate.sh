@@ -13,7 +13,7 @@ measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order 
 measure correlate "kt-correlate" kt /dev/null "$KT_BIN/kt-correlate" "$gen"
 echo "  targets:"
 target "kt-correlate >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_correlate" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_correlate" -v b="${pair_correlate:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'
 target "kt-correlate peak RSS <= 1.2x input (the model's)" \
 	"$ratio_correlate" \

@@ -13,5 +13,5 @@ measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order 
 measure decompose "kt-decompose" kt /dev/null "$KT_BIN/kt-decompose" "$gen"
 echo "  targets:"
 target "kt-decompose >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_decompose" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_decompose" -v b="${pair_decompose:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'

@@ -13,6 +13,6 @@ measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order 
 measure gaps "kt-gaps" kt /dev/null "$KT_BIN/kt-gaps" -o /dev/null "$gen"
 echo "  targets:"
 target "kt-gaps >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_gaps" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_gaps" -v b="${pair_gaps:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'
 target "kt-gaps peak RSS <= 1.2x input" "$ratio_gaps" 'v <= 1.2' '%sx input'

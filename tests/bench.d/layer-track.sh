@@ -30,7 +30,7 @@ rm -f "$dir/lt-normalize.json" "$dir/lt-out.json" "$dir/lt-out.json.layers.json"
 echo "  (-o writes a file and the report, which hashes the whole input)"
 echo "  targets:"
 target "stdout >= 70% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_lt" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_lt" -v b="${pair_lt:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.7' '%sx passthrough'
 target "-o with report >= 70% of normalize -o" \
 	"$(awk -v a="$mbs_lto" -v b="$mbs_normo" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \

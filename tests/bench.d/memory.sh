@@ -12,5 +12,5 @@ measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order 
 measure memory "kt-memory" kt /dev/null "$KT_BIN/kt-memory" "$gen"
 echo "  targets:"
 target "kt-memory >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_memory" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_memory" -v b="${pair_memory:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'

@@ -13,7 +13,7 @@ measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order 
 measure ops "kt-ops" kt /dev/null "$KT_BIN/kt-ops" "$gen"
 echo "  targets:"
 target "kt-ops >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_ops" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_ops" -v b="${pair_ops:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'
 target "kt-ops peak RSS <= 1.2x input (the model's)" \
 	"$ratio_ops" \

@@ -13,5 +13,5 @@ measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order 
 measure overlap "kt-overlap" kt /dev/null "$KT_BIN/kt-overlap" "$gen"
 echo "  targets:"
 target "kt-overlap >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_overlap" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_overlap" -v b="${pair_overlap:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'

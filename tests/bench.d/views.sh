@@ -13,6 +13,6 @@ measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order 
 measure views "kt-views (5 views)" kt /dev/null "$KT_BIN/kt-views" -o "$dir/views-out" "$gen"
 echo "  targets:"
 target "kt-views (5 views) >= 60% of kt-normalize --keep-order" \
-	"$(awk -v a="$mbs_views" -v b="$mbs_keep" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
+	"$(awk -v a="$mbs_views" -v b="${pair_views:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
 	'v >= 0.6' '%sx passthrough'
 rm -rf "$dir/views-out"
