@@ -181,7 +181,6 @@ struct retired {
  */
 struct hasher {
 	pthread_t		 thread;
-	const struct kt_hold	*holder;
 	const char		*path;
 	char			*hex;		/* 65 bytes */
 	struct kt_error		 err;
@@ -1453,14 +1452,30 @@ track_text(const struct kt_event *ev, uint64_t index, char *buf)
 }
 
 /*
- * Held event i as an event with the fields patching needs: its bytes,
- * row number, and its pid, tid and args as the reader saw them (a
- * string pid stays a string), without scanning it again.
+ * Held event i as an event with the fields patching needs: its bytes
+ * (read again from a held file: valid until the next call), row number,
+ * and its pid, tid and args as the reader saw them (a string pid stays a
+ * string), without scanning it again.
  */
 static void
 held_event(struct cl *c, size_t i, struct kt_event *ev)
 {
-	kt_store_view(c->store, i, ev);
+	struct kt_error err;
+
+	if (kt_store_load(c->store, i, ev, &err) == -1)
+		kt_cli_die(&err);
+}
+
+/* The bytes of held event i, as held_event() has them. */
+static const char *
+held_bytes(struct cl *c, size_t i)
+{
+	struct kt_error err;
+	const char *p;
+
+	if ((p = kt_store_bytes(c->store, i, &err)) == NULL)
+		kt_cli_die(&err);
+	return p;
 }
 
 /* Write moved event ev (record r) on its lane or scope row. */
@@ -1503,6 +1518,7 @@ static void
 keep_retired(struct cl *c, const struct kt_rec *r, size_t pos)
 {
 	struct retired *x;
+	const char *raw = held_bytes(c, pos);
 
 	if ((c->rets = realloc(c->rets, (c->nrets + 1) * sizeof(*c->rets))) ==
 	    NULL)
@@ -1511,7 +1527,7 @@ keep_retired(struct cl *c, const struct kt_rec *r, size_t pos)
 	x->position = pos;
 	x->row = r->index;
 	x->len = r->len;
-	if ((x->text = kt_arena_copy(c->arena, r->raw, r->len)) == NULL)
+	if ((x->text = kt_arena_copy(c->arena, raw, r->len)) == NULL)
 		nomem();
 }
 
@@ -1721,15 +1737,13 @@ hash_run(void *arg)
 {
 	struct hasher *h = arg;
 
-	h->rc = kt_hold_sha256(h->holder, h->path, h->hex, &h->err);
+	h->rc = kt_sha256_file(h->path, h->hex, &h->err);
 	return NULL;
 }
 
 static void
-hash_start(struct hasher *h, const struct kt_hold *hd, const char *path,
-    char *hex)
+hash_start(struct hasher *h, const char *path, char *hex)
 {
-	h->holder = hd;
 	h->path = path;
 	h->hex = hex;
 	if (pthread_create(&h->thread, NULL, hash_run, h) == 0)
@@ -1921,7 +1935,8 @@ write_events(struct cl *c, struct kt_writer *w, const struct order *od)
 			break;
 		default:
 			/* Kept as it is: its bytes. */
-			rc = kt_writer_raw(w, r->raw, r->len, r->index);
+			rc = kt_writer_raw(w, held_bytes(c, i), r->len,
+			    r->index);
 		}
 	}
 	kt_cli_progress_done();
@@ -2002,6 +2017,9 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 	if (rc == 0)
 		rc = kt_writer_end_index(w, metas, nm, od.identity ||
 		    !od.at_end ? NULL : od.rows, od.n);
+	/* The events were read again as they were written: still the same? */
+	if (rc == 0 && kt_hold_check(c->holder, &err) == -1)
+		kt_cli_die(&err);
 	if (rc == 0 && report != NULL) {
 		rep = report_json(c, nretired, od.n, outname);
 		ro = open_report(report, rep);
@@ -2350,7 +2368,7 @@ identity_copy(struct cl *c)
 	rc = kt_writer_begin(w, m, nm, si != NULL && applied ? rows : NULL,
 	    c->nrecs);
 	for (i = 0; i < c->nrecs && rc == 0; i++)
-		rc = kt_writer_raw(w, c->recs[i].raw, c->recs[i].len,
+		rc = kt_writer_raw(w, held_bytes(c, i), c->recs[i].len,
 		    c->recs[i].index);
 	if (rc == 0)
 		rc = kt_writer_end_index(w, m, nm, si != NULL && !applied ?
@@ -2571,7 +2589,7 @@ main(int argc, char *argv[])
 		nomem();
 	/* The SHA-256 is for the report: no report, no hashing. */
 	if (want_report)
-		hash_start(&c->hash, c->holder, readpath, c->sha);
+		hash_start(&c->hash, readpath, c->sha);
 	c->rd = kt_cli_open_one(readpath, c->inname, c->o.co.member,
 	    c->o.co.rflags, &src);
 	if ((c->arena = kt_arena_new()) == NULL ||

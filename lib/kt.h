@@ -963,10 +963,12 @@ int	 kt_sha256_file(const char *, char[65], struct kt_error *);
 /* ------------------------------------------------------------------ */
 /*
  * An input's bytes (lib/hold.c), for filters that hold a whole trace in
- * memory or write the input again.  A holder reads the input into
- * memory when it is a plain JSON file (read, never mapped: a file that
- * shrinks cannot fault), so that an event read from it without a repair
- * is held as the file's own bytes; every other event is copied.
+ * memory or write the input again.  When the input is a plain JSON file,
+ * an event read from it without a repair is held as its place in the
+ * file, and its bytes are read again when they are needed (in the file's
+ * order, through one window: a held trace costs its records, not its
+ * text); every other event is copied (by the store).  The file is read,
+ * never mapped: a file that shrinks cannot fault.
  */
 struct kt_hold;
 
@@ -976,23 +978,25 @@ struct kt_hold;
  */
 struct kt_hold	*kt_hold_new(const char *, const char *);
 /*
- * The bytes of ev, just read by rd (ev->len of them), borrowed until
- * kt_hold_free().  NULL with err set when out of memory, or when the
- * file's bytes held are not the event's (checked every 1024 events).
+ * Is ev, just read by rd, the held file's own bytes?  1 with its offset
+ * in *off (read them again with kt_hold_bytes), or 0 (h NULL, no plain
+ * file, a repaired event): keep a copy.
  */
-const char	*kt_hold_event(struct kt_hold *, const struct kt_reader *,
-		    const struct kt_event *, struct kt_error *);
+int		 kt_hold_where(const struct kt_hold *, const struct kt_reader *,
+		    const struct kt_event *, uint64_t *);
 /*
- * The input's SHA-256 as hex: of the bytes held when h (may be NULL)
- * holds the file's, else of the file at path.  0, or -1 with err set.  Safe
- * in another thread while events are held.
+ * The held file's bytes [off, off + len), an event's by kt_hold_where,
+ * read again: borrowed until the next call.  NULL with err set when they
+ * cannot be read or are no event's now (the file changed: kt_hold_check
+ * fails from then on).
  */
-int		 kt_hold_sha256(const struct kt_hold *, const char *, char[65],
+const char	*kt_hold_bytes(struct kt_hold *, uint64_t, size_t,
 		    struct kt_error *);
 /*
  * Did the file stay as it was opened (its size and modification time,
- * and every byte of it held)?  Call it after reading, before writing
- * what was read.  0 (also without a file), or -1 with err set.
+ * and every event read again)?  Call it after reading, before writing
+ * what was read, and after writing, before the output is committed.  0
+ * (also without a file), or -1 with err set.
  */
 int		 kt_hold_check(const struct kt_hold *, struct kt_error *);
 void		 kt_hold_free(struct kt_hold *);
@@ -1005,7 +1009,8 @@ int		 kt_file_copy(const char *, uint64_t, uint64_t, struct kt_out *);
  * compact records in an array, their bytes in the store's arena (or a
  * holder's, or none), their threads interned, and of their fields only
  * the offsets the filter asked for.  A record is 48 bytes, and 8 more
- * per field kept (kt(7) gives the memory per held event).
+ * per field kept and for its place in a held file (kt(7) gives the
+ * memory per held event).
  *
  * kt_store_view() makes an event of a record without scanning it (the
  * fields kept are its known ones); kt_store_event() scans the bytes
@@ -1035,8 +1040,10 @@ struct kt_store;
 
 /*
  * A new store keeping fields (a mask of KT_FBIT bits) of each event;
- * with a holder (borrowed; NULL: none) the bytes of the events read from
- * a held file are the file's (kt_hold_event).  NULL when out of memory.
+ * with a holder (borrowed; NULL: none) the events read from a held file
+ * keep only their place in it (kt_hold_where), 8 bytes, and their bytes
+ * are read again by kt_store_bytes and kt_store_load.  NULL when out of
+ * memory.
  */
 struct kt_store	*kt_store_new(unsigned, uint32_t, struct kt_hold *);
 void		 kt_store_free(struct kt_store *);
@@ -1059,9 +1066,22 @@ struct kt_rec	*kt_store_recs(struct kt_store *, size_t *);
 size_t		 kt_store_count(const struct kt_store *);
 /* The interned pid/tid keys (raw pid text, tab, raw tid text). */
 const struct kt_intern *kt_store_threads(const struct kt_store *);
-/* Record i as an event, without a scan (see above). */
+/*
+ * Record i as an event, without a scan (see above); its raw is NULL when
+ * its bytes are in a held file (kt_store_load reads them).
+ */
 void		 kt_store_view(const struct kt_store *, size_t,
 		    struct kt_event *);
+/*
+ * Record i's bytes (r->len of them): the kept ones, or those of a held
+ * file read again (borrowed until the next call: read the records in
+ * order).  NULL with err set when none are kept or the file changed.
+ */
+const char	*kt_store_bytes(const struct kt_store *, size_t,
+		    struct kt_error *);
+/* Record i as kt_store_view() makes it, with its bytes.  0 or -1. */
+int		 kt_store_load(const struct kt_store *, size_t,
+		    struct kt_event *, struct kt_error *);
 /* Record i as a whole event: its bytes scanned again.  0 or -1. */
 int		 kt_store_event(const struct kt_store *, size_t,
 		    struct kt_event *, struct kt_error *);

@@ -1,15 +1,18 @@
 /*
  * hold.c: an input's bytes for filters that keep a whole trace in memory
- * or write the input again: events held as the file's own bytes, read
- * once into memory, when the input is a plain JSON file (copies of the
- * reader's otherwise), the input's SHA-256, a check that the file did
- * not change while it was read, and a range of the input's bytes copied
- * to an output.
+ * or write the input again.  When the input is a plain JSON file, an
+ * event read from it without a repair is kept as its place in the file
+ * only, and its bytes are read again (pread) when they are written: in
+ * the file's order they come through one window of a few MB, so a held
+ * trace costs its records, not its text.  Every other event is copied
+ * by the store.
+ * The file's size and modification time are kept and compared by
+ * kt_hold_check(), and every event read again must still begin and end
+ * as an object.
  *
- * The file is read (pread), never mapped: a mapped file that shrinks
- * while it is read faults (SIGBUS) on the pages it lost, and the core
- * keeps no signal handler.  Its size and modification time are kept and
- * compared by kt_hold_check().
+ * The file is read, never mapped: a mapped file that shrinks while it is
+ * read faults (SIGBUS) on the pages it lost, and the core keeps no
+ * signal handler.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -25,14 +28,16 @@
 
 #include "kt.h"
 
+#define WINDOW	(4u << 20)	/* bytes read again at a time, at least */
+
 struct kt_hold {
-	char		*copy;		/* the file's bytes, or NULL */
-	size_t		 size;		/* bytes in copy */
 	int		 fd;		/* the file, or -1 */
+	int		 plain;		/* it is plain JSON: events are in it */
 	struct stat	 st;		/* it when opened */
-	int		 short_read;	/* fewer bytes than st_size */
-	struct kt_arena	*arena;		/* copies of the other events */
-	uint64_t	 n;		/* events held so far */
+	int		 changed;	/* a read again did not fit */
+	char		*win;		/* bytes [wfrom, wfrom + wn) of it */
+	size_t		 wn, wcap;
+	uint64_t	 wfrom;
 	char		 name[512];	/* for messages */
 };
 
@@ -50,32 +55,7 @@ plain_json(const char *head, ssize_t n)
 	    (unsigned char)head[i] == 0xef);
 }
 
-/* Read the whole file into h->copy; a short read marks it changed. */
-static void
-hold_read(struct kt_hold *h)
-{
-	size_t want = (size_t)h->st.st_size, got = 0;
-	ssize_t n;
-
-	if ((h->copy = malloc(want)) == NULL)
-		return;		/* the events are copied instead */
-	while (got < want) {
-		if ((n = pread(h->fd, h->copy + got, want - got,
-		    (off_t)got)) == -1) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (got < want)
-		h->short_read = 1;
-	h->size = got;
-}
-
-/* Open the file at path; hold its bytes when it is plain JSON. */
+/* Open the file at path; note whether it is plain JSON. */
 static void
 hold_open(struct kt_hold *h, const char *path)
 {
@@ -90,9 +70,7 @@ hold_open(struct kt_hold *h, const char *path)
 		return;
 	}
 	n = pread(h->fd, head, sizeof(head), 0);
-	if (plain_json(head, n) && h->st.st_size > 0 &&
-	    (uint64_t)h->st.st_size <= SIZE_MAX)
-		hold_read(h);
+	h->plain = plain_json(head, n) && h->st.st_size > 0;
 }
 
 struct kt_hold *
@@ -103,44 +81,92 @@ kt_hold_new(const char *path, const char *name)
 	if ((h = calloc(1, sizeof(*h))) == NULL)
 		return NULL;
 	h->fd = -1;
-	if ((h->arena = kt_arena_new()) == NULL) {
-		free(h);
-		return NULL;
-	}
 	snprintf(h->name, sizeof(h->name), "%s", name ? name : "<stdin>");
 	if (path != NULL && strcmp(path, "-") != 0)
 		hold_open(h, path);
 	return h;
 }
 
-const char *
-kt_hold_event(struct kt_hold *h, const struct kt_reader *rd,
-    const struct kt_event *ev, struct kt_error *err)
+int
+kt_hold_where(const struct kt_hold *h, const struct kt_reader *rd,
+    const struct kt_event *ev, uint64_t *off)
 {
-	const char *p;
 	uint64_t end;
 
-	h->n++;
 	/*
 	 * The reader's bytes are the file's, at its offset, unless it
-	 * repaired them (only plain JSON is held).  One event in 1024 is
-	 * compared, to catch a reader that counts otherwise (or a file
-	 * that changed).
+	 * repaired them (only plain JSON is read so).
 	 */
-	if (h->copy != NULL && !(ev->flags & (KT_EV_REPAIRED |
-	    KT_EV_PATCHED)) && (end = kt_reader_offset(rd)) >= ev->len &&
-	    end <= h->size) {
-		p = h->copy + end - ev->len;
-		if ((h->n & 1023) == 1 && memcmp(p, ev->raw, ev->len) != 0) {
-			kt_error_set(err, h->name, 0, 0, "internal error: the "
-			    "event at byte %llu is not the file's",
-			    (unsigned long long)(end - ev->len));
+	if (h == NULL || !h->plain || (ev->flags & (KT_EV_REPAIRED |
+	    KT_EV_PATCHED)) || ev->len == 0 ||
+	    (end = kt_reader_offset(rd)) < ev->len ||
+	    end > (uint64_t)h->st.st_size)
+		return 0;
+	*off = end - ev->len;
+	return 1;
+}
+
+/* Read bytes [from, from + n) of the file into the window. */
+static int
+fill_window(struct kt_hold *h, uint64_t from, size_t n)
+{
+	size_t want = n > WINDOW ? n : WINDOW, got = 0;
+	ssize_t k;
+
+	if ((uint64_t)h->st.st_size - from < want)
+		want = (size_t)((uint64_t)h->st.st_size - from);
+	if (want > h->wcap) {
+		free(h->win);
+		h->wn = h->wcap = 0;
+		if ((h->win = malloc(want)) == NULL)
+			return -1;
+		h->wcap = want;
+	}
+	h->wfrom = from;
+	while (got < want) {
+		if ((k = pread(h->fd, h->win + got, want - got,
+		    (off_t)(from + got))) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	h->wn = got;
+	return 0;
+}
+
+const char *
+kt_hold_bytes(struct kt_hold *h, uint64_t off, size_t len,
+    struct kt_error *err)
+{
+	const char *p;
+
+	if (h->fd == -1 || !h->plain || len == 0 ||
+	    off > (uint64_t)h->st.st_size ||
+	    len > (uint64_t)h->st.st_size - off) {
+		kt_error_set(err, h->name, 0, 0, "internal error: no event "
+		    "at byte %llu", (unsigned long long)off);
+		return NULL;
+	}
+	if (off < h->wfrom || off + len > h->wfrom + h->wn) {
+		if (fill_window(h, off, len) == -1) {
+			kt_error_set(err, NULL, 0, 0, "out of memory");
 			return NULL;
 		}
-		return p;
+		if (h->wn < len)
+			h->changed = 1;
 	}
-	if ((p = kt_arena_copy(h->arena, ev->raw, ev->len)) == NULL)
-		kt_error_set(err, NULL, 0, 0, "out of memory");
+	p = h->win + (off - h->wfrom);
+	if (h->changed || p[0] != '{' || p[len - 1] != '}') {
+		h->changed = 1;
+		kt_error_set(err, h->name, 0, 0, "the file changed while it "
+		    "was read (the event at byte %llu is not there now)",
+		    (unsigned long long)off);
+		return NULL;
+	}
 	return p;
 }
 
@@ -155,7 +181,7 @@ kt_hold_check(const struct kt_hold *h, struct kt_error *err)
 		kt_error_set(err, h->name, 0, 0, "%s", strerror(errno));
 		return -1;
 	}
-	if (h->short_read || st.st_size != h->st.st_size ||
+	if (h->changed || st.st_size != h->st.st_size ||
 	    st.st_mtim.tv_sec != h->st.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != h->st.st_mtim.tv_nsec) {
 		kt_error_set(err, h->name, 0, 0, "the file changed while it "
@@ -167,29 +193,14 @@ kt_hold_check(const struct kt_hold *h, struct kt_error *err)
 	return 0;
 }
 
-int
-kt_hold_sha256(const struct kt_hold *h, const char *path, char hex[65],
-    struct kt_error *err)
-{
-	struct kt_sha256 c;
-
-	if (h == NULL || h->copy == NULL)
-		return kt_sha256_file(path, hex, err);
-	kt_sha256_init(&c);
-	kt_sha256_update(&c, h->copy, h->size);
-	kt_sha256_hex(&c, hex);
-	return 0;
-}
-
 void
 kt_hold_free(struct kt_hold *h)
 {
 	if (h == NULL)
 		return;
-	free(h->copy);
+	free(h->win);
 	if (h->fd != -1)
 		close(h->fd);
-	kt_arena_free(h->arena);
 	free(h);
 }
 

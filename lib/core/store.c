@@ -3,7 +3,9 @@
  * them in: one compact record per event (struct kt_rec: its bytes, row
  * number, times, kind, ph, interned thread), the offsets of only the
  * fields the filter asked for, packed beside the records, and the bytes
- * in an arena of the store's (or a holder's: the input file's own).
+ * in an arena of the store's, or, for the events of a held file
+ * (lib/core/hold.c), their place in it, in one more slot beside the
+ * fields: their bytes are read again when asked for.
  *
  * Removals (kt_store_shift, kt_store_keep, kt_store_set) leave their
  * bytes in the arena until the dead bytes outweigh the live ones; then
@@ -16,6 +18,8 @@
 #include "ktint.h"
 
 #define REC_NOFIELDS	0x80	/* flags: fields too long to pack */
+#define REC_INFILE	0x40	/* flags: the bytes are in the held file */
+#define REC_OURS	(REC_NOFIELDS | REC_INFILE)
 #define VAL_LEN_MAX	((1u << 29) - 1)
 #define COMPACT_MIN	(1u << 20)	/* dead bytes before a compaction */
 
@@ -31,10 +35,12 @@ struct kt_store {
 	int		 fld[KT_NFIELDS]; /* their slots, in field order */
 	uint8_t		 list[KT_NFIELDS]; /* the field of each slot */
 	int		 nf;
+	int		 ns;		/* slots per record: nf, 1 more with a
+					   holder (the place in its file) */
 	struct kt_rec	*recs;		/* recs[first..first+n) */
-	struct sval	*vals;		/* nf per record, beside recs */
+	struct sval	*vals;		/* ns per record, beside recs */
 	size_t		 first, n, cap;
-	struct kt_arena	*arena;		/* the bytes, unless a holder's */
+	struct kt_arena	*arena;		/* the bytes copied */
 	struct kt_hold	*holder;
 	uint64_t	 bytes;		/* in the arena */
 	uint64_t	 live;		/* of records still held */
@@ -62,6 +68,7 @@ kt_store_new(unsigned flags, uint32_t fields, struct kt_hold *holder)
 			s->fld[f] = s->nf++;
 		}
 	}
+	s->ns = s->nf + (holder != NULL && !(flags & KT_STORE_NOBYTES));
 	if (((flags & KT_STORE_THREADS) &&
 	    (s->threads = kt_intern_new()) == NULL) ||
 	    (!(flags & KT_STORE_NOBYTES) && holder == NULL &&
@@ -110,14 +117,14 @@ uint64_t
 kt_store_memory(const struct kt_store *s)
 {
 	return (uint64_t)s->cap * (sizeof(struct kt_rec) +
-	    (size_t)s->nf * sizeof(struct sval)) + s->bytes;
+	    (size_t)s->ns * sizeof(struct sval)) + s->bytes;
 }
 
 /* The packed fields of the record at array position i (NULL: none kept). */
 static struct sval *
 vals_at(const struct kt_store *s, size_t i)
 {
-	return s->nf > 0 ? s->vals + i * (size_t)s->nf : NULL;
+	return s->ns > 0 ? s->vals + i * (size_t)s->ns : NULL;
 }
 
 /* Room for one more record at the end.  0 or -1. */
@@ -131,9 +138,9 @@ room(struct kt_store *s)
 	    s->first > s->n)) {
 		/* Slide the records left over those shifted out. */
 		memmove(s->recs, s->recs + s->first, s->n * sizeof(*s->recs));
-		if (s->nf > 0)
-			memmove(s->vals, s->vals + s->first * (size_t)s->nf,
-			    s->n * (size_t)s->nf * sizeof(*s->vals));
+		if (s->ns > 0)
+			memmove(s->vals, s->vals + s->first * (size_t)s->ns,
+			    s->n * (size_t)s->ns * sizeof(*s->vals));
 		s->first = 0;
 	}
 	if (s->first + s->n < s->cap)
@@ -142,8 +149,8 @@ room(struct kt_store *s)
 	if ((p = realloc(s->recs, cap * sizeof(*s->recs))) == NULL)
 		return -1;
 	s->recs = p;
-	if (s->nf > 0) {
-		if ((p = realloc(s->vals, cap * (size_t)s->nf *
+	if (s->ns > 0) {
+		if ((p = realloc(s->vals, cap * (size_t)s->ns *
 		    sizeof(*s->vals))) == NULL)
 			return -1;
 		s->vals = p;
@@ -192,17 +199,27 @@ pack(const struct kt_store *s, const struct kt_event *ev, struct sval *v)
 	return 0;
 }
 
-/* Fill record r (its bytes at raw) from ev. */
+/*
+ * Fill record r from ev: its bytes at raw, or (raw NULL, infile) at
+ * offset off of the held file.
+ */
 static int
 fill(struct kt_store *s, struct kt_rec *r, struct sval *v, const char *raw,
-    const struct kt_event *ev, struct kt_error *err)
+    int infile, uint64_t off, const struct kt_event *ev,
+    struct kt_error *err)
 {
 	r->raw = raw;
 	r->len = (uint32_t)ev->len;
 	r->index = ev->index;
 	r->ts = ev->ts;
 	r->dur = ev->dur;
-	r->flags = (uint8_t)(ev->flags & ~(unsigned)REC_NOFIELDS);
+	r->flags = (uint8_t)(ev->flags & ~(unsigned)REC_OURS);
+	if (s->ns > s->nf) {
+		v[s->nf].off = (uint32_t)off;
+		v[s->nf].lt = (uint32_t)(off >> 32);
+		if (infile)
+			r->flags |= REC_INFILE;
+	}
 	r->kind = (uint8_t)ev->kind;
 	r->ph = ev->ph;
 	r->aux = 0;
@@ -242,20 +259,24 @@ copy_bytes(struct kt_store *s, const char *raw, size_t len,
 }
 
 /*
- * The bytes of ev to hold: none, the holder's (for an event just read
- * by rd: the holder compares them with the file's), or a copy.
+ * The bytes of ev to hold: none, its place in the held file (for an
+ * event just read by rd from it: *infile set, *off), or a copy.
  */
 static int
 bytes_of(struct kt_store *s, const struct kt_reader *rd,
-    const struct kt_event *ev, const char **raw, struct kt_error *err)
+    const struct kt_event *ev, const char **raw, int *infile,
+    uint64_t *off, struct kt_error *err)
 {
 	*raw = NULL;
+	*infile = 0;
+	*off = 0;
 	if (s->flags & KT_STORE_NOBYTES)
 		return 0;
-	if (s->holder != NULL && rd != NULL)
-		*raw = kt_hold_event(s->holder, rd, ev, err);
-	else
-		*raw = copy_bytes(s, ev->raw, ev->len, err);
+	if (rd != NULL && kt_hold_where(s->holder, rd, ev, off)) {
+		*infile = 1;
+		return 0;
+	}
+	*raw = copy_bytes(s, ev->raw, ev->len, err);
 	return *raw == NULL ? -1 : 0;
 }
 
@@ -265,7 +286,9 @@ kt_store_add(struct kt_store *s, const struct kt_reader *rd,
 {
 	struct kt_rec *r;
 	const char *raw = NULL;
+	uint64_t off;
 	size_t i;
+	int infile;
 
 	if (ev->len > UINT32_MAX) {
 		kt_error_set(err, NULL, 0, 0, "an event of over 4 GB");
@@ -279,11 +302,11 @@ kt_store_add(struct kt_store *s, const struct kt_reader *rd,
 		kt_error_set(err, NULL, 0, 0, "out of memory");
 		return NULL;
 	}
-	if (bytes_of(s, rd, ev, &raw, err) == -1)
+	if (bytes_of(s, rd, ev, &raw, &infile, &off, err) == -1)
 		return NULL;
 	i = s->first + s->n;
 	r = &s->recs[i];
-	if (fill(s, r, vals_at(s, i), raw, ev, err) == -1)
+	if (fill(s, r, vals_at(s, i), raw, infile, off, ev, err) == -1)
 		return NULL;
 	s->n++;
 	return r;
@@ -295,7 +318,8 @@ kt_store_copy(struct kt_store *dst, const struct kt_store *src, size_t i,
 {
 	struct kt_event ev;
 
-	kt_store_view(src, i, &ev);
+	if (kt_store_load(src, i, &ev, err) == -1)
+		return NULL;
 	return kt_store_add(dst, NULL, &ev, err);
 }
 
@@ -338,7 +362,7 @@ maybe_compact(struct kt_store *s)
 static void
 dead(struct kt_store *s, const struct kt_rec *r)
 {
-	if (r->raw != NULL && s->holder == NULL)
+	if (r->raw != NULL)
 		s->live -= r->len ? r->len : 1;
 }
 
@@ -347,17 +371,23 @@ kt_store_set(struct kt_store *s, size_t i, const struct kt_reader *rd,
     const struct kt_event *ev, struct kt_error *err)
 {
 	struct kt_rec *r = &s->recs[s->first + i], old = *r;
+	struct sval *v = vals_at(s, s->first + i), oldv[KT_NFIELDS + 1];
 	const char *raw = NULL;
+	uint64_t off;
+	int infile;
 
 	if (ev->len > UINT32_MAX) {
 		kt_error_set(err, NULL, 0, 0, "an event of over 4 GB");
 		return NULL;
 	}
-	if (bytes_of(s, rd, ev, &raw, err) == -1)
+	if (bytes_of(s, rd, ev, &raw, &infile, &off, err) == -1)
 		return NULL;
-	if (fill(s, r, vals_at(s, s->first + i), raw, ev,
-	    err) == -1) {
+	if (v != NULL)
+		memcpy(oldv, v, (size_t)s->ns * sizeof(*v));
+	if (fill(s, r, v, raw, infile, off, ev, err) == -1) {
 		*r = old;
+		if (v != NULL)
+			memcpy(v, oldv, (size_t)s->ns * sizeof(*v));
 		return NULL;
 	}
 	dead(s, &old);
@@ -365,19 +395,21 @@ kt_store_set(struct kt_store *s, size_t i, const struct kt_reader *rd,
 	return &s->recs[s->first + i];
 }
 
-void
-kt_store_view(const struct kt_store *s, size_t i, struct kt_event *ev)
+/* Record i as an event, its bytes at raw (NULL: none). */
+static void
+view(const struct kt_store *s, size_t i, const char *raw,
+    struct kt_event *ev)
 {
 	const struct kt_rec *r = &s->recs[s->first + i];
 	const struct sval *v = vals_at(s, s->first + i);
 	int k, fl;
 
-	ev->raw = r->raw;
+	ev->raw = raw;
 	ev->len = r->len;
 	ev->index = r->index;
 	ev->ts = r->ts;
 	ev->dur = r->dur;
-	ev->flags = r->flags & ~(unsigned)REC_NOFIELDS;
+	ev->flags = r->flags & ~(unsigned)REC_OURS;
 	ev->kind = (enum kt_kind)r->kind;
 	ev->ph = r->ph;
 	ev->ts_decimals = ev->dur_decimals = 0;
@@ -394,14 +426,48 @@ kt_store_view(const struct kt_store *s, size_t i, struct kt_event *ev)
 		x->type = (uint8_t)(v[k].lt & 7);
 	}
 	/* The fraction digits a patch of the times keeps. */
-	if (ev->f[KT_F_TS].type == KT_NUMBER && r->raw != NULL)
-		(void)kt_time_parse(r->raw + ev->f[KT_F_TS].off,
+	if (ev->f[KT_F_TS].type == KT_NUMBER && raw != NULL)
+		(void)kt_time_parse(raw + ev->f[KT_F_TS].off,
 		    ev->f[KT_F_TS].len, &(int64_t){ 0 }, &fl,
 		    &ev->ts_decimals);
-	if (ev->f[KT_F_DUR].type == KT_NUMBER && r->raw != NULL)
-		(void)kt_time_parse(r->raw + ev->f[KT_F_DUR].off,
+	if (ev->f[KT_F_DUR].type == KT_NUMBER && raw != NULL)
+		(void)kt_time_parse(raw + ev->f[KT_F_DUR].off,
 		    ev->f[KT_F_DUR].len, &(int64_t){ 0 }, &fl,
 		    &ev->dur_decimals);
+}
+
+void
+kt_store_view(const struct kt_store *s, size_t i, struct kt_event *ev)
+{
+	view(s, i, s->recs[s->first + i].raw, ev);
+}
+
+const char *
+kt_store_bytes(const struct kt_store *s, size_t i, struct kt_error *err)
+{
+	const struct kt_rec *r = &s->recs[s->first + i];
+	const struct sval *v;
+
+	if (r->flags & REC_INFILE) {
+		v = vals_at(s, s->first + i) + s->nf;
+		return kt_hold_bytes(s->holder, (uint64_t)v->lt << 32 | v->off,
+		    r->len, err);
+	}
+	if (r->raw == NULL)
+		kt_error_set(err, NULL, 0, 0, "no bytes kept");
+	return r->raw;
+}
+
+int
+kt_store_load(const struct kt_store *s, size_t i, struct kt_event *ev,
+    struct kt_error *err)
+{
+	const char *raw;
+
+	if ((raw = kt_store_bytes(s, i, err)) == NULL)
+		return -1;
+	view(s, i, raw, ev);
+	return 0;
 }
 
 int
@@ -409,13 +475,12 @@ kt_store_event(const struct kt_store *s, size_t i, struct kt_event *ev,
     struct kt_error *err)
 {
 	const struct kt_rec *r = &s->recs[s->first + i];
+	const char *raw;
 
 	memset(ev, 0, sizeof(*ev));
-	if (r->raw == NULL) {
-		kt_error_set(err, NULL, 0, 0, "no bytes kept");
+	if ((raw = kt_store_bytes(s, i, err)) == NULL)
 		return -1;
-	}
-	if (kt_event_scan(r->raw, r->len, ev, err) == -1)
+	if (kt_event_scan(raw, r->len, ev, err) == -1)
 		return -1;
 	ev->index = r->index;
 	ev->flags |= r->flags & (KT_EV_REPAIRED | KT_EV_PATCHED);
@@ -481,7 +546,7 @@ void
 kt_store_keep(struct kt_store *s, int (*keep)(const struct kt_rec *,
     void *), void *ctx)
 {
-	size_t i, k = s->first, nf = (size_t)s->nf;
+	size_t i, k = s->first, nf = (size_t)s->ns;
 
 	for (i = s->first; i < s->first + s->n; i++) {
 		if (!keep(&s->recs[i], ctx)) {
