@@ -1061,16 +1061,24 @@ step_at(const struct kt_model *m, int64_t r, int64_t t)
 }
 
 /*
- * The innermost span on thread th that a flow end at t binds to (it
- * starts at t, or contains t), among the kinds in mask; KT_NO if none.
+ * The innermost span on thread th that holds time t (t in [ts, ts +
+ * dur), or with at_start also t == ts: a zero-length call), among the
+ * kinds in mask; KT_NO if none.
  */
 static uint32_t
-flow_span(const struct kt_model *m, uint32_t th, int64_t t, unsigned mask)
+innermost_at(const struct kt_model *m, uint32_t th, int64_t t, unsigned mask,
+    int at_start)
 {
-	const struct kt_thread *tr = &m->threads[th];
-	size_t lo = tr->first, hi = (size_t)tr->first + tr->nspans;
+	const struct kt_thread *tr;
+	size_t lo, hi;
 	uint32_t s;
 
+	if (th == KT_NO || th >= m->nthreads)
+		return KT_NO;
+	tr = &m->threads[th];
+	lo = tr->first;
+	hi = (size_t)tr->first + tr->nspans;
+	/* The last span with ts <= t. */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -1084,11 +1092,21 @@ flow_span(const struct kt_model *m, uint32_t th, int64_t t, unsigned mask)
 	for (s = (uint32_t)(lo - 1); s != KT_NO; s = m->spans[s].parent) {
 		const struct kt_span *sp = &m->spans[s];
 
-		if ((t == sp->ts || t < sp->ts + sp->dur) &&
+		if ((t < sp->ts + sp->dur || (at_start && t == sp->ts)) &&
 		    (mask & (1u << sp->kind)))
 			return s;
 	}
 	return KT_NO;
+}
+
+/*
+ * The innermost span on thread th that a flow end at t binds to (it
+ * starts at t, or contains t), among the kinds in mask; KT_NO if none.
+ */
+static uint32_t
+flow_span(const struct kt_model *m, uint32_t th, int64_t t, unsigned mask)
+{
+	return innermost_at(m, th, t, mask, 1);
 }
 
 static int
@@ -1534,33 +1552,7 @@ uint32_t
 kt_model_span_at(const struct kt_model *m, uint32_t th, int64_t t,
     unsigned skip)
 {
-	const struct kt_thread *tr;
-	size_t lo, hi;
-	uint32_t s;
-
-	if (th == KT_NO || th >= m->nthreads)
-		return KT_NO;
-	tr = &m->threads[th];
-	lo = tr->first;
-	hi = (size_t)tr->first + tr->nspans;
-	/* The last span with ts <= t. */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->spans[mid].ts <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == tr->first)
-		return KT_NO;
-	for (s = (uint32_t)(lo - 1); s != KT_NO; s = m->spans[s].parent) {
-		const struct kt_span *sp = &m->spans[s];
-
-		if (t < sp->ts + sp->dur && !(skip & (1u << sp->kind)))
-			return s;
-	}
-	return KT_NO;
+	return innermost_at(m, th, t, ~skip, 0);
 }
 
 int
