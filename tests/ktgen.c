@@ -1806,6 +1806,37 @@ ev_begin(struct gen *g)
 		PUTS(o, "  {\n");
 }
 
+/*
+ * Write one flow event: ph 's' or 'f' (an "f" binds to its enclosing
+ * slice, "bp": "e"), cat and name both cat.
+ */
+static void
+put_flow(struct gen *g, char ph, int64_t id, int64_t pid, int64_t tid,
+    int64_t ts, const char *cat)
+{
+	struct out *o = &g->out;
+
+	ev_begin(g);
+	PUTS(o, "    \"ph\": \"");
+	put(o, &ph, 1);
+	PUTS(o, "\", \"id\": ");
+	puti(o, id);
+	PUTS(o, ", \"pid\": ");
+	puti(o, pid);
+	PUTS(o, ", \"tid\": ");
+	puti(o, tid);
+	PUTS(o, ", \"ts\": ");
+	putts(o, ts);
+	PUTS(o, ",\n    \"cat\": \"");
+	putstr(o, cat);
+	PUTS(o, "\", \"name\": \"");
+	putstr(o, cat);
+	if (ph == 'f')
+		PUTS(o, "\", \"bp\": \"e\"\n  }");
+	else
+		PUTS(o, "\"\n  }");
+}
+
 /* Write one CPU record, and its ac2g "s" flow if it has one. */
 static void
 emit_cev(struct gen *g, const struct cev *e)
@@ -1899,39 +1930,12 @@ emit_cev(struct gen *g, const struct cev *e)
 		break;
 	}
 	PUTS(o, "\n    }\n  }");
-	if (e->fwdbwd) {
-		/* PyTorch's: "s" on the forward op, "f" on its node. */
-		ev_begin(g);
-		if (e->fwdbwd == 1)
-			PUTS(o, "    \"ph\": \"s\", \"id\": ");
-		else
-			PUTS(o, "    \"ph\": \"f\", \"id\": ");
-		puti(o, e->a[1]);
-		PUTS(o, ", \"pid\": ");
-		puti(o, g->pid);
-		PUTS(o, ", \"tid\": ");
-		puti(o, tid);
-		PUTS(o, ", \"ts\": ");
-		putts(o, e->ts);
-		if (e->fwdbwd == 1)
-			PUTS(o, ",\n    \"cat\": \"fwdbwd\", "
-			    "\"name\": \"fwdbwd\"\n  }");
-		else
-			PUTS(o, ",\n    \"cat\": \"fwdbwd\", "
-			    "\"name\": \"fwdbwd\", \"bp\": \"e\"\n  }");
-	}
-	if (e->flow) {
-		ev_begin(g);
-		PUTS(o, "    \"ph\": \"s\", \"id\": ");
-		puti(o, e->a[2]);
-		PUTS(o, ", \"pid\": ");
-		puti(o, g->pid);
-		PUTS(o, ", \"tid\": ");
-		puti(o, tid);
-		PUTS(o, ", \"ts\": ");
-		putts(o, e->ts);
-		PUTS(o, ",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\"\n  }");
-	}
+	/* PyTorch's fwdbwd: "s" on the forward op, "f" on its node. */
+	if (e->fwdbwd)
+		put_flow(g, e->fwdbwd == 1 ? 's' : 'f', e->a[1], g->pid, tid,
+		    e->ts, "fwdbwd");
+	if (e->flow)
+		put_flow(g, 's', e->a[2], g->pid, tid, e->ts, "ac2g");
 }
 
 /* Write one GPU record, and its ac2g "f" flow unless an annotation. */
@@ -2030,14 +2034,7 @@ emit_gev(struct gen *g, const struct gev *e)
 	PUTS(o, "\n    }\n  }");
 	if (e->kind == GK_ANN)
 		return;
-	ev_begin(g);
-	PUTS(o, "    \"ph\": \"f\", \"id\": ");
-	puti(o, e->corr);
-	PUTS(o, ", \"pid\": 0, \"tid\": ");
-	puti(o, e->stream);
-	PUTS(o, ", \"ts\": ");
-	putts(o, e->ts);
-	PUTS(o, ",\n    \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"\n  }");
+	put_flow(g, 'f', e->corr, 0, e->stream, e->ts, "ac2g");
 }
 
 /*
