@@ -37,6 +37,7 @@ struct opts {
 struct state {
 	struct kt_reader	*r;
 	struct kt_store		*store;		/* the events held */
+	struct kt_hold		*holder;	/* their file (lib/core/hold.c) */
 	struct kt_rec		*recs;		/* its records, once read */
 	size_t			 n;
 	uint32_t		*order;		/* their output order, or NULL */
@@ -96,7 +97,7 @@ hold(struct state *st, const struct kt_event *ev)
 	struct kt_rec *r;
 	struct kt_error err;
 
-	if ((r = kt_store_add(st->store, NULL, ev, &err)) == NULL) {
+	if ((r = kt_store_add(st->store, st->r, ev, &err)) == NULL) {
 		kt_cli_warn("%s: %s", kt_reader_name(st->r), err.msg);
 		exit(2);
 	}
@@ -207,10 +208,17 @@ write_rec(const struct state *st, struct kt_writer *w, size_t i,
 	char num[96];
 	size_t k;
 
-	/* JSON needs only the bytes. */
-	if (!o->tsv && (!o->rebase || !(r->flags & KT_EV_TS) || shift == 0))
-		return kt_writer_raw(w, r->raw, r->len, r->index);
-	kt_store_view(st->store, i, &ev);
+	struct kt_error err;
+	const char *raw;
+
+	/* JSON needs only the bytes (read again from a plain file). */
+	if (!o->tsv && (!o->rebase || !(r->flags & KT_EV_TS) || shift == 0)) {
+		if ((raw = kt_store_bytes(st->store, i, &err)) == NULL)
+			kt_cli_die(&err);
+		return kt_writer_raw(w, raw, r->len, r->index);
+	}
+	if (kt_store_load(st->store, i, &ev, &err) == -1)
+		kt_cli_die(&err);
 	if (!o->rebase || !(ev.flags & KT_EV_TS) || shift == 0)
 		return kt_writer_event(w, &ev);
 	if (ev.ts - shift > KT_TIME_MAX) {
@@ -836,26 +844,29 @@ main(int argc, char *argv[])
 	memset(&st, 0, sizeof(st));
 	st.r = r;
 	/*
-	 * Held, a record per event: its bytes (but with --check), its
-	 * thread, and the fields the output needs without a second scan:
-	 * the columns of TSV, the ts a rebase changes.
-	 */
-	if ((st.store = kt_store_new(KT_STORE_THREADS | (o.check ?
-	    KT_STORE_NOBYTES : 0), (o.tsv ? KT_FCOLUMNS : 0) |
-	    (o.rebase ? KT_FBIT(KT_F_TS) : 0), NULL)) == NULL ||
-	    (st.own = kt_intern_new()) == NULL)
-		nomem();
-	st.threads = st.own;
-	out = kt_cli_out_open(o.co.output, o.co.level);
-	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : KT_WRITE_ROWS)) == NULL)
-		nomem();
-	/*
 	 * Stream only when the order stays and the input is one trace; else
 	 * read it all first, and refuse an archive of several traces before
 	 * anything is written.
 	 */
 	stream = o.keep_order && !o.rebase && !o.check &&
 	    !kt_source_archived(src);
+	/*
+	 * Held, a record per event: its bytes (but with --check; of a plain
+	 * file, only their place: they are read again as they are written),
+	 * its thread, and the fields the output needs without a second
+	 * scan: the columns of TSV, the ts a rebase changes.
+	 */
+	if ((!stream && !o.check &&
+	    (st.holder = kt_hold_new(path, path)) == NULL) ||
+	    (st.store = kt_store_new(KT_STORE_THREADS | (o.check ?
+	    KT_STORE_NOBYTES : 0), (o.tsv ? KT_FCOLUMNS : 0) |
+	    (o.rebase ? KT_FBIT(KT_F_TS) : 0), st.holder)) == NULL ||
+	    (st.own = kt_intern_new()) == NULL)
+		nomem();
+	st.threads = st.own;
+	out = kt_cli_out_open(o.co.output, o.co.level);
+	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : KT_WRITE_ROWS)) == NULL)
+		nomem();
 	/*
 	 * Streaming writes ktSourceIndex before the events: a plain file's
 	 * end tells if it has one after them.
@@ -864,6 +875,9 @@ main(int argc, char *argv[])
 		kt_cli_die(&err);
 	if (!stream) {
 		read_held(&st);
+		/* What was read is what is written: the file must not change. */
+		if (kt_hold_check(st.holder, &err) == -1)
+			kt_cli_die(&err);
 		kt_cli_one_trace(src, path, "holds several traces; pick one "
 		    "with --member or merge them with kt rank-tag", 1);
 	}
@@ -874,6 +888,9 @@ main(int argc, char *argv[])
 	else
 		rc = write_held(&st, &o, w);
 	kt_cli_progress_done();
+	/* The events were read again as they were written: still the same? */
+	if (rc != -1 && kt_hold_check(st.holder, &err) == -1)
+		kt_cli_die(&err);
 	repairs = *kt_reader_repairs(r);
 	snprintf(name, sizeof(name), "%s", kt_reader_name(r));
 	/* When a write failed, commit reports why and removes the file. */
@@ -883,6 +900,7 @@ main(int argc, char *argv[])
 	kt_reader_free(r);
 	kt_source_close(src);
 	kt_store_free(st.store);
+	kt_hold_free(st.holder);
 	free(st.order);
 	kt_intern_free(st.own);
 	free(st.closers);

@@ -965,9 +965,10 @@ int	 kt_sha256_file(const char *, char[65], struct kt_error *);
  * An input's bytes (lib/hold.c), for filters that hold a whole trace in
  * memory or write the input again.  When the input is a plain JSON file,
  * an event read from it without a repair is held as its place in the
- * file, and its bytes are read again when they are needed (in the file's
- * order, through one window: a held trace costs its records, not its
- * text); every other event is copied (by the store).  The file is read,
+ * file, and its bytes are read again when they are needed (through a few
+ * windows that move forward: in the file's order, or a merge of a few
+ * runs of it, each byte is read about once; a held trace costs its
+ * records, not its text); every other event is copied (by the store).  The file is read,
  * never mapped: a file that shrinks cannot fault.
  */
 struct kt_hold;
@@ -979,19 +980,22 @@ struct kt_hold;
 struct kt_hold	*kt_hold_new(const char *, const char *);
 /*
  * Is ev, just read by rd, the held file's own bytes?  1 with its offset
- * in *off (read them again with kt_hold_bytes), or 0 (h NULL, no plain
- * file, a repaired event): keep a copy.
+ * in *off (read them again with kt_hold_bytes), 0 (h NULL, no plain
+ * file, a repaired event: keep a copy), or -1 with err set (one event in
+ * 1024 is compared with the file, which must be the one rd reads).
  */
-int		 kt_hold_where(const struct kt_hold *, const struct kt_reader *,
-		    const struct kt_event *, uint64_t *);
+int		 kt_hold_where(struct kt_hold *, const struct kt_reader *,
+		    const struct kt_event *, uint64_t *, struct kt_error *);
 /*
  * The held file's bytes [off, off + len), an event's by kt_hold_where,
- * read again: borrowed until the next call.  NULL with err set when they
- * cannot be read or are no event's now (the file changed: kt_hold_check
- * fails from then on).
+ * read again: borrowed until the next call (the holder's windows move).
+ * NULL with err set when they cannot be read or are no event's now (the
+ * file changed: kt_hold_check fails from then on).
  */
 const char	*kt_hold_bytes(struct kt_hold *, uint64_t, size_t,
 		    struct kt_error *);
+/* How many times kt_hold_bytes read the file (256 KB or more at a time). */
+uint64_t	 kt_hold_reads(const struct kt_hold *);
 /*
  * Did the file stay as it was opened (its size and modification time,
  * and every event read again)?  Call it after reading, before writing

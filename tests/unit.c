@@ -930,9 +930,9 @@ test_hold(void)
 	CHECK((src = kt_source_open(path, NULL, 0, &err)) != NULL);
 	CHECK(kt_source_next(src, &rd, &err) == 1);
 	while (kt_reader_next(rd, &ev, &err) == 1 && n < 2) {
-		CHECK(kt_hold_where(h[0], rd, &ev, &off[n]) == 1);
-		CHECK(kt_hold_where(h[1], rd, &ev, &o) == 0 &&
-		    kt_hold_where(NULL, rd, &ev, &o) == 0);
+		CHECK(kt_hold_where(h[0], rd, &ev, &off[n], &err) == 1);
+		CHECK(kt_hold_where(h[1], rd, &ev, &o, &err) == 0 &&
+		    kt_hold_where(NULL, rd, &ev, &o, &err) == 0);
 		len[n] = ev.len;
 		for (k = 0; k < 2; k++)
 			CHECK(kt_store_add(st[k], rd, &ev, &err) != NULL);
@@ -962,6 +962,8 @@ test_hold(void)
 			CHECK(kt_store_event(st[k], n, &lv, &err) == 0 &&
 			    lv.ph == 'X' && lv.ts == (n ? 3250 : 1000));
 		}
+	/* The held file was read again once: one window holds it. */
+	CHECK(kt_hold_reads(h[0]) == 1 && kt_hold_reads(h[1]) == 0);
 	/* A bad place is refused, not read. */
 	CHECK(kt_hold_bytes(h[0], sizeof(trace), 2, &err) == NULL &&
 	    kt_hold_bytes(h[1], 0, 2, &err) == NULL);
@@ -973,6 +975,29 @@ test_hold(void)
 	 * again from a new holder is not there now, and the check fails;
 	 * then shorter: the check of the first holder fails too.
 	 */
+	CHECK((h[2] = kt_hold_new(path, path)) != NULL);
+	if ((f = fopen(path, "r+b")) != NULL) {
+		fputc(' ', f);
+		fwrite(trace, 1, sizeof(trace) - 2, f);
+		fclose(f);
+	}
+	/* A holder of a file that is not the one read: its first event. */
+	if ((fd = mkstemp(copy)) != -1) {
+		CHECK(write(fd, trace, sizeof(trace) - 1) ==
+		    (ssize_t)(sizeof(trace) - 1));
+		close(fd);
+		CHECK((src = kt_source_open(copy, NULL, 0, &err)) != NULL);
+		CHECK(kt_source_next(src, &rd, &err) == 1);
+		CHECK(kt_reader_next(rd, &ev, &err) == 1);
+		CHECK(kt_hold_where(h[2], rd, &ev, &o, &err) == -1 &&
+		    strstr(err.msg, "not the file's") != NULL);
+		kt_reader_free(rd);
+		kt_source_close(src);
+		unlink(copy);
+		strcpy(copy, "/tmp/kt-unit-hold-copy.XXXXXX");
+	} else
+		CHECK(!"mkstemp");
+	kt_hold_free(h[2]);
 	CHECK((h[2] = kt_hold_new(path, path)) != NULL);
 	if ((f = fopen(path, "r+b")) != NULL) {
 		fputc(' ', f);
