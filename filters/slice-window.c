@@ -9,7 +9,9 @@
  * one pass, holding only what the window needs: the events still open
  * when the window starts, and the output behind a flow whose other end
  * has not come yet.  Once the window's end is certain it stops reading.
- * An input that is not sorted is held in memory and sorted first.
+ * An input that is not sorted is held in memory and sorted first (of a
+ * plain file, each event's place and the fields the windows read, not
+ * its text: the bytes are read again as they are fed).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -152,6 +154,8 @@ struct opts {
 struct sw {
 	struct opts	 o;
 	struct kt_reader *rd;
+	struct kt_hold	*holder;	/* a plain input file: what hd holds
+					   are places in it (lib/core/hold.c) */
 	struct kt_intern *flowkeys;
 	struct kt_buf	 flowkey;	/* flow_key()'s, reused */
 	struct kt_intern *tracks;	/* counter tracks */
@@ -223,6 +227,16 @@ keep_ev(struct kt_store *st, const struct kt_event *ev, uint32_t flow)
 	if (ev->ph == 's')
 		r->tag |= TAG_IS_S;
 	return r;
+}
+
+/* Record i of st as an event, its bytes read again if need be. */
+static void
+held_event(const struct kt_store *st, size_t i, struct kt_event *ev)
+{
+	struct kt_error err;
+
+	if (kt_store_load(st, i, ev, &err) == -1)
+		kt_cli_die(&err);
 }
 
 /* The flow key id of a flow event: (cat, name, id). */
@@ -415,6 +429,9 @@ win_commit(struct sw *sw, struct window *w)
 				w->rows[k] = si[w->rows[k]];
 	for (k = 0; k < w->nrows && w->rows[k] == k; k++)
 		;
+	/* Held events were read again as they were written: the same? */
+	if (kt_hold_check(sw->holder, &err) == -1)
+		kt_cli_die(&err);
 	kt_cli_out_commit(w->out, kt_writer_end_index(w->w, m, nm,
 	    k == w->nrows ? NULL : w->rows, w->nrows) == -1, &err);
 	w->out = NULL;
@@ -1133,7 +1150,7 @@ feed_held(struct sw *sw, struct kt_store *hd)
 	for (i = 0; i < kt_store_count(hd); i++) {
 		struct kt_event e;
 
-		kt_store_view(hd, i, &e);
+		held_event(hd, i, &e);
 		feed(sw, &e);
 	}
 	kt_store_shift(hd, kt_store_count(hd));
@@ -1150,7 +1167,7 @@ feed_sorted(struct sw *sw, struct kt_store *hd, int sorted)
 	if (!sorted && (order = kt_store_order(hd, rec_key, NULL)) == NULL)
 		kt_cli_nomem();
 	for (i = 0; i < kt_store_count(hd) && !all_done(sw); i++) {
-		kt_store_view(hd, order != NULL ? order[i] : i, &ev);
+		held_event(hd, order != NULL ? order[i] : i, &ev);
 		feed(sw, &ev);
 	}
 	free(order);
@@ -1181,9 +1198,13 @@ run(struct sw *sw)
 	uint64_t last = 0;
 	int rc, sorted = 1, early = 0, seen_event = 0, meta_first = 0;
 
-	/* Held events are fed later: they keep what feed() reads. */
-	hd = store_new(sw->fields | FEED_FIELDS | (sw->o.has_rank ?
-	    KT_FBIT(KT_F_RANK) : 0));
+	/*
+	 * Held events are fed later: they keep what feed() reads, and of a
+	 * plain file only their places.
+	 */
+	if ((hd = kt_store_new(0, sw->fields | FEED_FIELDS |
+	    (sw->o.has_rank ? KT_FBIT(KT_F_RANK) : 0), sw->holder)) == NULL)
+		kt_cli_nomem();
 	while ((rc = kt_reader_next(sw->rd, &ev, &err)) == 1) {
 		uint64_t key = order_key(&ev);
 
@@ -1220,7 +1241,8 @@ run(struct sw *sw)
 			    (unsigned long long)sw->nseen, PROBE_EVENTS);
 			kt_cli_die(NULL);
 		}
-		keep_ev(hd, &ev, NOFLOW);
+		if (kt_store_add(hd, sw->rd, &ev, &err) == NULL)
+			kt_cli_die(&err);
 	}
 	if (rc == -1)
 		kt_cli_die(&err);
@@ -1476,6 +1498,7 @@ sw_free(struct sw *sw)
 	kt_intern_free(sw->flowkeys);
 	kt_intern_free(sw->tracks);
 	kt_buf_free(&sw->flowkey);
+	kt_hold_free(sw->holder);
 	if (sw->o.re_text != NULL)
 		regfree(&sw->o.re);
 	kt_reader_free(sw->rd);
@@ -1508,6 +1531,9 @@ main(int argc, char *argv[])
 		return 2;
 	sw.rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] :
 	    "<stdin>", sw.o.co.member, sw.o.co.rflags, &src);
+	if ((sw.holder = kt_hold_new(argc ? argv[0] : NULL, argc ? argv[0] :
+	    "<stdin>")) == NULL)
+		kt_cli_nomem();
 	if ((sw.flowkeys = kt_intern_new()) == NULL ||
 	    (sw.tracks = kt_intern_new()) == NULL)
 		kt_cli_nomem();

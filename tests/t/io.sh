@@ -176,3 +176,41 @@ for f in "kt-layer-track -a x -n 1" "kt-compact-lanes" "kt-views -o views-out" \
 		bad "io: ${f%% *} on bad stdin: status $rc, $(head -1 err)"
 	fi
 done
+
+# Sorting (kt-normalize) and slicing an unsorted input (kt-slice-window)
+# hold a plain file's events as places in it and read their bytes again
+# as they write them: an input that shrinks meanwhile is an error (exit 2,
+# one line, no output file), never a signal or a short trace passed off
+# as whole.  Each run is retried sooner when it ended before the cut.
+"$KT_BUILD/ktgen" -s 64M -o big.json
+for f in "kt-normalize" "kt-slice-window --from 0s"; do
+	cut=
+	for delay in 0.3 0.1 0.02; do
+		cp big.json bt.json
+		rm -f btc.json
+		# shellcheck disable=SC2086
+		run $f bt.json -o btc.json 2>terr &
+		pid=$!
+		sleep "$delay"
+		truncate -s 1000 bt.json
+		wait "$pid"
+		rc=$?
+		if [ "$rc" -gt 128 ]; then
+			bad "io: $f, input cut while read: killed by signal $((rc - 128))"
+			cut=signal
+			break
+		elif [ "$rc" -eq 0 ]; then
+			continue	# done before the cut: try sooner
+		fi
+		if [ "$rc" -eq 2 ] && [ "$(wc -l <terr)" -eq 1 ] &&
+		    grep -q 'bt.json' terr && [ ! -e btc.json ]; then
+			ok "io: $f, input cut while read: exit 2, one line: $(cat terr)"
+		else
+			bad "io: $f, input cut while read: exit $rc, $(head -3 terr)"
+		fi
+		cut=yes
+		break
+	done
+	[ -n "$cut" ] || skip "io: $f, input cut: every run ended before the cut"
+done
+rm -f big.json bt.json btc.json
