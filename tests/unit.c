@@ -382,6 +382,37 @@ removed(const char *s, int field, const char *key, int field2)
 	return out;
 }
 
+/* Remove args members k1, k2 and (unless NULL) k3 in one patch. */
+static const char *
+removed2(const char *s, const char *k1, const char *k2, const char *k3)
+{
+	static char out[512];
+	struct kt_event ev;
+	struct kt_patch p;
+	struct kt_buf b = KT_BUF_INIT;
+	json_t *j;
+
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(s, strlen(s), &ev, NULL) == -1)
+		return "scan failed";
+	kt_patch_init(&p, &ev);
+	if (kt_patch_arg_remove(&p, k1) == -1 ||
+	    kt_patch_arg_remove(&p, k2) == -1 ||
+	    (k3 != NULL && kt_patch_arg_remove(&p, k3) == -1) ||
+	    kt_patch_apply(&p, &b) == -1)
+		snprintf(out, sizeof(out), "patch failed");
+	else if ((j = json_loadb(b.p, b.n, 0, NULL)) == NULL)
+		snprintf(out, sizeof(out), "invalid JSON: %.*s", (int)b.n,
+		    b.p);
+	else {
+		json_decref(j);
+		snprintf(out, sizeof(out), "%.*s", (int)b.n, b.p);
+	}
+	kt_patch_free(&p);
+	kt_buf_free(&b);
+	return out;
+}
+
 /* Removal: each result checked against the text written by hand. */
 static void
 test_patch_remove(void)
@@ -413,6 +444,50 @@ test_patch_remove(void)
 	r = removed(ev1, -1, "a", KT_F_TID);
 	CHECK(strcmp(r, "{\"ph\": \"X\", \"pid\": 1, \"args\": "
 	    "{\"b\": [1, {\"c\": 2}], \"c\": \"x\"}}") == 0);
+	/*
+	 * Two adjacent members, in either order: first and second, second
+	 * and last (args), the first two and all three (top level: ph,
+	 * pid, tid before args).
+	 */
+	CHECK(strcmp(removed2(ev1, "a", "b", NULL),
+	    "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": "
+	    "{\"c\": \"x\"}}") == 0);
+	CHECK(strcmp(removed2(ev1, "b", "a", NULL),
+	    "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": "
+	    "{\"c\": \"x\"}}") == 0);
+	CHECK(strcmp(removed2(ev1, "b", "c", NULL),
+	    "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": "
+	    "{\"a\": 1}}") == 0);
+	CHECK(strcmp(removed2(ev1, "c", "b", NULL),
+	    "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": "
+	    "{\"a\": 1}}") == 0);
+	CHECK(strcmp(removed2(ev1, "a", "b", "c"),
+	    "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": {}}") ==
+	    0);
+	CHECK(strcmp(removed2(ev1, "c", "a", "b"),
+	    "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": {}}") ==
+	    0);
+	CHECK(strcmp(removed2(ev1, "b", "c", "a"),
+	    "{\"ph\": \"X\", \"pid\": 1, \"tid\": 2, \"args\": {}}") ==
+	    0);
+	CHECK(strcmp(removed(ev1, KT_F_PH, NULL, KT_F_PID),
+	    "{\"tid\": 2, \"args\": {\"a\": 1, \"b\": [1, {\"c\": 2}], "
+	    "\"c\": \"x\"}}") == 0);
+	CHECK(strcmp(removed(ev1, KT_F_PID, NULL, KT_F_PH),
+	    "{\"tid\": 2, \"args\": {\"a\": 1, \"b\": [1, {\"c\": 2}], "
+	    "\"c\": \"x\"}}") == 0);
+	CHECK(strcmp(removed(ev1, KT_F_TID, NULL, KT_F_ARGS),
+	    "{\"ph\": \"X\", \"pid\": 1}") == 0);
+	/*
+	 * Separators over lines (as Kineto writes them): the white space
+	 * after a comma stays, as with one removal.
+	 */
+	CHECK(strcmp(removed2("{\"args\": {\n  \"a\": 1,\n  \"b\": 2,\n  "
+	    "\"c\": 3\n}}", "a", "b", NULL),
+	    "{\"args\": {\n  \n  \n  \"c\": 3\n}}") == 0);
+	CHECK(strcmp(removed2("{\"args\": {\n  \"a\": 1,\n  \"b\": 2,\n  "
+	    "\"c\": 3\n}}", "c", "b", NULL), "{\"args\": {\n  \"a\": 1\n}}") ==
+	    0);
 	/* The only member: an empty object stays. */
 	CHECK(strcmp(removed("{\"args\": {\"k\": 1}}", -1, "k", -1),
 	    "{\"args\": {}}") == 0);

@@ -256,23 +256,16 @@ member_at(const char *raw, size_t obj, size_t end, size_t voff, size_t *ks,
 }
 
 /*
- * Remove the member whose value is v from the object at raw[obj..end):
- * a first member with the comma after it and one space after that (the
- * inverse of an insertion), another from the end of the member before
- * it.
+ * The end of what removing the member whose value ends at ve takes with
+ * it as a first member: the comma after it and one space after that, or
+ * nothing when no member follows (raw[..end): the object's closing
+ * brace).
  */
-static int
-remove_member(struct kt_patch *p, size_t obj, size_t end,
-    const struct kt_val *v, int f)
+static size_t
+sep_end(const char *raw, size_t ve, size_t end)
 {
-	const char *raw = p->ev->raw;
-	size_t ks, prev, ve = (size_t)v->off + v->len, q;
+	size_t q;
 
-	if (member_at(raw, obj, end, v->off, &ks, &prev) == -1)
-		return -1;
-	if (prev != 0)
-		return tag(p, edit(p, prev, ve - prev, "", 0, "", 0, ""), f, 0,
-		    0);
 	for (q = ve; q < end && kt_ws[(unsigned char)raw[q]]; q++)
 		;
 	if (q < end && raw[q] == ',') {
@@ -280,7 +273,68 @@ remove_member(struct kt_patch *p, size_t obj, size_t end,
 		if (ve < end && raw[ve] == ' ')
 			ve++;
 	}
-	return tag(p, edit(p, ks, ve - ks, "", 0, "", 0, ""), f, 0, 0);
+	return ve;
+}
+
+/* The queued removal (an edit that inserts nothing) from off, or NULL. */
+static struct kt_patch_edit *
+removal_from(struct kt_patch *p, size_t off)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->e[i].inslen == 0 && p->e[i].del > 0 &&
+		    p->e[i].off == off)
+			return &p->e[i];
+	return NULL;
+}
+
+/* Is a removal queued that ends in (prev, ks]: the member before's? */
+static int
+removed_before(const struct kt_patch *p, size_t prev, size_t ks)
+{
+	int i;
+
+	for (i = 0; i < p->n; i++)
+		if (p->e[i].inslen == 0 && p->e[i].del > 0 &&
+		    p->e[i].off + p->e[i].del > prev &&
+		    p->e[i].off + p->e[i].del <= ks)
+			return 1;
+	return 0;
+}
+
+/*
+ * Remove the member whose value is v from the object at raw[obj..end):
+ * a first member with the comma after it and one space after that (the
+ * inverse of an insertion), another from the end of the member before
+ * it.  A member whose neighbour is removed too is removed as a first
+ * one, so that the two removals never overlap: one after a removed
+ * first member; and a first member's removal turns that of the member
+ * after it (from this one's end) into a first member's, and so on.
+ */
+static int
+remove_member(struct kt_patch *p, size_t obj, size_t end,
+    const struct kt_val *v, int f)
+{
+	const char *raw = p->ev->raw;
+	struct kt_patch_edit *e;
+	size_t ks, prev, ve = (size_t)v->off + v->len, at, nks, nve;
+
+	if (member_at(raw, obj, end, v->off, &ks, &prev) == -1)
+		return -1;
+	if (prev != 0 && !removed_before(p, prev, ks))
+		return tag(p, edit(p, prev, ve - prev, "", 0, "", 0, ""), f, 0,
+		    0);
+	/* The members after it removed from their neighbour's end. */
+	for (at = ve; (e = removal_from(p, at)) != NULL; at = nve) {
+		nve = e->off + e->del;
+		for (nks = at; nks < nve && raw[nks] != '"'; nks++)
+			;
+		e->off = nks;
+		e->del = sep_end(raw, nve, end) - nks;
+	}
+	return tag(p, edit(p, ks, sep_end(raw, ve, end) - ks, "", 0, "", 0,
+	    ""), f, 0, 0);
 }
 
 int
