@@ -11,7 +11,9 @@
 # design reads twice is asserted as such: rank-tag's survey skims every
 # event first (and scans its metadata events whole), layer-track writes
 # an input it cannot copy (compressed) by reading it a second time, and
-# made-up events written as TSV are scanned once each.
+# made-up events written as TSV are scanned once each, and select reads
+# its input in two passes (decide, then write), with --links a third
+# (the model), and with --count only the first.
 . "$(dirname "$0")/../lib.sh"
 
 LC_ALL=C
@@ -102,6 +104,16 @@ expect "layer-track (the input copied)" "$N" 0 \
 gzip -c t.json >t.json.gz
 expect "layer-track of gzip (read twice)" "$((2 * N))" 0 \
     layer-track -a vectorized_layer_norm -n 12 t.json.gz
+
+# select: two passes (the first decides by position, the second writes),
+# the model between them with --links; --count writes nothing.
+expect "select --kind kernel (two passes)" "$((2 * N))" 0 \
+    select --kind kernel t.json
+expect "select --drop python_function --tsv (two passes)" "$((2 * N))" 0 \
+    select --drop python_function --tsv t.json
+expect "select --kind kernel --links (two passes and the model)" \
+    "$((3 * N))" 0 select --kind kernel --links t.json
+expect "select --count (one pass)" "$N" 0 select --kind kernel --count t.json
 
 # rank-tag: the survey skims every event (and scans the metadata whole),
 # the write pass scans every event once.
