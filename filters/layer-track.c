@@ -213,7 +213,7 @@ usage(FILE *f)
 	    "                      [-r report] [--pid pid] [--spool-max size]\n"
 	    "                      [file]\n"
 	    "       kt-layer-track --suggest [-n layers] [-d device] [--pid pid]\n"
-	    "                      [-o file] [file]\n"
+	    "                      [-o file] [--spool-max size] [file]\n"
 	    "  -a, --anchor-regex RE      the anchor kernel, once per layer (ERE)\n"
 	    "  -d, --device D             only anchors on device D\n"
 	    "  -E, --evidence TEXT        why the anchor is trusted (in the report)\n"
