@@ -203,9 +203,9 @@ main(int argc, char *argv[])
 		struct kt_buf b = { 0 };
 		struct kt_event cev;
 		const uint64_t *si;
-		size_t k, n = kt_memory_counter_count(mem), nsi;
+		size_t k, n = kt_memory_counter_count(mem), nsi, nc = 0;
 		uint64_t next = nin;
-		int applied;
+		int applied, sr, got;
 
 		if (nin == 0 && kt_writer_begin(w, m, nm, NULL, 0) == -1)
 			goto werr;
@@ -218,21 +218,26 @@ main(int argc, char *argv[])
 		for (k = 0; k < nrows; k++)
 			if (rows[k] >= next)
 				next = rows[k] + 1;
-		for (k = 0; k < n; k++) {
-			b.n = 0;
-			if (kt_memory_counter_event(mem, k, &b) == -1)
-				kt_cli_nomem();
-			memset(&cev, 0, sizeof(cev));
-			if (kt_event_scan(b.p, b.n, &cev, &err) == -1)
-				kt_cli_die(&err);
-			cev.index = next + k;
-			cev.kind = KT_COUNTER;
-			if (kt_writer_event(w, &cev) == -1)
-				goto werr;
-		}
+		for (k = 0; k < n; k++)
+			for (sr = 0; sr < KT_MEMORY_SERIES; sr++) {
+				b.n = 0;
+				if ((got = kt_memory_counter_event(mem, k, sr,
+				    &b)) == 1)
+					continue;
+				if (got == -1)
+					kt_cli_nomem();
+				memset(&cev, 0, sizeof(cev));
+				if (kt_event_scan(b.p, b.n, &cev, &err) == -1)
+					kt_cli_die(&err);
+				cev.index = next + nc;
+				cev.kind = KT_COUNTER;
+				if (kt_writer_event(w, &cev) == -1)
+					goto werr;
+				nc++;
+			}
 		/* Counters get new row numbers after the input's. */
 		if (dropped || (si != NULL && !applied)) {
-			for (k = 0; k < n; k++) {
+			for (k = 0; k < nc; k++) {
 				if (nrows == caprows) {
 					uint64_t *t;
 

@@ -1141,9 +1141,15 @@ const char	*kt_memory_device_name(const struct kt_memory *, size_t,
 struct kt_table	*kt_memory_table(const struct kt_memory *);
 /* The series in at most points rows per device (0: all, max per bucket). */
 struct kt_table	*kt_memory_series(const struct kt_memory *, size_t);
-/* The Perfetto counter events: how many, and the k-th appended to b. */
+/*
+ * The counter events: how many samples, and of the k-th sample the
+ * event of one series (0 allocated, 1 reserved, 2 headroom; each its own
+ * counter) appended to b: 0, 1 when the sample does not know that
+ * series, -1 on error.
+ */
+#define KT_MEMORY_SERIES	3
 size_t		 kt_memory_counter_count(const struct kt_memory *);
-int		 kt_memory_counter_event(const struct kt_memory *, size_t,
+int		 kt_memory_counter_event(const struct kt_memory *, size_t, int,
 		    struct kt_buf *);
 /*
  * A self-contained SVG of the curves appended to b (title may be NULL).

@@ -611,7 +611,11 @@ kt_memory_series(const struct kt_memory *m, size_t points)
 	return t;
 }
 
-/* The counter events: one per sample of every device. */
+/*
+ * The counter events: per sample of every device one event for each
+ * series it knows (allocated; reserved; headroom), each series its own
+ * counter, since chrome://tracing stacks the series of one counter.
+ */
 size_t
 kt_memory_counter_count(const struct kt_memory *m)
 {
@@ -622,14 +626,19 @@ kt_memory_counter_count(const struct kt_memory *m)
 	return n;
 }
 
+static const char *const series_names[KT_MEMORY_SERIES] = {
+	"allocated", "reserved", "headroom"
+};
+
 int
-kt_memory_counter_event(const struct kt_memory *m, size_t k,
+kt_memory_counter_event(const struct kt_memory *m, size_t k, int series,
     struct kt_buf *b)
 {
 	const struct mdev *d = NULL;
 	const struct sample *s;
-	char name[96], dn[64];
+	char name[160], dn[64], tb[40], ib[32];
 	size_t i;
+	int64_t v;
 	int rc = 0;
 
 	for (i = 0; i < m->nd; i++) {
@@ -639,41 +648,32 @@ kt_memory_counter_event(const struct kt_memory *m, size_t k,
 		}
 		k -= m->d[i].n;
 	}
-	if (d == NULL)
+	if (d == NULL || series < 0 || series >= KT_MEMORY_SERIES)
 		return -1;
 	s = &d->s[k];
+	if (series == 0)
+		v = s->alloc;
+	else if (!d->has_resv || s->resv < 0 ||
+	    (series == 2 && d->capacity <= 0))
+		return 1;
+	else
+		v = series == 1 ? s->resv : sub_sat(d->capacity, s->resv);
 	devname(d, dn, sizeof(dn));
 	if (d->rank >= 0)
-		snprintf(name, sizeof(name), "memory %s rank %lld", dn,
-		    (long long)d->rank);
+		snprintf(name, sizeof(name), "memory %s rank %lld %s", dn,
+		    (long long)d->rank, series_names[series]);
 	else
-		snprintf(name, sizeof(name), "memory %s", dn);
+		snprintf(name, sizeof(name), "memory %s %s", dn,
+		    series_names[series]);
 	rc |= kt_buf_adds(b, "{\"ph\": \"C\", \"cat\": \"kt_memory\", "
 	    "\"name\": \"");
 	rc |= kt_json_escape(b, name, strlen(name));
 	rc |= kt_buf_adds(b, "\", \"pid\": ");
 	rc |= kt_buf_adds(b, d->pid);
 	rc |= kt_buf_adds(b, ", \"tid\": 0, \"ts\": ");
-	{
-		char tb[40];
-
-		rc |= kt_buf_add(b, tb, kt_time_format(s->ts, 3, tb));
-	}
-	rc |= kt_buf_adds(b, ", \"args\": {\"allocated\": ");
-	{
-		char ib[32];
-
-		rc |= kt_buf_add(b, ib, kt_int_format(s->alloc, ib));
-		if (d->has_resv && s->resv >= 0) {
-			rc |= kt_buf_adds(b, ", \"reserved\": ");
-			rc |= kt_buf_add(b, ib, kt_int_format(s->resv, ib));
-			if (d->capacity > 0) {
-				rc |= kt_buf_adds(b, ", \"headroom\": ");
-				rc |= kt_buf_add(b, ib, kt_int_format(
-				    sub_sat(d->capacity, s->resv), ib));
-			}
-		}
-	}
+	rc |= kt_buf_add(b, tb, kt_time_format(s->ts, 3, tb));
+	rc |= kt_buf_adds(b, ", \"args\": {\"bytes\": ");
+	rc |= kt_buf_add(b, ib, kt_int_format(v, ib));
 	rc |= kt_buf_adds(b, "}}");
 	return rc ? -1 : 0;
 }

@@ -95,14 +95,18 @@ else
 	bad "memory-series: $n0 $n20 $smax $rmax"
 fi
 
-# --counters: the input's events byte for byte, plus one C event per
-# instant carrying that instant's totals, and the headroom.
+# --counters: the input's events byte for byte, plus per instant one C
+# event for each series (allocated, reserved, headroom), each series its
+# own counter (chrome://tracing stacks the series of one counter) with
+# one arg, bytes.
 run kt-memory --counters -o cnt.json g.json
 jq -c '.traceEvents[] | select(.cat != "kt_memory")' cnt.json | sort >kept
 events g.json >orig
-jq -c '[.traceEvents[] | select(.cat == "kt_memory")] | map([.ts, .args.allocated, .args.reserved, .args.headroom, .ph, .name])' cnt.json >c1
+jq -c '[.traceEvents[] | select(.cat == "kt_memory")] | map([.ts, .ph, .name, (.args | keys), .args.bytes])' cnt.json >c1
 jq -c --argjson cap "$jcap" '[.traceEvents[] | select(.name == "[memory]")] | sort_by(.ts) |
-    map([.ts, .args["Total Allocated"], .args["Total Reserved"], ($cap - .args["Total Reserved"]), "C", "memory cuda:0 rank 0"])' g.json >c2
+    map(.ts as $t | [["allocated", .args["Total Allocated"]], ["reserved", .args["Total Reserved"]],
+        ["headroom", ($cap - .args["Total Reserved"])]][] |
+        [$t, "C", "memory cuda:0 rank 0 \(.[0])", ["bytes"], .[1]])' g.json >c2
 jq -S 'del(.traceEvents)' g.json >top1
 jq -S 'del(.traceEvents)' cnt.json >top2
 if cmp -s kept orig && cmp -s c1 c2 && [ "$(jq 'has("ktSourceIndex")' cnt.json)" = false ] &&
@@ -128,7 +132,8 @@ if [ "$(jq '[.traceEvents[] | select(.name == "[memory]")] | length' drop.json)"
     [ "$(jq '(.traceEvents | length) == (.ktSourceIndex | length)' drop.json)" = true ] &&
     [ "$(jq --slurpfile g g.json '[.traceEvents as $e | .ktSourceIndex | to_entries[] |
         select(.value < ($g[0].traceEvents | length)) | $e[.key] == $g[0].traceEvents[.value]] | all' drop.json)" = true ] &&
-    [ "$(jq --argjson n "$nin" '[.ktSourceIndex[] | select(. >= $n)] | length' drop.json)" = "$(truth events)" ]; then
+    [ "$(jq --argjson n "$nin" '[.ktSourceIndex[] | select(. >= $n)] | length' drop.json)" = "$(jq '[.traceEvents[] | select(.cat == "kt_memory")] | length' drop.json)" ] &&
+    [ "$(jq '[.traceEvents[] | select(.cat == "kt_memory")] | length' drop.json)" = $((3 * $(truth events))) ]; then
 	ok memory-drop-instants
 else
 	bad "memory-drop-instants"
