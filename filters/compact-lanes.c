@@ -124,6 +124,8 @@ struct thr {
 	uint64_t	 kept;		/* events (not M) that stay */
 	uint64_t	 moved;
 	int		 retired;
+	int		 has_sort;	/* a thread_sort_index was read */
+	int64_t		 sort;		/* its sort_index */
 };
 
 struct pidi {
@@ -394,6 +396,20 @@ meta_name(const struct kt_event *ev, size_t *n)
 	return ev->raw + v.off;
 }
 
+/* The integer args.sort_index of a metadata event into *v: 0, or -1. */
+static int
+sort_arg(const struct kt_event *ev, int64_t *v)
+{
+	struct kt_event t = *ev;
+	struct kt_val a;
+
+	if (ev->f[KT_F_ARGS].type != KT_OBJECT || kt_event_find(ev,
+	    &ev->f[KT_F_ARGS], "sort_index", &a) != 0)
+		return -1;
+	t.f[KT_F_ID] = a;
+	return kt_event_field_int(&t, KT_F_ID, v);
+}
+
 /* What a metadata event says about its thread or process. */
 static void
 note_meta(struct cl *c, struct kt_rec *r, const struct kt_event *ev)
@@ -420,25 +436,19 @@ note_meta(struct cl *c, struct kt_rec *r, const struct kt_event *ev)
 			t->cls = TC_LANE;
 			p->compact = 1;
 		}
-	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index"))
+	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index")) {
 		set_sub(r, MK_THREAD_SORT);
-	else if (kt_event_field_is(ev, KT_F_NAME, "process_name")) {
+		if (!t->has_sort && sort_arg(ev, &t->sort) == 0)
+			t->has_sort = 1;
+	} else if (kt_event_field_is(ev, KT_F_NAME, "process_name")) {
 		set_sub(r, MK_PROC_NAME);
 		if ((s = meta_name(ev, &n)) != NULL &&
 		    str_prefix(s, n, "GPU scopes"))
 			p->compact = 1;
 	} else if (kt_event_field_is(ev, KT_F_NAME, "process_sort_index")) {
-		struct kt_val v;
-
 		set_sub(r, MK_PROC_SORT);
-		if (ev->f[KT_F_ARGS].type == KT_OBJECT && kt_event_find(ev,
-		    &ev->f[KT_F_ARGS], "sort_index", &v) == 0) {
-			struct kt_event t2 = *ev;
-
-			t2.f[KT_F_ID] = v;
-			if (kt_event_field_int(&t2, KT_F_ID, &p->sort) == 0)
-				p->has_sort = 1;
-		}
+		if (sort_arg(ev, &p->sort) == 0)
+			p->has_sort = 1;
 	}
 }
 
@@ -1368,6 +1378,27 @@ add_meta(struct cl *c, const char *pid, size_t pn, int64_t tid,
 	c->nadded++;
 }
 
+/*
+ * The lanes of a pid take sort indexes base+1.. below its layer guide
+ * rows (kt-layer-track(1) draws guides above the streams): base is the
+ * largest sort index of a guide row that stays, or 0.
+ */
+static int64_t
+lane_base(const struct cl *c, uint32_t pid)
+{
+	size_t i;
+	int64_t base = 0;
+
+	for (i = 0; i < c->nthrs; i++) {
+		const struct thr *t = &c->thrs[i];
+
+		if (t->pid == pid && t->cls == TC_GUIDE && !t->retired &&
+		    t->has_sort && t->sort > base && t->sort < INT64_MAX / 2)
+			base = t->sort;
+	}
+	return base;
+}
+
 /* Build the added events: per device its lanes, then its scope rows. */
 static void
 make_added(struct cl *c)
@@ -1381,6 +1412,7 @@ make_added(struct cl *c)
 		struct pidi *pi = &c->pidis[d->pid];
 		size_t pn;
 		const char *p = pid_text(c, d->pid, &pn);
+		int64_t base = lane_base(c, d->pid);
 
 		for (k = 0; k < d->lanes; k++) {
 			const char *label = NULL;
@@ -1399,7 +1431,7 @@ make_added(struct cl *c)
 			add_meta(c, p, pn, LANE_TID_BASE + k + 1, "thread_name",
 			    name, 0, pi);
 			add_meta(c, p, pn, LANE_TID_BASE + k + 1,
-			    "thread_sort_index", NULL, k + 1, pi);
+			    "thread_sort_index", NULL, base + k + 1, pi);
 		}
 		if (d->nscopes == 0)
 			continue;

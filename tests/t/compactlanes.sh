@@ -329,6 +329,22 @@ if command -v kt-layer-track >/dev/null 2>&1 &&
 		bad "guides: the layer guide rows changed"
 	fi
 	check_restore guides lg.json lgc.json
+	# The guide rows are drawn above the lanes: on every pid, each lane's
+	# thread_sort_index is larger than every guide row's (both viewers
+	# order a process's rows by it).
+	order=$(jq -r '[.traceEvents[] | select(.ph == "M")] as $m |
+	    [$m[] | select(.name == "thread_name") | {k: "\(.pid) \(.tid)", n: (.args.name | tostring)}] as $names |
+	    [$m[] | select(.name == "thread_sort_index") | {k: "\(.pid) \(.tid)", p: .pid, s: .args.sort_index}] as $sorts |
+	    [$sorts[] | . as $x | ($names[] | select(.k == $x.k) | .n) as $n |
+	        {p: $x.p, s: $x.s, g: ($n | startswith("Layer guide")), l: ($n | startswith("GPU lane "))}] |
+	    group_by(.p) | map(select(any(.g) and any(.l))) |
+	    if length == 0 then "none" else
+	    map(([.[] | select(.g) | .s] | max) < ([.[] | select(.l) | .s] | min)) | all | tostring end' lgc.json)
+	if [ "$order" = true ]; then
+		ok "guides: guide rows sort above the lanes"
+	else
+		bad "guides: guide rows do not sort above the lanes ($order)"
+	fi
 	# The guided compact view compacts to itself.
 	if run kt-compact-lanes -n 64 lgc.json -o lgcc.json 2>/dev/null &&
 	    cmp -s lgc.json lgcc.json; then
