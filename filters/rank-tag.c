@@ -769,6 +769,27 @@ ns_id(const char *p, size_t n, const struct input *in, char *out,
 	return (size_t)snprintf(out, cap, "\"r%d:%.*s\"", slot, (int)n, p);
 }
 
+/*
+ * Is ev a flow event (ph s, t or f)?  Those get no args: chrome://tracing
+ * merges the args of a flow's ends and warns of each key on both; their
+ * rank is that of their pid (kt_pidrank_of, kt(7)).
+ */
+static int
+is_flow(const struct kt_event *ev)
+{
+	return ev->ph == 's' || ev->ph == 't' || ev->ph == 'f';
+}
+
+/* Does ev have args.key? */
+static int
+has_arg(const struct kt_event *ev, const char *key)
+{
+	struct kt_val v;
+
+	return ev->f[KT_F_ARGS].type == KT_OBJECT && kt_event_find(ev,
+	    &ev->f[KT_F_ARGS], key, &v) == 0;
+}
+
 /* One edit of put_fast: replace del bytes at off with s[0..n). */
 struct fedit {
 	size_t		 off;
@@ -796,7 +817,8 @@ put_fast(struct rt *rt, struct input *in, const struct kt_event *ev,
 	size_t n, at, i, j, ne = 0, k;
 
 	if (ev->ph == 'M' || ev->f[KT_F_RANK].type != KT_NONE ||
-	    args->type != KT_OBJECT || ev->f[KT_F_PID].type == KT_NONE)
+	    args->type != KT_OBJECT || ev->f[KT_F_PID].type == KT_NONE ||
+	    is_flow(ev))
 		return 0;
 	pi = pid_of(rt, in, ev);
 	/* An empty args gets no ", " after its last member. */
@@ -875,21 +897,28 @@ put(struct rt *rt, struct kt_writer *w, struct input *in,
 	char rank[32], pidt[32], ts[96], id[80], corr[80], ext[80], si[32];
 	size_t n, k;
 	const char *t;
-	int rc = 0;
+	int rc = 0, flow = is_flow(ev);
 
 	if (merging && !tsv && put_fast(rt, in, ev, out))
 		return kt_writer_raw(w, out->p, out->n, ev->index);
 	kt_patch_reset(p, ev);	/* its buffers are reused */
-	rc |= kt_patch_set(p, KT_F_RANK, rank, kt_int_format(in->rank, rank));
+	if (!flow)
+		rc |= kt_patch_set(p, KT_F_RANK, rank, kt_int_format(in->rank,
+		    rank));
+	else if (ev->f[KT_F_RANK].type != KT_NONE)
+		rc |= kt_patch_remove(p, KT_F_RANK);
 	if (merging) {
 		struct pidinfo *pi = pid_of(rt, in, ev);
 
 		rc |= kt_patch_set(p, KT_F_PID, pidt, kt_int_format(pi->newpid,
 		    pidt));
 		/* A first tagging adds kt_pid; a second one replaces it. */
-		rc |= ev->f[KT_F_RANK].type == KT_NONE ?
-		    kt_patch_arg_add(p, KT_ARG_PID, pi->raw, pi->len) :
-		    kt_patch_arg(p, KT_ARG_PID, pi->raw, pi->len);
+		if (!flow)
+			rc |= ev->f[KT_F_RANK].type == KT_NONE ?
+			    kt_patch_arg_add(p, KT_ARG_PID, pi->raw, pi->len) :
+			    kt_patch_arg(p, KT_ARG_PID, pi->raw, pi->len);
+		else if (has_arg(ev, KT_ARG_PID))
+			rc |= kt_patch_arg_remove(p, KT_ARG_PID);
 		if ((t = kt_event_field(ev, KT_F_ID, &n)) != NULL) {
 			k = ns_id(t, n, in, id, sizeof(id));
 			rc |= kt_patch_set(p, KT_F_ID, id, k);

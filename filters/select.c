@@ -71,6 +71,7 @@ struct sel {
 	size_t		 nsi;
 	int64_t		 rank;		/* the trace's, or -1 */
 	int		 rank_known;
+	struct kt_pidrank *pidrank;	/* ranks of pids, for flows */
 	int		 tsv_in;	/* the input is the TSV form */
 	struct kt_buf	 tmp;
 	uint64_t	 hits, matched;	/* kept matches; all, before --limit */
@@ -88,7 +89,8 @@ usage(FILE *f)
 	    "  -d, --drop LIST      not these kinds (after the rest)\n"
 	    "  -n, --name REGEX     name matches (POSIX extended, case-sensitive)\n"
 	    "  -c, --cat CAT        category is CAT\n"
-	    "  -r, --rank LIST      the event's rank (args.rank, else the trace's)\n"
+	    "  -r, --rank LIST      the event's rank (args.rank, its pid's, or the\n"
+	    "                       trace's)\n"
 	    "  -D, --device LIST    GPU activities of these devices\n"
 	    "  -s, --stream LIST    GPU activities on these streams\n"
 	    "  -C, --comm NAME      collectives of process group or collective NAME\n"
@@ -430,14 +432,18 @@ comm_match(struct sel *s, const struct kt_event *ev)
 	return 0;
 }
 
-/* The event's rank: args.rank, else the trace's; -1 when unknown. */
+/*
+ * The event's rank: args.rank, else its pid's (a flow of a merged trace),
+ * else the trace's; -1 when unknown.
+ */
 static int64_t
 rank_of(struct sel *s, const struct kt_reader *rd, const struct kt_event *ev)
 {
 	int64_t r;
 
-	if (ev->f[KT_F_RANK].type != KT_NONE &&
-	    kt_event_field_int(ev, KT_F_RANK, &r) == 0)
+	if ((r = kt_pidrank_of(s->pidrank, ev)) == -2)
+		kt_cli_nomem();
+	if (r >= 0)
 		return r;
 	if (!s->rank_known) {
 		/* The keys before traceEvents are known by now. */
@@ -847,6 +853,8 @@ main(int argc, char *argv[])
 
 	memset(&s, 0, sizeof(s));
 	s.rank = -1;
+	if ((s.pidrank = kt_pidrank_new()) == NULL)
+		kt_cli_nomem();
 	kt_cli_init("kt-select");
 	i = parse_args(&s.o, argc, argv);
 	argc -= i;

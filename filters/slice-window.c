@@ -158,6 +158,7 @@ struct sw {
 					   are places in it (lib/core/hold.c) */
 	struct kt_intern *flowkeys;
 	struct kt_buf	 flowkey;	/* flow_key()'s, reused */
+	struct kt_pidrank *pidrank;	/* --rank: ranks of pids, for flows */
 	struct kt_intern *tracks;	/* counter tracks */
 	struct kt_store	*lastc;		/* per track: last counter event */
 	struct kt_store	*open_;		/* events that may overlap a start */
@@ -1063,11 +1064,13 @@ feed(struct sw *sw, const struct kt_event *ev)
 {
 	size_t i;
 
-	if (sw->o.has_rank && ev->f[KT_F_RANK].type != KT_NONE) {
-		int64_t r;
+	if (sw->o.has_rank) {
+		/* A flow of a merged trace has its pid's rank. */
+		int64_t r = kt_pidrank_of(sw->pidrank, ev);
 
-		if (kt_event_field_int(ev, KT_F_RANK, &r) == 0 &&
-		    r != sw->o.rank)
+		if (r == -2)
+			kt_cli_nomem();
+		if (r >= 0 && r != sw->o.rank)
 			return;
 	}
 	if (ev->ph == 'M') {
@@ -1535,7 +1538,8 @@ main(int argc, char *argv[])
 	    "<stdin>")) == NULL)
 		kt_cli_nomem();
 	if ((sw.flowkeys = kt_intern_new()) == NULL ||
-	    (sw.tracks = kt_intern_new()) == NULL)
+	    (sw.tracks = kt_intern_new()) == NULL ||
+	    (sw.pidrank = kt_pidrank_new()) == NULL)
 		kt_cli_nomem();
 	sw.open_ = store_new(sw.fields);
 	sw.metas_ev = store_new(sw.fields);

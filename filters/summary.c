@@ -86,6 +86,7 @@ struct sum {
 	struct kt_intern *streamkeys;	/* "dev\1stream" -> streams */
 	struct kt_intern *threadkeys;	/* "rank\1pid\ttid" -> threads */
 	struct kt_intern *rankkeys;	/* the rank's 8 bytes -> ranks */
+	struct kt_pidrank *pidrank;	/* a flow's rank: its pid's */
 	struct vec	 devs, streams, ranks, steps;
 	struct vec	 thread_rank;	/* int64_t rank of each thread */
 	struct cached	*cache;
@@ -286,9 +287,11 @@ is_comm(struct sum *s, const struct kt_event *ev)
 static void
 take(struct sum *s, const struct kt_event *ev)
 {
-	int64_t rank = kt_event_rank(ev), end;
+	int64_t rank = kt_pidrank_of(s->pidrank, ev), end;
 	int x = ev->ph == 'X';
 
+	if (rank == -2)
+		kt_cli_nomem();
 	s->events++;
 	s->kind[ev->kind]++;
 	s->ph[(unsigned char)ev->ph]++;
@@ -986,6 +989,7 @@ main(int argc, char *argv[])
 	    (s.streamkeys = kt_intern_new()) == NULL ||
 	    (s.threadkeys = kt_intern_new()) == NULL ||
 	    (s.rankkeys = kt_intern_new()) == NULL ||
+	    (s.pidrank = kt_pidrank_new()) == NULL ||
 	    (s.cache = calloc(NCACHE, sizeof(*s.cache))) == NULL)
 		kt_cli_nomem();
 	name = argc ? argv[0] : "<stdin>";

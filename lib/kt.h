@@ -323,10 +323,23 @@ int64_t	 kt_event_step(const struct kt_event *);
 
 /*
  * The rank an event names itself (args.rank, which kt rank-tag writes on
- * every event of a merged trace), or -1: the event is of the trace's
- * rank (kt_reader_rank).
+ * every event of a merged trace but flows), or -1: the event is of the
+ * trace's rank (kt_reader_rank).
  */
 int64_t	 kt_event_rank(const struct kt_event *);
+/*
+ * The ranks of pids, for events that do not name theirs (the flows of a
+ * merged trace): kt_pidrank_of() gives args.rank when the event has it,
+ * noting it for its pid (the first one a pid names counts), else the
+ * rank noted for its pid (by value: pid "7" is pid 7), else -1.  kt
+ * rank-tag writes every pid's metadata, with its rank, before the pid's
+ * other events.  -2 when out of memory.
+ */
+struct kt_pidrank;
+
+struct kt_pidrank *kt_pidrank_new(void);
+int64_t	 kt_pidrank_of(struct kt_pidrank *, const struct kt_event *);
+void	 kt_pidrank_free(struct kt_pidrank *);
 
 /* Append the event's thread key (raw pid text, tab, raw tid text). */
 int	 kt_event_thread_key(const struct kt_event *, struct kt_buf *);

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE	/* memmem */
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ktint.h"
@@ -72,6 +73,90 @@ kt_event_rank(const struct kt_event *ev)
 	    kt_event_field_int(ev, KT_F_RANK, &r) == 0)
 		return r;
 	return -1;
+}
+
+struct kt_pidrank {
+	struct kt_intern	*pids;
+	int64_t			*rank;	/* by pid id */
+	size_t			 cap;
+	/* The last pid looked up (events of a pid come in runs). */
+	char			 last[32];
+	size_t			 lastn;
+	int64_t			 lastrank;
+};
+
+struct kt_pidrank *
+kt_pidrank_new(void)
+{
+	struct kt_pidrank *pr;
+
+	if ((pr = calloc(1, sizeof(*pr))) == NULL)
+		return NULL;
+	if ((pr->pids = kt_intern_new()) == NULL) {
+		free(pr);
+		return NULL;
+	}
+	return pr;
+}
+
+int64_t
+kt_pidrank_of(struct kt_pidrank *pr, const struct kt_event *ev)
+{
+	const struct kt_val *p = &ev->f[KT_F_PID];
+	const char *s = ev->raw + p->off;
+	size_t n = p->len;
+	int64_t r = kt_event_rank(ev), id;
+
+	if (p->type == KT_NONE)
+		return r;
+	if (p->type == KT_STRING && n >= 2) {	/* by value */
+		s++;
+		n -= 2;
+	}
+	if (pr->lastn > 0 && n == pr->lastn && memcmp(s, pr->last, n) == 0 &&
+	    (r < 0 || r == pr->lastrank))
+		return pr->lastrank;
+	if (r < 0) {
+		if (pr->cap == 0)
+			return -1;
+		id = kt_intern_find(pr->pids, s, n);
+		r = id >= 0 ? pr->rank[id] : -1;
+		goto remember;
+	}
+	if ((id = kt_intern_put(pr->pids, s, n)) == -1)
+		return -2;
+	if ((size_t)id >= pr->cap) {
+		size_t cap = pr->cap ? 2 * pr->cap : 64, i;
+		int64_t *t;
+
+		if ((t = realloc(pr->rank, cap * sizeof(*t))) == NULL)
+			return -2;
+		for (i = pr->cap; i < cap; i++)
+			t[i] = -1;
+		pr->rank = t;
+		pr->cap = cap;
+	}
+	if (pr->rank[id] == -1)
+		pr->rank[id] = r;
+	else if (pr->rank[id] != r)
+		return r;	/* not the pid's first: do not remember it */
+remember:
+	if (n <= sizeof(pr->last)) {
+		memcpy(pr->last, s, n);
+		pr->lastn = n;
+		pr->lastrank = r;
+	}
+	return r;
+}
+
+void
+kt_pidrank_free(struct kt_pidrank *pr)
+{
+	if (pr == NULL)
+		return;
+	kt_intern_free(pr->pids);
+	free(pr->rank);
+	free(pr);
 }
 
 int64_t

@@ -96,6 +96,7 @@ struct load {
 	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
 	struct kt_intern *thkeys;	/* "rank\001pid\ttid" -> temporary thread */
 	struct kt_intern *flowdevs;	/* the device keys of kept ac2g "f" */
+	struct kt_pidrank *pidrank;	/* a flow's rank: its pid's */
 	struct vec	 devs, acts, comms, threads, spans, anns, stacks, seqs,
 			 shapes, nodes, flows;
 	unsigned	 flags;
@@ -494,7 +495,9 @@ flow(struct load *l, const struct kt_event *ev)
 		return 0;
 	if (fwdbwd && !(l->flags & KT_MODEL_SEQ))
 		return 0;
-	rank = kt_event_rank(ev);
+	/* kt rank-tag writes no args on flows: the rank is the pid's. */
+	if ((rank = kt_pidrank_of(l->pidrank, ev)) == -2)
+		return -1;
 	if (!fwdbwd && start && l->spans.n > 0) {
 		struct kt_span *s = (struct kt_span *)l->spans.p +
 		    (l->spans.n - 1);
@@ -551,6 +554,10 @@ take(struct load *l, const struct kt_event *ev)
 {
 	int64_t rank, id, end;
 
+	/* The ranks of pids, for the flows (which name none). */
+	if (ev->f[KT_F_RANK].type != KT_NONE &&
+	    kt_pidrank_of(l->pidrank, ev) == -2)
+		return -1;
 	if (ev->kind == KT_FLOW)
 		return flow(l, ev);
 	if (ev->ph != 'X' || !(ev->flags & KT_EV_TS))
@@ -1356,7 +1363,8 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	    (m->names = kt_intern_new()) == NULL ||
 	    (l.devkeys = kt_intern_new()) == NULL ||
 	    (l.thkeys = kt_intern_new()) == NULL ||
-	    (l.flowdevs = kt_intern_new()) == NULL)
+	    (l.flowdevs = kt_intern_new()) == NULL ||
+	    (l.pidrank = kt_pidrank_new()) == NULL)
 		goto nomem;
 	l.m = m;
 	m->rank = -1;
@@ -1450,6 +1458,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	kt_intern_free(l.devkeys);
 	kt_intern_free(l.thkeys);
 	kt_intern_free(l.flowdevs);
+	kt_pidrank_free(l.pidrank);
 	kt_buf_free(&l.tmp);
 	kt_buf_free(&l.key);
 	kt_buf_free(&l.dev_key);
@@ -1473,6 +1482,7 @@ fail:
 	kt_intern_free(l.devkeys);
 	kt_intern_free(l.thkeys);
 	kt_intern_free(l.flowdevs);
+	kt_pidrank_free(l.pidrank);
 	kt_buf_free(&l.tmp);
 	kt_buf_free(&l.key);
 	kt_buf_free(&l.dev_key);

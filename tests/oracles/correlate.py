@@ -48,6 +48,12 @@ f = sys.argv[1]
 with (gzip.open if f.endswith('.gz') else open)(f, 'rt') as fh:
     d = json.load(fh, parse_float=Decimal)
 evs = d['traceEvents'] if isinstance(d, dict) else d
+# The rank of each pid that names one (kt rank-tag writes none on flows).
+pidrank = {}
+for e in evs:
+    r = (e.get('args') or {}).get('rank') if isinstance(e, dict) else None
+    if isinstance(r, int):
+        pidrank.setdefault(str(e.get('pid')), r)
 # Row ids: the index in traceEvents, or through ktSourceIndex (kt's
 # merged and reordered traces keep each event's id in its source).
 srcidx = d.get('ktSourceIndex') if isinstance(d, dict) else None
@@ -102,7 +108,10 @@ def stack_user(st):
 def rank(e):
     a = e.get('args') or {}
     r = a.get('rank')
-    return r if isinstance(r, int) else None
+    if isinstance(r, int):
+        return r
+    # A flow of a merged trace carries no args: its pid's rank.
+    return pidrank.get(str(e.get('pid')))
 
 
 def tkey(e):

@@ -80,19 +80,26 @@ overlaps() {
 # row id first: [rank, row number], the rank null unless merged (row
 # ids repeat across the ranks of a merged trace); the same rows of the
 # source, numbered by its ktSourceIndex when it has one.
+# An event's rank: args.rank, else its pid's (kt rank-tag writes no args
+# on flows); $pr maps each pid to the first rank its events name.
+pidrank='(reduce (.traceEvents[] | select((.args | type) == "object" and
+    .args.rank != null)) as $e ({}; ($e.pid | tostring) as $k |
+    if has($k) then . else .[$k] = $e.args.rank end)) as $pr'
 moved_back() {
-	jq -c '.traceEvents[] | select((.args | type) == "object" and
+	jq -c "$pidrank"' | .traceEvents[] | select((.args | type) == "object" and
 	    (.args | has("_compact_gpu_track")))
 	    | .args._compact_gpu_track as $t
 	    | .pid = $t.pid | .tid = $t.tid | del(.args._compact_gpu_track)
 	    | if $t.args == "absent" then del(.args)
 	      elif $t.args == "null" then .args = null else . end
-	    | [[(if (.args | type) == "object" then .args.rank else null end), $t.index], .]' "$1" | sort
+	    | [[(if (.args | type) == "object" then .args.rank else null end) //
+	        $pr[.pid | tostring], $t.index], .]' "$1" | sort
 }
 source_rows() {
-	plain "$1" | jq -c --slurpfile rows "$2" '($rows[0] | map({(tostring): true}) | add // {})
+	plain "$1" | jq -c --slurpfile rows "$2" "$pidrank"' | ($rows[0] | map({(tostring): true}) | add // {})
 	    as $set | (.ktSourceIndex // null) as $si | .traceEvents | to_entries[]
-	    | [[(if (.value.args | type) == "object" then .value.args.rank else null end),
+	    | [[(if (.value.args | type) == "object" then .value.args.rank else null end) //
+	        $pr[.value.pid | tostring],
 	        (if $si then $si[.key] else .key end)], .value]
 	    | select($set[.[0] | tostring])' | sort
 }

@@ -36,8 +36,16 @@ cat >oracle.awk <<'EOF'
 BEGIN { FS = "\t"; INF = 9e18; n = 0 }
 NR == 1 || $2 == "trace" || $2 == "end" { next }
 {
-	if (rank != "" && match($10, /"rank":-?[0-9]+[,}]/) &&
-	    substr($10, RSTART + 7, RLENGTH - 8) + 0 != rank + 0)
+	# An event's rank: its args.rank, else its pid's (a flow of a
+	# merged trace: the pid's metadata, first in the file, has it).
+	r = ""
+	if (match($10, /"rank":-?[0-9]+[,}]/)) {
+		r = substr($10, RSTART + 7, RLENGTH - 8) + 0
+		if (!($6 in prank))
+			prank[$6] = r
+	} else if ($6 in prank)
+		r = prank[$6]
+	if (rank != "" && r != "" && r != rank + 0)
 		next
 	n++
 	row[n] = substr($1, index($1, ":") + 1)
@@ -645,8 +653,11 @@ fi
 "$gen" --steps 8 --layers 2 --rank 1 --world 2 -o r1.json
 if run kt-rank-tag r0.json r1.json -o merged.json 2>/dev/null; then
 	if slice "slice merged --rank 1" merged.json out.json --rank 1; then
-		jq -c '.traceEvents[] | select(.args.rank == 1 or .args.rank == null)' \
-		    merged.json | sort >a
+		jq -c '(reduce (.traceEvents[] | select(.args.rank != null)) as $e
+		    ({}; ($e.pid | tostring) as $k | if has($k) then . else
+		    .[$k] = $e.args.rank end)) as $pr | .traceEvents[] |
+		    select((.args.rank // $pr[.pid | tostring]) as $r |
+		    $r == 1 or $r == null)' merged.json | sort >a
 		evset out.json >b
 		check "slice merged --rank 1: the events of rank 1 and the untagged" cmp a b
 	fi
