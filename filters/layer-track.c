@@ -1185,7 +1185,8 @@ count_passes(const struct lt *lt)
 /*
  * The guides of np passes from the anchors, each ending at the next
  * anchor, or for the last of a pass at its end anchor's completion (one
- * of e[0..ne)) or as a marker; refuse an end anchor not once per layer.
+ * of e[0..ne)), else at its own anchor's; refuse an end anchor not once
+ * per layer.
  */
 static void
 make_guides(struct lt *lt, const struct kern *e, size_t ne, size_t np)
@@ -1232,8 +1233,9 @@ make_guides(struct lt *lt, const struct kern *e, size_t ne, size_t np)
 		}
 		if (i % n != n - 1)
 			g->end = next;
-		else if (o->end_re == NULL)
-			g->end = g->ts;
+		else if (o->end_re == NULL)	/* the anchor's completion */
+			g->end = lt->anc[a].end > next ? next :
+			    lt->anc[a].end > g->ts ? lt->anc[a].end : g->ts;
 	}
 }
 
@@ -1395,7 +1397,7 @@ guide_event(struct lt *lt, size_t i, struct kt_buf *b, struct kt_buf *a)
 	kt_obj_int(a, "anchor index", (int64_t)g->anchor);
 	kt_obj_raw(a, "anchor", an, len);
 	kt_obj_str(a, "end", i % n != n - 1 ? "next anchor" :
-	    lt->o.end_re != NULL ? "end anchor completes" : "marker");
+	    lt->o.end_re != NULL ? "end anchor completes" : "anchor completes");
 	kt_obj_end(a);
 	kt_obj_raw(b, "args", a->p, a->n);
 	kt_obj_end(b);

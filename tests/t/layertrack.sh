@@ -2,8 +2,10 @@
 # (its `layer` rows: each anchor kernel's step, pass, layer and start),
 # awk over the raw number text and jq, never kt, judge the guides:
 #  - eager and CUDA-graph traces: every guide's label and its exact ns
-#    start and end (the next anchor, an end anchor's completion, or a
-#    zero-duration marker), --first-layer, --anchor-offset/--passes;
+#    start and end (the next anchor, an end anchor's completion, or, for
+#    the last layer of a pass, its own anchor's completion: never a
+#    zero-length slice, which chrome://tracing would nest in the guide
+#    before it), --first-layer, --anchor-offset/--passes;
 #  - the input's events come out as they went in, byte for byte, and the
 #    output passes kt normalize --check with nothing new;
 #  - running it on its own output adds nothing (idempotence);
@@ -36,14 +38,16 @@ guides() {
 		awk '{ printf "%s %s %s %.0f\n", $1, $2, $3, $3 + $4 }'
 }
 
-# want TRUTH PASS N FIRST: the guides the truth file implies, markers
-# for the last layer of each pass.
+# want TRUTH PASS N FIRST: the guides the truth file implies, the last
+# layer of each pass ending when its anchor kernel does (not after the
+# next anchor's start).
 want() {
 	awk -F '\t' -v p="$2" -v n="$3" -v f="$4" '
-		$1 == "layer" && $3 == p { s[k++] = $6 }
+		$1 == "layer" && $3 == p { s[k + 0] = $6; t[k++] = $7 }
 		END {
 			for (i = 0; i < k; i++) {
-				e = (i % n == n - 1) ? s[i] : s[i + 1]
+				e = (i % n != n - 1) ? s[i + 1] : \
+				    (i + 1 < k && s[i + 1] < t[i]) ? s[i + 1] : t[i]
 				printf "%d L%d %s %s\n", int(i / n), f + i % n, s[i], e
 			}
 		}' "$1"
@@ -303,7 +307,7 @@ done
 
 # vLLM CUDA-graph decode: 24 layers, many kernels 24 times (--suggest
 # lists them, whole passes, none mixed); with the rotary embedding as
-# the anchor, every guide but the last marker holds exactly one of each
+# the anchor, every guide but the last (the anchor kernel alone) holds exactly one of each
 # other once-per-layer MoE kernel.
 f=$tl/inference/vllm_decode_full/graph_execution.json.gz
 if [ -f "$f" ]; then
@@ -313,7 +317,7 @@ if [ -f "$f" ]; then
 	rc=$?
 	res=$(jq -r '
 		[.traceEvents[]] as $e
-		| [$e[] | select(.cat == "layer_guide" and .dur > 0)] as $g
+		| [$e[] | select(.cat == "layer_guide" and .args.end == "next anchor")] as $g
 		| ["_topk_forward", "_finalize_matmul_scatter_bf16", "reshape_and_cache_flash_kernel"] as $names
 		| [$g[] | . as $x | $names[] | . as $n
 		   | [$e[] | select(.cat == "kernel" and (.name | contains($n)) and .ts >= $x.ts and .ts < $x.ts + $x.dur)] | length]
