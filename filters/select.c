@@ -842,6 +842,7 @@ sel_free(struct sel *s)
 	free(s->ev);
 	free(s->si);
 	kt_flows_free(s->flows);
+	kt_pidrank_free(s->pidrank);
 	kt_buf_free(&s->tmp);
 }
 

@@ -1501,6 +1501,7 @@ sw_free(struct sw *sw)
 	kt_intern_free(sw->flowkeys);
 	kt_intern_free(sw->tracks);
 	kt_buf_free(&sw->flowkey);
+	kt_pidrank_free(sw->pidrank);
 	kt_hold_free(sw->holder);
 	if (sw->o.re_text != NULL)
 		regfree(&sw->o.re);

@@ -933,6 +933,7 @@ sum_free(struct sum *s)
 	kt_intern_free(s->streamkeys);
 	kt_intern_free(s->threadkeys);
 	kt_intern_free(s->rankkeys);
+	kt_pidrank_free(s->pidrank);
 	free(s->devs.p);
 	free(s->streams.p);
 	free(s->ranks.p);
