@@ -102,23 +102,19 @@ kt_hold_new(const char *path, const char *name)
 	return h;
 }
 
-/* Are the file's bytes at off ev's?  1, 0, or -1 (no memory). */
-static int
-same_bytes(struct kt_hold *h, uint64_t off, const struct kt_event *ev)
+/*
+ * Read up to n bytes at off into buf, again after EINTR or a short read;
+ * the count read (fewer at the end of the file or on an error).
+ */
+static size_t
+pread_full(int fd, char *buf, size_t n, uint64_t off)
 {
 	size_t got = 0;
 	ssize_t k;
 
-	if (ev->len > h->cmpcap) {
-		free(h->cmp);
-		h->cmpcap = 0;
-		if ((h->cmp = malloc(ev->len)) == NULL)
-			return -1;
-		h->cmpcap = ev->len;
-	}
-	while (got < ev->len) {
-		if ((k = pread(h->fd, h->cmp + got, ev->len - got,
-		    (off_t)(off + got))) == -1) {
+	while (got < n) {
+		if ((k = pread(fd, buf + got, n - got, (off_t)(off + got))) ==
+		    -1) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -127,6 +123,23 @@ same_bytes(struct kt_hold *h, uint64_t off, const struct kt_event *ev)
 			break;
 		got += (size_t)k;
 	}
+	return got;
+}
+
+/* Are the file's bytes at off ev's?  1, 0, or -1 (no memory). */
+static int
+same_bytes(struct kt_hold *h, uint64_t off, const struct kt_event *ev)
+{
+	size_t got;
+
+	if (ev->len > h->cmpcap) {
+		free(h->cmp);
+		h->cmpcap = 0;
+		if ((h->cmp = malloc(ev->len)) == NULL)
+			return -1;
+		h->cmpcap = ev->len;
+	}
+	got = pread_full(h->fd, h->cmp, ev->len, off);
 	return got == ev->len && memcmp(h->cmp, ev->raw, ev->len) == 0;
 }
 
@@ -171,8 +184,7 @@ kt_hold_where(struct kt_hold *h, const struct kt_reader *rd,
 static int
 fill_window(struct kt_hold *h, struct window *w, uint64_t from, size_t n)
 {
-	size_t want = n > WINDOW ? n : WINDOW, got = 0;
-	ssize_t k;
+	size_t want = n > WINDOW ? n : WINDOW;
 
 	if ((uint64_t)h->st.st_size - from < want)
 		want = (size_t)((uint64_t)h->st.st_size - from);
@@ -184,18 +196,7 @@ fill_window(struct kt_hold *h, struct window *w, uint64_t from, size_t n)
 		w->cap = want;
 	}
 	w->from = from;
-	while (got < want) {
-		if ((k = pread(h->fd, w->p + got, want - got,
-		    (off_t)(from + got))) == -1) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	w->n = got;
+	w->n = pread_full(h->fd, w->p, want, from);
 	h->reads++;
 	return 0;
 }
