@@ -396,19 +396,6 @@ meta_name(const struct kt_event *ev, size_t *n)
 	return ev->raw + v.off;
 }
 
-/* The integer args.sort_index of a metadata event into *v: 0, or -1. */
-static int
-sort_arg(const struct kt_event *ev, int64_t *v)
-{
-	struct kt_event t = *ev;
-	struct kt_val a;
-
-	if (ev->f[KT_F_ARGS].type != KT_OBJECT || kt_event_find(ev,
-	    &ev->f[KT_F_ARGS], "sort_index", &a) != 0)
-		return -1;
-	t.f[KT_F_ID] = a;
-	return kt_event_field_int(&t, KT_F_ID, v);
-}
 
 /* What a metadata event says about its thread or process. */
 static void
@@ -438,7 +425,7 @@ note_meta(struct cl *c, struct kt_rec *r, const struct kt_event *ev)
 		}
 	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index")) {
 		set_sub(r, MK_THREAD_SORT);
-		if (!t->has_sort && sort_arg(ev, &t->sort) == 0)
+		if (!t->has_sort && kt_event_sort_index(ev, &t->sort) == 0)
 			t->has_sort = 1;
 	} else if (kt_event_field_is(ev, KT_F_NAME, "process_name")) {
 		set_sub(r, MK_PROC_NAME);
@@ -447,7 +434,7 @@ note_meta(struct cl *c, struct kt_rec *r, const struct kt_event *ev)
 			p->compact = 1;
 	} else if (kt_event_field_is(ev, KT_F_NAME, "process_sort_index")) {
 		set_sub(r, MK_PROC_SORT);
-		if (sort_arg(ev, &p->sort) == 0)
+		if (kt_event_sort_index(ev, &p->sort) == 0)
 			p->has_sort = 1;
 	}
 }

@@ -347,7 +347,8 @@ gpu_of(struct lt *lt, const struct kt_event *ev)
 	size_t n;
 	int64_t dev = -1, id;
 
-	if ((p = kt_event_field(ev, KT_F_PID, &n)) == NULL) {
+	kt_event_id_text(ev, KT_F_PID, &p, &n);		/* by value */
+	if (ev->f[KT_F_PID].type == KT_NONE) {
 		p = "null";
 		n = 4;
 	}
@@ -387,16 +388,6 @@ field_str(struct lt *lt, const struct kt_event *ev, const struct kt_val *v)
 	return dup_n(s, strlen(s));
 }
 
-/* An integer value (number or string holding one), or -1. */
-static int
-val_int(const struct kt_event *ev, const struct kt_val *v, int64_t *out)
-{
-	struct kt_event t = *ev;
-
-	t.f[KT_F_ID] = *v;
-	return kt_event_field_int(&t, KT_F_ID, out);
-}
-
 /* A row's pid (raw JSON text, null when none) and tid (-1) from ev. */
 static void
 row_thread(const struct kt_event *ev, struct row *r)
@@ -404,7 +395,10 @@ row_thread(const struct kt_event *ev, struct row *r)
 	const char *p;
 	size_t n;
 
-	p = kt_event_field(ev, KT_F_PID, &n);
+	if (ev->f[KT_F_PID].type == KT_NONE)
+		p = NULL, n = 0;
+	else
+		kt_event_id_text(ev, KT_F_PID, &p, &n);	/* by value */
 	r->pid = dup_n(p ? p : "null", p ? n : 4);
 	r->pidlen = p ? n : 4;
 	if (kt_event_field_int(ev, KT_F_TID, &r->tid) == -1)
@@ -432,8 +426,7 @@ collect_meta(struct lt *lt, const struct kt_event *ev)
 		row_thread(ev, &r);
 		lt->rows[lt->nrows++] = r;
 	} else if (kt_event_field_is(ev, KT_F_NAME, "thread_sort_index")) {
-		if (kt_event_find(ev, &ev->f[KT_F_ARGS], "sort_index", &v) ==
-		    -1 || val_int(ev, &v, &r.sort) == -1)
+		if (kt_event_sort_index(ev, &r.sort) == -1)
 			return;
 		if ((lt->sorts = realloc(lt->sorts, (lt->nsorts + 1) *
 		    sizeof(*lt->sorts))) == NULL)

@@ -18,12 +18,57 @@
 /* The tags of a held record (struct kt_rec). */
 #define TAG_BP_E	0x01	/* a flow with "bp": "e" */
 #define TAG_DROP	0x02	/* an unmatched E, dropped */
+#define TAG_PID_STR	0x04	/* pid "7": written as the number 7 */
+#define TAG_TID_STR	0x08	/* tid "7": written as the number 7 */
+#define TAG_THREAD_I	0x10	/* an instant of its thread (s "t" or none) */
 
 /* A B/E pairing pass's result: Es to drop, Bs to close. */
 struct closer {
 	uint32_t	 thread;
 	int64_t		 ts;
 	uint64_t	 index;
+};
+
+/* A record's position in the store, or none. */
+#define NOREC	SIZE_MAX
+
+/* What --check's viewer rules need of a thread (by its interned id). */
+struct vthread {
+	size_t		 str, num;	/* first records: tid "7", tid 7 */
+	size_t		 sort;		/* its thread_sort_index event */
+	int64_t		 sortv;		/* its value */
+	int		 guide;		/* a kt-layer-track guide row */
+	int		 used;		/* holds events but metadata */
+};
+
+/* Of a pid (by value): its first records spelled "7" and 7. */
+struct vfirst {
+	size_t		 str, num;
+};
+
+/* A flow event: its flow (cat, name, id interned), its args' keys. */
+struct vflow {
+	size_t		 pos;
+	int64_t		 ts;		/* INT64_MIN: none */
+	uint32_t	 flow;
+	char		*keys;		/* each \n-ended; NULL: no args */
+};
+
+/*
+ * --check's viewer rules (kt-normalize(1)): what the events held tell,
+ * noted as they are read.
+ */
+struct viewer {
+	struct vthread	*thr;
+	size_t		 nthr;
+	struct kt_intern *pids, *flows, *counters;
+	struct vfirst	*pid;
+	size_t		 npid;
+	struct vflow	*flow;		/* every flow event */
+	size_t		 nflow, capflow;
+	size_t		*many;		/* counter events of several series */
+	size_t		 nmany;
+	struct kt_buf	 key;
 };
 
 struct opts {
@@ -47,6 +92,7 @@ struct state {
 	struct closer		*closers;
 	size_t			 nclosers;
 	uint64_t		 nextindex;	/* for synthesized events */
+	struct viewer		*vw;		/* --check */
 };
 
 static void	unmatched(struct state *);
@@ -90,6 +136,257 @@ at(const struct state *st, size_t i)
 	return st->order != NULL ? st->order[i] : i;
 }
 
+/*
+ * Which of ev's pid and tid are strings holding a number ("25738"):
+ * viewers that key threads by the JSON value (Perfetto) make two threads
+ * of "25738" and 25738, so they are written as numbers.
+ */
+static unsigned
+id_tags(const struct kt_event *ev)
+{
+	const char *p;
+	size_t n;
+
+	return (kt_event_id_text(ev, KT_F_PID, &p, &n) ? TAG_PID_STR : 0) |
+	    (kt_event_id_text(ev, KT_F_TID, &p, &n) ? TAG_TID_STR : 0);
+}
+
+/*
+ * Set ev's numeric-string ids (tags) to numbers in patch p (reset for
+ * ev by the caller), counted as a repair.
+ */
+static int
+patch_ids(struct state *st, const struct kt_event *ev, unsigned tags,
+    struct kt_patch *p)
+{
+	const char *s;
+	size_t n;
+
+	if (tags & (TAG_PID_STR | TAG_TID_STR))
+		kt_reader_repairs_mut(st->r)->n[KT_R_STRING_ID]++;
+	if ((tags & TAG_PID_STR) && (kt_event_id_text(ev, KT_F_PID, &s, &n),
+	    kt_patch_set(p, KT_F_PID, s, n) == -1))
+		return -1;
+	if ((tags & TAG_TID_STR) && (kt_event_id_text(ev, KT_F_TID, &s, &n),
+	    kt_patch_set(p, KT_F_TID, s, n) == -1))
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* --check: what viewers make of the events, noted as they are held. */
+
+/* Grow array *a of *n elements of size sz to hold index i (zeroed). */
+static void *
+grow(void *a, size_t *n, size_t i, size_t sz)
+{
+	size_t nn = *n;
+	char *t;
+
+	if (i < nn)
+		return a;
+	while (nn <= i)
+		nn = nn ? 2 * nn : 64;
+	if ((t = realloc(a, nn * sz)) == NULL)
+		nomem();
+	memset(t + *n * sz, 0, (nn - *n) * sz);
+	*n = nn;
+	return t;
+}
+
+static struct vthread *
+vthread(struct viewer *vw, uint32_t t)
+{
+	size_t i, old = vw->nthr;
+
+	vw->thr = grow(vw->thr, &vw->nthr, t, sizeof(*vw->thr));
+	for (i = old; i < vw->nthr; i++) {
+		vw->thr[i].str = vw->thr[i].num = vw->thr[i].sort = NOREC;
+	}
+	return &vw->thr[t];
+}
+
+/* The entry of key vw->key in intern in with entries *a (*n of them). */
+static struct vfirst *
+vfirst(struct viewer *vw, struct kt_intern *in, struct vfirst **a,
+    size_t *n)
+{
+	int64_t id;
+	size_t i, old = *n;
+
+	if ((id = kt_intern_put(in, vw->key.p ? vw->key.p : "",
+	    vw->key.n)) == -1)
+		nomem();
+	*a = grow(*a, n, (size_t)id, sizeof(**a));
+	for (i = old; i < *n; i++)
+		(*a)[i].str = (*a)[i].num = NOREC;
+	return &(*a)[id];
+}
+
+/* The keys of object args (one event's: a DOM fits), each \n-ended. */
+static char *
+arg_keys(const struct kt_event *ev, size_t *nkeys)
+{
+	const struct kt_val *v = &ev->f[KT_F_ARGS];
+	struct kt_buf b = KT_BUF_INIT;
+	const char *k;
+	json_t *o, *val;
+
+	*nkeys = 0;
+	if (v->type != KT_OBJECT ||
+	    (o = json_loadb(ev->raw + v->off, v->len, 0, NULL)) == NULL)
+		return NULL;
+	json_object_foreach(o, k, val) {
+		kt_buf_adds(&b, k);
+		kt_buf_addc(&b, '\n');
+		(*nkeys)++;
+	}
+	json_decref(o);
+	if (kt_buf_addc(&b, '\0') == -1)
+		nomem();
+	return b.p;
+}
+
+/* The first key in keys (\n-ended) that is also in other, or NULL. */
+static const char *
+shared_key(const char *keys, const char *other, size_t *n)
+{
+	const char *k, *e, *o, *oe;
+
+	for (k = keys; (e = strchr(k, '\n')) != NULL; k = e + 1)
+		for (o = other; (oe = strchr(o, '\n')) != NULL; o = oe + 1)
+			if (e - k == oe - o && memcmp(k, o, (size_t)(e - k)) ==
+			    0) {
+				*n = (size_t)(e - k);
+				return k;
+			}
+	return NULL;
+}
+
+/*
+ * Note what the viewer rules need of held event ev (record at position
+ * pos): how its pid and tid are spelled, the guide rows and sort indexes
+ * of threads, counters of several series, the args keys of flow ends.
+ */
+static void
+viewer_note(struct state *st, const struct kt_event *ev,
+    const struct kt_rec *r, size_t pos)
+{
+	struct viewer *vw = st->vw;
+	struct vthread *t;
+	struct vfirst *f;
+	struct kt_val v;
+	const char *s;
+	size_t n, nk;
+	char *keys;
+
+	if (r->thread == UINT32_MAX)
+		return;
+	t = vthread(vw, r->thread);
+	if (r->ph != 'M')
+		t->used = 1;
+	if (ev->f[KT_F_TID].type != KT_NONE) {
+		if (r->tag & TAG_TID_STR) {
+			if (t->str == NOREC)
+				t->str = pos;
+		} else if (ev->f[KT_F_TID].type == KT_NUMBER && t->num == NOREC)
+			t->num = pos;
+	}
+	if (ev->f[KT_F_PID].type != KT_NONE) {
+		vw->key.n = 0;
+		kt_event_id_text(ev, KT_F_PID, &s, &n);
+		if (kt_buf_add(&vw->key, s, n) == -1)
+			nomem();
+		f = vfirst(vw, vw->pids, &vw->pid, &vw->npid);
+		if (r->tag & TAG_PID_STR) {
+			if (f->str == NOREC)
+				f->str = pos;
+		} else if (ev->f[KT_F_PID].type == KT_NUMBER && f->num == NOREC)
+			f->num = pos;
+	}
+	if (r->ph == 'M' && kt_event_field_is(ev, KT_F_NAME, "thread_name") &&
+	    kt_event_find(ev, &ev->f[KT_F_ARGS], "name", &v) == 0 &&
+	    v.type == KT_STRING && v.len >= sizeof(KT_GUIDE_PREFIX) + 1 &&
+	    memcmp(ev->raw + v.off + 1, KT_GUIDE_PREFIX,
+	    sizeof(KT_GUIDE_PREFIX) - 1) == 0)
+		t->guide = 1;
+	if (r->ph == 'M' && kt_event_field_is(ev, KT_F_NAME,
+	    "thread_sort_index") && kt_event_sort_index(ev, &t->sortv) == 0)
+		t->sort = pos;
+	if (r->ph == 'C' && ev->f[KT_F_ARGS].type == KT_OBJECT) {
+		if ((keys = arg_keys(ev, &nk)) != NULL && nk > 1) {
+			/* One finding per counter (pid and name). */
+			vw->key.n = 0;
+			kt_event_thread_key(ev, &vw->key);
+			kt_buf_add(&vw->key, ev->raw + ev->f[KT_F_NAME].off,
+			    ev->f[KT_F_NAME].len);
+			if (vw->key.err)
+				nomem();
+			n = kt_intern_count(vw->counters);
+			if (kt_intern_put(vw->counters, vw->key.p,
+			    vw->key.n) == -1)
+				nomem();
+			if (kt_intern_count(vw->counters) > n) {
+				size_t cap = vw->nmany;
+
+				vw->many = grow(vw->many, &cap, vw->nmany,
+				    sizeof(*vw->many));
+				vw->many[vw->nmany++] = pos;
+			}
+		}
+		free(keys);
+	}
+	if (r->kind == KT_FLOW && (r->ph == 's' || r->ph == 't' ||
+	    r->ph == 'f')) {
+		/* catapult's flow: (id, cat, name). */
+		static const enum kt_field fs[] = { KT_F_ID, KT_F_CAT,
+		    KT_F_NAME };
+		struct vflow *fl;
+		int64_t id;
+
+		vw->key.n = 0;
+		for (n = 0; n < 3; n++) {
+			kt_buf_add(&vw->key, ev->raw + ev->f[fs[n]].off,
+			    ev->f[fs[n]].len);
+			kt_buf_addc(&vw->key, '\001');
+		}
+		if (vw->key.err || (id = kt_intern_put(vw->flows, vw->key.p,
+		    vw->key.n)) == -1)
+			nomem();
+		vw->flow = grow(vw->flow, &vw->capflow, vw->nflow,
+		    sizeof(*vw->flow));
+		fl = &vw->flow[vw->nflow++];
+		fl->pos = pos;
+		fl->ts = (r->flags & KT_EV_TS) ? r->ts : INT64_MIN;
+		fl->flow = (uint32_t)id;
+		fl->keys = NULL;
+		if ((keys = arg_keys(ev, &nk)) != NULL && nk > 0)
+			fl->keys = keys;
+		else
+			free(keys);
+	}
+}
+
+static void
+viewer_free(struct viewer *vw)
+{
+	size_t i;
+
+	if (vw == NULL)
+		return;
+	for (i = 0; i < vw->nflow; i++)
+		free(vw->flow[i].keys);
+	free(vw->thr);
+	free(vw->pid);
+	free(vw->flow);
+	free(vw->many);
+	kt_intern_free(vw->pids);
+	kt_intern_free(vw->flows);
+	kt_intern_free(vw->counters);
+	kt_buf_free(&vw->key);
+	free(vw);
+}
+
 /* Keep ev in the store. */
 static void
 hold(struct state *st, const struct kt_event *ev)
@@ -103,8 +400,15 @@ hold(struct state *st, const struct kt_event *ev)
 	}
 	if (kt_event_field_is(ev, KT_F_BP, "e"))
 		r->tag |= TAG_BP_E;
+	r->tag |= id_tags(ev);
+	if ((ev->ph == 'i' || ev->ph == 'I') &&
+	    (ev->f[KT_F_S].type == KT_NONE || kt_event_field_is(ev, KT_F_S,
+	    "t")))
+		r->tag |= TAG_THREAD_I;
 	if (ev->index >= st->nextindex)
 		st->nextindex = ev->index + 1;
+	if (st->vw != NULL)
+		viewer_note(st, ev, r, kt_store_count(st->store) - 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -199,7 +503,7 @@ write_closer(struct state *st, struct kt_writer *w, const struct closer *c,
  * counted in *clamped.
  */
 static int
-write_rec(const struct state *st, struct kt_writer *w, size_t i,
+write_rec(struct state *st, struct kt_writer *w, size_t i,
     int64_t shift, const struct opts *o, struct kt_patch *p,
     struct kt_buf *pb, uint64_t *clamped)
 {
@@ -207,20 +511,36 @@ write_rec(const struct state *st, struct kt_writer *w, size_t i,
 	struct kt_event ev, pev;
 	char num[96];
 	size_t k;
-
+	unsigned ids = r->tag & (TAG_PID_STR | TAG_TID_STR);
+	int move = o->rebase && (r->flags & KT_EV_TS) && shift != 0;
 	struct kt_error err;
 	const char *raw;
 
 	/* JSON needs only the bytes (read again from a plain file). */
-	if (!o->tsv && (!o->rebase || !(r->flags & KT_EV_TS) || shift == 0)) {
+	if (!o->tsv && !move && !ids) {
 		if ((raw = kt_store_bytes(st->store, i, &err)) == NULL)
 			kt_cli_die(&err);
 		return kt_writer_raw(w, raw, r->len, r->index);
 	}
-	if (kt_store_load(st->store, i, &ev, &err) == -1)
+	/*
+	 * The store keeps no pid or tid offsets (16 bytes an event, for the
+	 * few old traces that spell ids as strings): those events are
+	 * scanned again.
+	 */
+	if ((ids ? kt_store_event(st->store, i, &ev, &err) :
+	    kt_store_load(st->store, i, &ev, &err)) == -1)
 		kt_cli_die(&err);
-	if (!o->rebase || !(ev.flags & KT_EV_TS) || shift == 0)
+	if (!move && !ids)
 		return kt_writer_event(w, &ev);
+	kt_patch_reset(p, &ev);
+	pb->n = 0;
+	if (patch_ids(st, &ev, ids, p) == -1)
+		nomem();
+	if (!move) {
+		if (kt_patch_apply_event(p, pb, &pev) == -1)
+			nomem();
+		return kt_writer_event(w, &pev);
+	}
 	if (ev.ts - shift > KT_TIME_MAX) {
 		/* Times spread over more than the range: refused. */
 		kt_cli_warn("%s: %s:%llu: rebased ts out of range (the "
@@ -234,8 +554,6 @@ write_rec(const struct state *st, struct kt_writer *w, size_t i,
 		k = kt_time_format(0, ev.ts_decimals, num);
 	} else
 		k = kt_event_ts_shifted(&ev, -shift, num);
-	kt_patch_reset(p, &ev);
-	pb->n = 0;
 	if (kt_patch_set(p, KT_F_TS, num, k) == -1 ||
 	    kt_patch_apply_event(p, pb, &pev) == -1)
 		nomem();
@@ -480,7 +798,11 @@ run_stream(struct state *st, struct kt_writer *w, int strict)
 	int rc, begun = 0;
 	uint64_t count = 0;
 	int64_t k;
+	struct kt_patch p;
+	struct kt_buf pb = KT_BUF_INIT;
+	unsigned tags;
 
+	kt_patch_init(&p, NULL);
 	for (;;) {
 		rc = kt_reader_next(st->r, &ev, &err);
 		if (rc == -1)
@@ -493,7 +815,7 @@ run_stream(struct state *st, struct kt_writer *w, int strict)
 			si = kt_reader_srcindex(st->r, &nsi, NULL);
 			metas = kt_reader_metas(st->r, &nm);
 			if (kt_writer_begin(w, metas, nm, si, nsi) == -1)
-				return -1;
+				goto fail;
 			begun = 1;
 		}
 		if (rc == 0)
@@ -537,9 +859,18 @@ run_stream(struct state *st, struct kt_writer *w, int strict)
 				d[t].open--;
 			}
 		}
+		if ((tags = id_tags(&ev)) != 0) {
+			kt_patch_reset(&p, &ev);
+			pb.n = 0;
+			if (patch_ids(st, &ev, tags, &p) == -1 ||
+			    kt_patch_apply_event(&p, &pb, &ev) == -1)
+				nomem();
+		}
 		if (kt_writer_event(w, &ev) == -1)
-			return -1;
+			goto fail;
 	}
+	kt_patch_free(&p);
+	kt_buf_free(&pb);
 	for (i = 0; i < nd; i++)
 		for (k = 0; k < d[i].open; k++) {
 			struct closer c;
@@ -550,12 +881,19 @@ run_stream(struct state *st, struct kt_writer *w, int strict)
 			c.ts = d[i].last == INT64_MIN ? 0 : d[i].last;
 			c.index = st->nextindex++;
 			kt_reader_repairs_mut(st->r)->n[KT_R_UNMATCHED_B]++;
-			if (write_closer(st, w, &c, 0) == -1)
+			if (write_closer(st, w, &c, 0) == -1) {
+				free(d);
 				return -1;
+			}
 		}
 	free(d);
 	metas = kt_reader_metas(st->r, &nm);
 	return kt_writer_end(w, metas, nm);
+fail:
+	kt_patch_free(&p);
+	kt_buf_free(&pb);
+	free(d);
+	return -1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -568,9 +906,17 @@ struct finding {
 	const char	*detail;
 };
 
-static const char *const checknames[] = {
+/* The checks; those from "mixed-id" on are the viewer rules. */
+enum check {
+	C_OVERLAP, C_UNMATCHED_B, C_UNMATCHED_E, C_MISSING_TS, C_NEGATIVE_TS,
+	C_UNBOUND_FLOW, C_MIXED_ID, C_ROW_ORDER, C_COUNTER_SERIES,
+	C_ZERO_NESTED, C_FLOW_ARGS, C_N
+};
+
+static const char *const checknames[C_N] = {
 	"overlap", "unmatched-B", "unmatched-E", "missing-ts", "negative-ts",
-	"unbound-flow"
+	"unbound-flow", "mixed-id", "row-order", "counter-series",
+	"zero-nested", "flow-args"
 };
 
 /* Append a raw JSON value, without the quotes of a string. */
@@ -646,22 +992,189 @@ end_of(const struct kt_rec *r)
 	return r->ts + ((r->flags & KT_EV_DUR) ? r->dur : 0);
 }
 
+/* Is r a zero-length slice: X of dur 0, or an instant of its thread? */
+static int
+zero_len(const struct kt_rec *r)
+{
+	if (r->ph == 'X')
+		return (r->flags & KT_EV_DUR) && r->dur == 0;
+	return (r->ph == 'i' || r->ph == 'I') && (r->tag & TAG_THREAD_I);
+}
+
+/*
+ * Zero-length slices that start where a slice of their thread ends:
+ * chrome://tracing nests such a slice inside the one that ends there
+ * (a child may start at or end at its parent's bounds), a level down.
+ * all holds the X events and thread instants sorted by cmp_slice.
+ */
+static void
+zero_nested(struct state *st, struct kt_out *out, struct kt_rec **all,
+    size_t n, struct kt_rec **stack, uint64_t *counts)
+{
+	size_t i, j, sp;
+
+	for (i = 0; i < n; i = j) {
+		sp = 0;
+		for (j = i; j < n && all[j]->thread == all[i]->thread; j++) {
+			struct kt_rec *r = all[j];
+
+			while (sp > 0 && end_of(stack[sp - 1]) < r->ts)
+				sp--;
+			if (zero_len(r)) {
+				if (sp > 0 && end_of(stack[sp - 1]) == r->ts &&
+				    stack[sp - 1]->ts < r->ts)
+					report(st, out, C_ZERO_NESTED,
+					    stack[sp - 1], r, "a zero-length "
+					    "slice starts where this one ends: "
+					    "chrome://tracing draws it inside, "
+					    "a level down", counts);
+				continue;
+			}
+			while (sp > 0 && end_of(stack[sp - 1]) <= r->ts)
+				sp--;
+			if (sp == 0 || end_of(r) <= end_of(stack[sp - 1]))
+				stack[sp++] = r;
+		}
+	}
+}
+
+/* Order: flow, then time, then file order. */
+static int
+cmp_vflow(const void *x, const void *y)
+{
+	const struct vflow *a = x, *b = y;
+
+	if (a->flow != b->flow)
+		return a->flow < b->flow ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/*
+ * Flow ends whose args chrome://tracing merges into one flow event: in
+ * time order, an s (or t) opens a flow and the next t or f of the same
+ * (id, cat, name) ends it, its args merged into the opener's; a key in
+ * both is an arg_merge_error.  A t opens the next flow; an s while one is
+ * open, or an f with none, is ignored.
+ */
+static void
+flow_args(struct state *st, struct kt_out *out, uint64_t *counts)
+{
+	struct viewer *vw = st->vw;
+	const struct vflow *open = NULL;
+	size_t i, n;
+
+	qsort(vw->flow, vw->nflow, sizeof(*vw->flow), cmp_vflow);
+	for (i = 0; i < vw->nflow; i++) {
+		const struct vflow *f = &vw->flow[i];
+		char ph = st->recs[f->pos].ph;
+
+		if (i > 0 && f->flow != vw->flow[i - 1].flow)
+			open = NULL;
+		if (f->ts == INT64_MIN)
+			continue;
+		if (ph == 's') {
+			if (open == NULL)
+				open = f;
+			continue;
+		}
+		if (open != NULL && open->keys != NULL && f->keys != NULL &&
+		    shared_key(f->keys, open->keys, &n) != NULL)
+			report(st, out, C_FLOW_ARGS, &st->recs[open->pos],
+			    &st->recs[f->pos], "both ends of a flow carry args "
+			    "with one key: chrome://tracing merges them "
+			    "(arg_merge_error)", counts);
+		open = ph == 't' && open != NULL ? f : NULL;
+	}
+}
+
+/*
+ * The viewer rules (kt-normalize(1)): ids spelled as strings and as
+ * numbers, layer guide rows that do not sort above their pid's other
+ * rows, counters of several series, flow ends that share args keys.
+ */
+static void
+viewer_rules(struct state *st, struct kt_out *out, uint64_t *counts)
+{
+	struct viewer *vw = st->vw;
+	struct kt_buf d = KT_BUF_INIT;
+	size_t i, j, nt = vw->nthr, kn;
+	const char *key;
+	char num[32];
+
+	for (i = 0; i < vw->npid; i++)
+		if (vw->pid[i].str != NOREC && vw->pid[i].num != NOREC)
+			report(st, out, C_MIXED_ID, &st->recs[vw->pid[i].str],
+			    &st->recs[vw->pid[i].num], "pid spelled as a "
+			    "string and as a number: Perfetto makes two "
+			    "processes (kt normalize repairs it)", counts);
+	for (i = 0; i < nt; i++)
+		if (vw->thr[i].str != NOREC && vw->thr[i].num != NOREC)
+			report(st, out, C_MIXED_ID, &st->recs[vw->thr[i].str],
+			    &st->recs[vw->thr[i].num], "tid spelled as a "
+			    "string and as a number: Perfetto makes two "
+			    "threads (kt normalize repairs it)", counts);
+	/* A guide row sorts above every other row of its pid. */
+	for (i = 0; i < nt; i++) {
+		const struct vthread *g = &vw->thr[i];
+		const char *gk = kt_intern_get(st->threads, (uint32_t)i, &kn);
+		size_t gp = (size_t)((const char *)memchr(gk, '\t', kn) - gk);
+
+		if (!g->guide || g->sort == NOREC)
+			continue;
+		for (j = 0; j < nt; j++) {
+			const struct vthread *o = &vw->thr[j];
+			size_t on;
+
+			if (j == i || o->guide || !o->used || o->sort == NOREC ||
+			    o->sortv > g->sortv)
+				continue;
+			key = kt_intern_get(st->threads, (uint32_t)j, &on);
+			if (on <= gp || key[gp] != '\t' ||
+			    memcmp(key, gk, gp) != 0)
+				continue;
+			d.n = 0;
+			kt_buf_adds(&d, "the layer guide row sorts at ");
+			kt_buf_add(&d, num, kt_int_format(g->sortv, num));
+			kt_buf_adds(&d, ", not above the row of tid ");
+			kt_buf_add(&d, key + gp + 1, on - gp - 1);
+			kt_buf_adds(&d, " at ");
+			kt_buf_add(&d, num, kt_int_format(o->sortv, num));
+			kt_buf_adds(&d, ": viewers draw it below");
+			if (kt_buf_addc(&d, '\0') == -1)
+				nomem();
+			report(st, out, C_ROW_ORDER, &st->recs[g->sort],
+			    &st->recs[o->sort], d.p, counts);
+		}
+	}
+	for (i = 0; i < vw->nmany; i++)
+		report(st, out, C_COUNTER_SERIES, &st->recs[vw->many[i]], NULL,
+		    "a counter of several series: chrome://tracing stacks "
+		    "them (write one counter per series)", counts);
+	flow_args(st, out, counts);
+	kt_buf_free(&d);
+}
+
 static int
 run_check(struct state *st, struct kt_out *out)
 {
 	static const char hdr[] = "check\tid\tother\tpid\ttid\tts_ns\tdetail\n";
-	struct kt_rec **sl, **be, **stack;
+	struct kt_rec **sl, **be, **stack, **all;
 	int64_t *maxend;
-	size_t i, j, nsl = 0, nbe = 0, sp;
-	uint64_t counts[6] = { 0, 0, 0, 0, 0, 0 };
+	size_t i, j, nsl = 0, nbe = 0, nall = 0, sp;
+	uint64_t counts[C_N];
 	int any = 0;
+
+	memset(counts, 0, sizeof(counts));
 
 	if (kt_out_write(out, hdr, sizeof(hdr) - 1) == -1)
 		return -1;
 	if ((sl = malloc((st->n + 1) * sizeof(*sl))) == NULL ||
 	    (be = malloc((st->n + 1) * sizeof(*be))) == NULL ||
 	    (stack = malloc((st->n + 1) * sizeof(*stack))) == NULL ||
-	    (maxend = malloc((st->n + 1) * sizeof(*maxend))) == NULL)
+	    (maxend = malloc((st->n + 1) * sizeof(*maxend))) == NULL ||
+	    (all = malloc((st->n + 1) * sizeof(*all))) == NULL)
 		nomem();
 	for (i = 0; i < st->n; i++) {
 		struct kt_rec *r = &st->recs[i];
@@ -669,16 +1182,18 @@ run_check(struct state *st, struct kt_out *out)
 		if (r->ph == 'M')
 			continue;
 		if (!(r->flags & KT_EV_TS)) {
-			report(st, out, 3, r, NULL, "no numeric ts", counts);
+			report(st, out, C_MISSING_TS, r, NULL, "no numeric ts", counts);
 			continue;
 		}
 		if (r->ts < 0)
-			report(st, out, 4, r, NULL, "Perfetto drops negative "
+			report(st, out, C_NEGATIVE_TS, r, NULL, "Perfetto drops negative "
 			    "times", counts);
 		if (r->ph == 'X')
 			sl[nsl++] = r;
 		else if (r->ph == 'B' || r->ph == 'E')
 			be[nbe++] = r;
+		if (r->ph == 'X' || zero_len(r))
+			all[nall++] = r;
 	}
 	/* Same-thread partial overlaps of X events. */
 	qsort(sl, nsl, sizeof(*sl), cmp_slice);
@@ -690,7 +1205,7 @@ run_check(struct state *st, struct kt_out *out)
 			while (sp > 0 && end_of(stack[sp - 1]) <= r->ts)
 				sp--;
 			if (sp > 0 && end_of(r) > end_of(stack[sp - 1])) {
-				report(st, out, 0, stack[sp - 1], r,
+				report(st, out, C_OVERLAP, stack[sp - 1], r,
 				    "slices on one thread overlap without "
 				    "nesting", counts);
 				continue;
@@ -708,11 +1223,11 @@ run_check(struct state *st, struct kt_out *out)
 			else if (sp > 0)
 				sp--;
 			else
-				report(st, out, 2, be[j], NULL, "E without a "
+				report(st, out, C_UNMATCHED_E, be[j], NULL, "E without a "
 				    "B", counts);
 		}
 		while (sp > 0)
-			report(st, out, 1, stack[--sp], NULL, "B without an "
+			report(st, out, C_UNMATCHED_B, stack[--sp], NULL, "B without an "
 			    "E", counts);
 	}
 	/*
@@ -753,16 +1268,21 @@ run_check(struct state *st, struct kt_out *out)
 			ok = lo > 0 && sl[lo - 1]->thread == r->thread &&
 			    maxend[lo - 1] >= r->ts;
 		if (!ok)
-			report(st, out, 5, r, NULL, r->ph == 'f' && !(r->tag & TAG_BP_E) ?
+			report(st, out, C_UNBOUND_FLOW, r, NULL, r->ph == 'f' &&
+			    !(r->tag & TAG_BP_E) ?
 			    "no slice begins on the thread after the flow end" :
 			    "no slice on the thread encloses the flow end",
 			    counts);
 	}
+	qsort(all, nall, sizeof(*all), cmp_slice);
+	zero_nested(st, out, all, nall, stack, counts);
+	viewer_rules(st, out, counts);
 	free(sl);
 	free(be);
 	free(stack);
 	free(maxend);
-	for (i = 0; i < 6; i++) {
+	free(all);
+	for (i = 0; i < C_N; i++) {
 		if (counts[i] == 0)
 			continue;
 		any = 1;
@@ -864,6 +1384,11 @@ main(int argc, char *argv[])
 	    (st.own = kt_intern_new()) == NULL)
 		nomem();
 	st.threads = st.own;
+	if (o.check && ((st.vw = calloc(1, sizeof(*st.vw))) == NULL ||
+	    (st.vw->pids = kt_intern_new()) == NULL ||
+	    (st.vw->flows = kt_intern_new()) == NULL ||
+	    (st.vw->counters = kt_intern_new()) == NULL))
+		nomem();
 	out = kt_cli_out_open(o.co.output, o.co.level);
 	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : KT_WRITE_ROWS)) == NULL)
 		nomem();
@@ -903,6 +1428,7 @@ main(int argc, char *argv[])
 	kt_hold_free(st.holder);
 	free(st.order);
 	kt_intern_free(st.own);
+	viewer_free(st.vw);
 	free(st.closers);
 	kt_buf_free(&st.key);
 	return rc == 1 ? 1 : 0;

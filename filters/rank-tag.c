@@ -174,10 +174,11 @@ static struct pidinfo *
 pid_of(struct rt *rt, struct input *in, const struct kt_event *ev)
 {
 	size_t n;
-	const char *p = kt_event_field(ev, KT_F_PID, &n);
+	const char *p;
 	int64_t id;
 
-	if (p == NULL) {
+	kt_event_id_text(ev, KT_F_PID, &p, &n);		/* by value */
+	if (ev->f[KT_F_PID].type == KT_NONE) {
 		p = "null";
 		n = 4;
 	}
@@ -248,19 +249,9 @@ survey(struct rt *rt, struct input *in, struct kt_reader *r, int progress,
 			if (kt_event_field_is(&ev, KT_F_NAME, "process_name"))
 				pi->has_name = 1;
 			else if (kt_event_field_is(&ev, KT_F_NAME,
-			    "process_sort_index")) {
-				struct kt_val v;
-
-				if (kt_event_find(&ev, &ev.f[KT_F_ARGS],
-				    "sort_index", &v) == 0) {
-					struct kt_event t = ev;
-
-					t.f[KT_F_ID] = v;
-					if (kt_event_field_int(&t, KT_F_ID,
-					    &pi->sort) == 0)
-						pi->has_sort = 1;
-				}
-			}
+			    "process_sort_index") &&
+			    kt_event_sort_index(&ev, &pi->sort) == 0)
+				pi->has_sort = 1;
 			continue;
 		}
 		if (!(ev.flags & KT_EV_TS))

@@ -291,7 +291,7 @@ patched(const struct kt_event *in, const struct window *w, int clip_start,
 		t = kt_event_field(in, KT_F_TS, &tn);
 		kt_patch_set(&p, KT_F_TS, ts, kt_time_format(newts,
 		    in->ts_decimals, ts));
-		kt_patch_arg(&p, KT_ARG_CARRIED, t, tn);
+		kt_patch_key(&p, KT_KEY_CARRIED, t, tn);
 	} else {
 		/* The cut, recorded with the original times. */
 		kt_obj_begin(&rec);
@@ -757,9 +757,7 @@ graph_work(struct window *w, const struct kt_event *ev, int64_t id)
 		w->resolved[id] = 1;
 		w->graphs_unseen--;
 	}
-	p = kt_event_field(ev, KT_F_PID, &n);
-	if (p == NULL)
-		p = "", n = 0;
+	kt_event_id_text(ev, KT_F_PID, &p, &n);	/* by value */
 	if (w->gdevs == NULL && (w->gdevs = kt_intern_new()) == NULL)
 		kt_cli_nomem();
 	before = kt_intern_count(w->gdevs);
@@ -788,9 +786,7 @@ graph_next(struct window *w, const struct kt_event *ev)
 
 	if (w->gdevs == NULL)
 		return;
-	p = kt_event_field(ev, KT_F_PID, &n);
-	if (p == NULL)
-		p = "", n = 0;
+	kt_event_id_text(ev, KT_F_PID, &p, &n);	/* by value */
 	if ((d = kt_intern_find(w->gdevs, p, n)) < 0 || w->moved[d])
 		return;
 	w->moved[d] = 1;

@@ -213,7 +213,8 @@ count_thread(struct sum *s, const struct kt_event *ev, int64_t rank)
 static void
 count_activity(struct sum *s, const struct kt_event *ev, int64_t rank)
 {
-	const struct kt_val *pid = &ev->f[KT_F_PID];
+	const char *pt;
+	size_t pn;
 	struct dev *d;
 	struct stream *st;
 	char num[32];
@@ -222,7 +223,8 @@ count_activity(struct sum *s, const struct kt_event *ev, int64_t rank)
 	int fresh;
 
 	key_start(s, rank);
-	kt_buf_add(&s->key, ev->raw + pid->off, pid->len);
+	kt_event_id_text(ev, KT_F_PID, &pt, &pn);	/* by value */
+	kt_buf_add(&s->key, pt, pn);
 	if (s->key.err)
 		kt_cli_nomem();
 	dv = key_id(s, s->devkeys, &fresh);

@@ -341,11 +341,26 @@ struct kt_pidrank *kt_pidrank_new(void);
 int64_t	 kt_pidrank_of(struct kt_pidrank *, const struct kt_event *);
 void	 kt_pidrank_free(struct kt_pidrank *);
 
-/* Append the event's thread key (raw pid text, tab, raw tid text). */
+/*
+ * The text a pid or tid (field f) is known by: a string that holds a
+ * decimal integer ("25738": no sign but '-', no leading zero, at most 18
+ * digits) is that number (25738), as kt compares ids by value (2021-era
+ * traces spell one thread "25738" on X events and 25738 on flows); any
+ * other value is its raw text.  Returns 1 when a string was read as a
+ * number (kt normalize repairs such ids into numbers), else 0.
+ */
+int	 kt_event_id_text(const struct kt_event *, enum kt_field,
+	    const char **, size_t *);
+
+/* Append the event's thread key (pid text, tab, tid text: by value). */
 int	 kt_event_thread_key(const struct kt_event *, struct kt_buf *);
 
 /* An integer field (number, or a string holding one) in *v; 0 or -1. */
 int	 kt_event_field_int(const struct kt_event *, enum kt_field, int64_t *);
+/* The same of a value of ev (one kt_event_find() gave): args.sort_index. */
+int	 kt_val_int(const struct kt_event *, const struct kt_val *, int64_t *);
+/* The integer args.sort_index of a *_sort_index metadata event: 0 or -1. */
+int	 kt_event_sort_index(const struct kt_event *, int64_t *);
 
 /*
  * Find key (unescaped ASCII) among the members of the object value v of
@@ -397,6 +412,12 @@ void	 kt_patch_reset(struct kt_patch *, const struct kt_event *);
 int	 kt_patch_set(struct kt_patch *, enum kt_field, const char *, size_t);
 /* Set args.key (ASCII key) to the raw JSON text; adds args when absent. */
 int	 kt_patch_arg(struct kt_patch *, const char *, const char *, size_t);
+/*
+ * Set the top-level member key (ASCII, not a field's) to the raw JSON
+ * text: its value replaced when present, else added.  For a record kept
+ * beside args: a C event's args are all series of its counter.
+ */
+int	 kt_patch_key(struct kt_patch *, const char *, const char *, size_t);
 /* Add args.key, which the caller knows is absent (no search). */
 int	 kt_patch_arg_add(struct kt_patch *, const char *, const char *,
 	    size_t);
@@ -441,6 +462,7 @@ enum kt_repair {
 	KT_R_UNMATCHED_E,	/* E without B dropped */
 	KT_R_UNMATCHED_B,	/* B without E closed */
 	KT_R_UTF8,		/* a byte of invalid UTF-8 made U+FFFD */
+	KT_R_STRING_ID,		/* pid/tid "25738" made 25738 (normalize) */
 	KT_NREPAIRS
 };
 
@@ -607,7 +629,9 @@ uint64_t		 kt_reader_size(const struct kt_reader *);
 /* args keys kt adds to events. */
 #define KT_ARG_RANK		"rank"		/* rank-tag */
 #define KT_ARG_PID		"kt_pid"	/* rank-tag: the pid before */
-#define KT_ARG_CARRIED		"kt_carried_from" /* slice-window counters */
+#define KT_KEY_CARRIED		"kt_carried_from" /* slice-window counters:
+						   a top-level key, not an
+						   arg (a series) */
 #define KT_ARG_CLIP		"kt_clip"	/* slice-window --clip */
 #define KT_ARG_REPAIR		"kt_repair"	/* normalize's repairs */
 /* Categories and names of the events kt makes. */

@@ -24,6 +24,26 @@ events() {
 	jq -c 'if type == "array" then .[] else .traceEvents[] end' "$1" | sort
 }
 
+# jq definitions: numstr, a pid or tid that is a string holding a decimal
+# integer (kt(7): "25738" is the id 25738); byvalue, an event with such
+# ids made numbers, as kt normalize writes them.
+JQ_IDS='def numstr: type == "string" and test("^(0|-?[1-9][0-9]{0,17})$");
+def byvalue: (if has("pid") and (.pid | numstr) then .pid |= tonumber else . end)
+    | (if has("tid") and (.tid | numstr) then .tid |= tonumber else . end);'
+
+# jq: $pr maps each pid (as a string: by value) to the first args.rank its
+# events name.  An event's rank is args.rank, else its pid's: kt rank-tag
+# writes no args on flows (kt(7)).
+JQ_PIDRANK='(reduce (.traceEvents[] | select((.args | type) == "object" and
+    .args.rank != null)) as $e ({}; ($e.pid | tostring) as $k |
+    if has($k) then . else .[$k] = $e.args.rank end)) as $pr'
+
+# The events of a trace as sorted one-line JSON values, numeric-string
+# ids made numbers (jq, not kt).
+events_byvalue() {
+	jq -c "$JQ_IDS"' if type == "array" then .[] else .traceEvents[] end | byvalue' "$1" | sort
+}
+
 # The top-level keys other than traceEvents and kt's own, as sorted JSON.
 toplevel() {
 	jq -S 'if type == "array" then {} else del(.traceEvents, .ktSourceIndex, .ktRebaseNs) end' "$1"

@@ -188,27 +188,71 @@ kt_event_step(const struct kt_event *ev)
 }
 
 int
+kt_event_id_text(const struct kt_event *ev, enum kt_field f, const char **p,
+    size_t *n)
+{
+	const struct kt_val *v = &ev->f[f];
+	const char *s = ev->raw + v->off;
+	size_t i, k;
+
+	*p = s;
+	*n = v->len;
+	if (v->type != KT_STRING || v->len < 3 || v->len > 2 + 19)
+		return 0;
+	i = s[1] == '-' ? 2 : 1;
+	k = v->len - 1;		/* the closing quote */
+	if (i == k || k - i > 18 || (s[i] == '0' && k - i > 1) ||
+	    (i == 2 && s[i] == '0'))
+		return 0;
+	for (; i < k; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	*p = s + 1;
+	*n = v->len - 2;
+	return 1;
+}
+
+int
 kt_event_thread_key(const struct kt_event *ev, struct kt_buf *b)
 {
-	const struct kt_val *p = &ev->f[KT_F_PID], *t = &ev->f[KT_F_TID];
+	const char *p, *t;
+	size_t pn, tn;
 
-	return kt_buf_add(b, ev->raw + p->off, p->len) == -1 ||
-	    kt_buf_addc(b, '\t') == -1 ||
-	    kt_buf_add(b, ev->raw + t->off, t->len) == -1 ? -1 : 0;
+	kt_event_id_text(ev, KT_F_PID, &p, &pn);
+	kt_event_id_text(ev, KT_F_TID, &t, &tn);
+	return kt_buf_add(b, p, pn) == -1 || kt_buf_addc(b, '\t') == -1 ||
+	    kt_buf_add(b, t, tn) == -1 ? -1 : 0;
 }
 
 int
 kt_event_field_int(const struct kt_event *ev, enum kt_field f, int64_t *v)
 {
-	const char *p = ev->raw + ev->f[f].off;
-	size_t n = ev->f[f].len, i = 0;
+	return kt_val_int(ev, &ev->f[f], v);
+}
+
+int
+kt_event_sort_index(const struct kt_event *ev, int64_t *v)
+{
+	struct kt_val a;
+
+	if (ev->f[KT_F_ARGS].type != KT_OBJECT || kt_event_find(ev,
+	    &ev->f[KT_F_ARGS], "sort_index", &a) != 0)
+		return -1;
+	return kt_val_int(ev, &a, v);
+}
+
+int
+kt_val_int(const struct kt_event *ev, const struct kt_val *val, int64_t *v)
+{
+	const char *p = ev->raw + val->off;
+	size_t n = val->len, i = 0;
 	uint64_t u = 0;
 	int neg = 0;
 
-	if (ev->f[f].type == KT_STRING) {
+	if (val->type == KT_STRING && n >= 2) {
 		p++;
 		n -= 2;
-	} else if (ev->f[f].type != KT_NUMBER)
+	} else if (val->type != KT_NUMBER)
 		return -1;
 	if (n > 0 && p[0] == '-') {
 		neg = 1;

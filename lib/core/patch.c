@@ -157,6 +157,20 @@ kt_patch_set(struct kt_patch *p, enum kt_field f, const char *text,
 }
 
 int
+kt_patch_key(struct kt_patch *p, const char *key, const char *text,
+    size_t len)
+{
+	struct kt_val whole, v;
+
+	whole.type = KT_OBJECT;
+	whole.off = 0;
+	whole.len = (uint32_t)p->ev->len;
+	if (kt_event_find(p->ev, &whole, key, &v) == 0)
+		return edit(p, v.off, v.len, text, len, "", 0, "");
+	return insert_member(p, 0, key, text, len, -1);
+}
+
+int
 kt_patch_arg_add(struct kt_patch *p, const char *key, const char *text,
     size_t len)
 {

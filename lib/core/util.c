@@ -120,6 +120,8 @@ kt_repair_describe(const struct kt_repairs *r, enum kt_repair k, char *buf,
 		{ "B without an E closed", "B events without an E closed" },
 		{ "invalid UTF-8 byte replaced by U+FFFD",
 		    "invalid UTF-8 bytes replaced by U+FFFD" },
+		{ "event's numeric-string pid/tid made a number",
+		    "events' numeric-string pids/tids made numbers" },
 	};
 	unsigned long long c = r->n[k];
 

@@ -182,7 +182,8 @@ kt_memory_add(struct kt_memory *m, const struct kt_event *ev)
 		const char *p;
 		size_t n;
 
-		if ((p = kt_event_field(ev, KT_F_PID, &n)) != NULL &&
+		if (ev->f[KT_F_PID].type != KT_NONE &&
+		    kt_event_id_text(ev, KT_F_PID, &p, &n) >= 0 &&
 		    n < sizeof(d->pid)) {
 			memcpy(d->pid, p, n);
 			d->pid[n] = '\0';

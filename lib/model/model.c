@@ -190,7 +190,8 @@ static int
 make_key(struct load *l, int64_t rank, const struct kt_event *ev, int thread)
 {
 	char num[32];
-	size_t n = kt_int_format(rank, num);
+	size_t n = kt_int_format(rank, num), pn;
+	const char *p;
 
 	l->key.n = 0;
 	if (kt_buf_add(&l->key, num, n) == -1 ||
@@ -198,8 +199,8 @@ make_key(struct load *l, int64_t rank, const struct kt_event *ev, int thread)
 		return -1;
 	if (thread)
 		return kt_event_thread_key(ev, &l->key);
-	return kt_buf_add(&l->key, ev->raw + ev->f[KT_F_PID].off,
-	    ev->f[KT_F_PID].len);
+	kt_event_id_text(ev, KT_F_PID, &p, &pn);	/* by value */
+	return kt_buf_add(&l->key, p, pn);
 }
 
 /*
@@ -236,6 +237,8 @@ device_of(struct load *l, const struct kt_event *ev, int64_t rank)
 	struct kt_device *d;
 	int64_t id, v;
 	int fresh;
+	const char *p;
+	size_t pn;
 
 	if (make_key(l, rank, ev, 0) == -1 ||
 	    (id = key_id(l, l->devkeys, &l->dev_key, &l->last_dev,
@@ -253,8 +256,8 @@ device_of(struct load *l, const struct kt_event *ev, int64_t rank)
 		d->index = v;
 	else if (kt_event_field_int(ev, KT_F_PID, &v) == 0)
 		d->index = v;
-	if ((v = kt_intern_put(l->m->names, ev->raw + ev->f[KT_F_PID].off,
-	    ev->f[KT_F_PID].len)) == -1)
+	kt_event_id_text(ev, KT_F_PID, &p, &pn);
+	if ((v = kt_intern_put(l->m->names, p, pn)) == -1)
 		return KT_NO;
 	d->pid = (uint32_t)v;
 	return (uint32_t)id;

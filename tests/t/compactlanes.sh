@@ -46,7 +46,7 @@ BEGIN { FS = "\t" }
 END { for (p in m) print p, m[p] }
 EOF
 peaks() {
-	run kt-normalize --tsv "$1" | awk -f peak.awk | sort -t '	' -k1,1 -k2,2n -k3,3n |
+	run kt-normalize --tsv "$1" 2>/dev/null | awk -f peak.awk | sort -t '	' -k1,1 -k2,2n -k3,3n |
 	    awk -f sweep.awk | sort
 }
 
@@ -61,7 +61,7 @@ lanes() {
 # Overlaps on lanes and scope rows: "pid tid ts" of every X event that
 # starts before the previous one of its row ends (exact ns, TSV).
 overlaps() {
-	run kt-normalize --tsv "$1" | awk -F'\t' '$3 == "X" &&
+	run kt-normalize --tsv "$1" 2>/dev/null | awk -F'\t' '$3 == "X" &&
 	    (($7 + 0 > 1000000000 && $7 + 0 < 1100000000) ||
 	    $6 + 0 >= 1000000000) { print $6 "\t" $7 "\t" $4 "\t" $5 }' |
 	    sort -t '	' -k1,1 -k2,2n -k3,3n -k4,4nr | awk -F'\t' '
@@ -80,11 +80,8 @@ overlaps() {
 # row id first: [rank, row number], the rank null unless merged (row
 # ids repeat across the ranks of a merged trace); the same rows of the
 # source, numbered by its ktSourceIndex when it has one.
-# An event's rank: args.rank, else its pid's (kt rank-tag writes no args
-# on flows); $pr maps each pid to the first rank its events name.
-pidrank='(reduce (.traceEvents[] | select((.args | type) == "object" and
-    .args.rank != null)) as $e ({}; ($e.pid | tostring) as $k |
-    if has($k) then . else .[$k] = $e.args.rank end)) as $pr'
+# An event's rank: args.rank, else its pid's ($pr, tests/lib.sh).
+pidrank=$JQ_PIDRANK
 moved_back() {
 	jq -c "$pidrank"' | .traceEvents[] | select((.args | type) == "object" and
 	    (.args | has("_compact_gpu_track")))
@@ -162,12 +159,19 @@ check_restore() {
 		run kt-compact-lanes --restore "$_v" -o restored.json 2>rerr
 	fi
 	_rc=$?
-	run kt-normalize --keep-order "$_s" -o kept.json 2>/dev/null
+	run kt-normalize --keep-order "$_s" -o kept.json 2>kept.err
 	# A source kt wrote comes back itself (kt-compact-lanes(1)), its
 	# ktSourceIndex where it was; another as kt normalize writes it.
 	if [ "$_rc" -eq 0 ] && { cmp -s restored.json kept.json ||
 	    cmp -s restored.json "$_s"; }; then
 		ok "$_n: restore is byte-exact ($(wc -c <restored.json) bytes)"
+	elif [ "$_rc" -eq 0 ] && grep -q numeric-string kept.err &&
+	    run kt-normalize --keep-order restored.json 2>/dev/null | cmp -s - kept.json &&
+	    plain "$_s" >src.json && events src.json >ev.src && events restored.json >ev.rest &&
+	    cmp -s ev.src ev.rest; then
+		# kt normalize writes numeric-string ids as numbers; the
+		# restore keeps them as the source spells them (jq).
+		ok "$_n: restore is byte-exact but for the layout, string ids kept ($(wc -c <restored.json) bytes)"
 	else
 		bad "$_n: restore (exit $_rc, $(head -c 200 rerr)) differs: $(cmp restored.json kept.json 2>&1 | head -1)"
 	fi

@@ -255,9 +255,7 @@ if run kt-rank-tag m0.json m1.json -o merged.json 2>/dev/null &&
 	n0=$(jq '.traceEvents | length' m0.json)
 	n1=$(jq '.traceEvents | length' m1.json)
 	# An event's rank: args.rank, else its pid's (flows carry no args).
-	pr='(reduce (.traceEvents[] | select(.args.rank != null)) as $e ({};
-	    ($e.pid | tostring) as $k | if has($k) then . else .[$k] = $e.args.rank
-	    end)) as $pr | [.traceEvents[] | select((.args.rank // $pr[.pid | tostring])'
+	pr="$JQ_PIDRANK"' | [.traceEvents[] | select((.args.rank // $pr[.pid | tostring])'
 	r0=$(jq "$pr == 0)] | length" merged.json)
 	r1=$(jq "$pr == 1)] | length" merged.json)
 	got="$(val merged.tsv trace ranks) $(val merged.tsv trace devices) $(val merged.tsv step count)"
