@@ -1065,7 +1065,8 @@ flow_args(struct state *st, struct kt_out *out, uint64_t *counts)
 	const struct vflow *open = NULL;
 	size_t i, n;
 
-	qsort(vw->flow, vw->nflow, sizeof(*vw->flow), cmp_vflow);
+	if (vw->nflow > 1)
+		qsort(vw->flow, vw->nflow, sizeof(*vw->flow), cmp_vflow);
 	for (i = 0; i < vw->nflow; i++) {
 		const struct vflow *f = &vw->flow[i];
 		char ph = st->recs[f->pos].ph;
@@ -1099,9 +1100,12 @@ viewer_rules(struct state *st, struct kt_out *out, uint64_t *counts)
 {
 	struct viewer *vw = st->vw;
 	struct kt_buf d = KT_BUF_INIT;
-	size_t i, j, nt = vw->nthr, kn;
+	size_t i, j, kn, nt = kt_intern_count(st->threads);
 	const char *key;
 	char num[32];
+
+	if (nt > vw->nthr)
+		nt = vw->nthr;
 
 	for (i = 0; i < vw->npid; i++)
 		if (vw->pid[i].str != NOREC && vw->pid[i].num != NOREC)
@@ -1118,11 +1122,13 @@ viewer_rules(struct state *st, struct kt_out *out, uint64_t *counts)
 	/* A guide row sorts above every other row of its pid. */
 	for (i = 0; i < nt; i++) {
 		const struct vthread *g = &vw->thr[i];
-		const char *gk = kt_intern_get(st->threads, (uint32_t)i, &kn);
-		size_t gp = (size_t)((const char *)memchr(gk, '\t', kn) - gk);
+		const char *gk;
+		size_t gp;
 
 		if (!g->guide || g->sort == NOREC)
 			continue;
+		gk = kt_intern_get(st->threads, (uint32_t)i, &kn);
+		gp = (size_t)((const char *)memchr(gk, '\t', kn) - gk);
 		for (j = 0; j < nt; j++) {
 			const struct vthread *o = &vw->thr[j];
 			size_t on;
