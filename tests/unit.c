@@ -414,6 +414,104 @@ removed2(const char *s, const char *k1, const char *k2, const char *k3)
 }
 
 /* Removal: each result checked against the text written by hand. */
+/* The id text of field f of the one-event text ev ("-" when unchanged). */
+static const char *
+id_text(const char *evtext, enum kt_field f, char *buf)
+{
+	struct kt_event ev;
+	const char *p;
+	size_t n;
+	int r;
+
+	memset(&ev, 0, sizeof(ev));
+	if (kt_event_scan(evtext, strlen(evtext), &ev, NULL) == -1)
+		return "scan failed";
+	r = kt_event_id_text(&ev, f, &p, &n);
+	snprintf(buf, 64, "%d %.*s", r, (int)n, p);
+	return buf;
+}
+
+/* Scan the one-event text t into ev.  0 or -1. */
+static int
+scan_text(const char *t, struct kt_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	return kt_event_scan(t, strlen(t), ev, NULL);
+}
+
+/* Does b hold exactly the text t? */
+static int
+same_text(const struct kt_buf *b, const char *t)
+{
+	return b->n == strlen(t) && memcmp(b->p, t, b->n) == 0;
+}
+
+/* Ids by value, sort indexes, a top-level key set by a patch. */
+static void
+test_ids_keys(void)
+{
+	struct kt_event ev;
+	struct kt_patch p;
+	struct kt_buf b = KT_BUF_INIT, k1 = KT_BUF_INIT, k2 = KT_BUF_INIT;
+	char buf[64];
+	int64_t v;
+
+	CHECK(strcmp(id_text("{\"tid\": \"25738\"}", KT_F_TID, buf),
+	    "1 25738") == 0);
+	CHECK(strcmp(id_text("{\"tid\": 25738}", KT_F_TID, buf),
+	    "0 25738") == 0);
+	CHECK(strcmp(id_text("{\"pid\": \"-3\"}", KT_F_PID, buf),
+	    "1 -3") == 0);
+	CHECK(strcmp(id_text("{\"pid\": \"0\"}", KT_F_PID, buf),
+	    "1 0") == 0);
+	/* Not canonical integers: kept as strings. */
+	CHECK(strcmp(id_text("{\"pid\": \"007\"}", KT_F_PID, buf),
+	    "0 \"007\"") == 0);
+	CHECK(strcmp(id_text("{\"pid\": \"-0\"}", KT_F_PID, buf),
+	    "0 \"-0\"") == 0);
+	CHECK(strcmp(id_text("{\"tid\": \"stream 7\"}", KT_F_TID, buf),
+	    "0 \"stream 7\"") == 0);
+	CHECK(strcmp(id_text("{\"tid\": \"1234567890123456789\"}", KT_F_TID,
+	    buf), "0 \"1234567890123456789\"") == 0);
+	CHECK(strcmp(id_text("{\"tid\": \"123456789012345678\"}", KT_F_TID,
+	    buf), "1 123456789012345678") == 0);
+	CHECK(strcmp(id_text("{\"tid\": \"\"}", KT_F_TID, buf),
+	    "0 \"\"") == 0);
+	/* One thread key for both spellings. */
+	CHECK(scan_text("{\"pid\": 1, \"tid\": \"9\"}", &ev) == 0 &&
+	    kt_event_thread_key(&ev, &k1) == 0);
+	CHECK(scan_text("{\"pid\": \"1\", \"tid\": 9}", &ev) == 0 &&
+	    kt_event_thread_key(&ev, &k2) == 0);
+	CHECK(k1.n == 3 && k2.n == 3 && memcmp(k1.p, "1\t9", 3) == 0 &&
+	    memcmp(k2.p, "1\t9", 3) == 0);
+	/* args.sort_index, a number or a string holding one. */
+	CHECK(scan_text("{\"args\": {\"sort_index\": -4}}", &ev) == 0 &&
+	    kt_event_sort_index(&ev, &v) == 0 && v == -4);
+	CHECK(scan_text("{\"args\": {\"sort_index\": \"6\"}}", &ev) == 0 &&
+	    kt_event_sort_index(&ev, &v) == 0 && v == 6);
+	CHECK(scan_text("{\"args\": {\"name\": 6}}", &ev) == 0 &&
+	    kt_event_sort_index(&ev, &v) == -1);
+	/* kt_patch_key: added first when absent, its value set when there. */
+	CHECK(scan_text("{\"ph\": \"C\", \"ts\": 1}", &ev) == 0);
+	kt_patch_init(&p, &ev);
+	CHECK(kt_patch_key(&p, "kt_carried_from", "1", 1) == 0 &&
+	    kt_patch_set(&p, KT_F_TS, "5", 1) == 0 &&
+	    kt_patch_apply(&p, &b) == 0);
+	CHECK(same_text(&b,
+	    "{\"kt_carried_from\": 1, \"ph\": \"C\", \"ts\": 5}"));
+	kt_patch_free(&p);
+	b.n = 0;
+	CHECK(scan_text("{\"ph\": \"C\", \"kt_carried_from\": 1}", &ev) == 0);
+	kt_patch_init(&p, &ev);
+	CHECK(kt_patch_key(&p, "kt_carried_from", "2.5", 3) == 0 &&
+	    kt_patch_apply(&p, &b) == 0);
+	CHECK(same_text(&b, "{\"ph\": \"C\", \"kt_carried_from\": 2.5}"));
+	kt_patch_free(&p);
+	kt_buf_free(&b);
+	kt_buf_free(&k1);
+	kt_buf_free(&k2);
+}
+
 static void
 test_patch_remove(void)
 {
@@ -1763,6 +1861,7 @@ main(void)
 	test_kinds();
 	test_patch();
 	test_patch_remove();
+	test_ids_keys();
 	test_patch_event();
 	test_store();
 	test_reader();
