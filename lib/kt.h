@@ -610,14 +610,6 @@ const uint64_t		*kt_reader_srcindex(const struct kt_reader *, size_t *,
  * (it skips them when it gets there), 1 when it cannot, -1 on error.
  */
 int			 kt_reader_tail(struct kt_reader *, struct kt_error *);
-/*
- * The trace's bytes as they are, decompressed (what the scanner would
- * see), from where the reader stands, for a caller that wants the text
- * and not the events (kt serve); not to be mixed with kt_reader_next().
- * Up to n bytes into buf: the count, 0 at the end, -1 with err set.
- */
-int64_t			 kt_reader_read(struct kt_reader *, char *, size_t,
-			    struct kt_error *);
 const struct kt_repairs	*kt_reader_repairs(const struct kt_reader *);
 struct kt_repairs	*kt_reader_repairs_mut(struct kt_reader *);
 /* Bytes consumed so far, and the input's size when known (else 0). */

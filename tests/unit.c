@@ -510,22 +510,6 @@ test_ids_keys(void)
 	kt_buf_free(&b);
 	kt_buf_free(&k1);
 	kt_buf_free(&k2);
-	/* kt_reader_read: the text as it is, in pieces, then 0. */
-	{
-		static const char t[] = "{\"traceEvents\": [{\"ph\": \"X\"}]}";
-		struct kt_reader *rd = kt_reader_mem(t, sizeof(t) - 1, "t", 0);
-		char got[64];
-		size_t n = 0;
-		int64_t k;
-
-		CHECK(rd != NULL);
-		while (rd != NULL && n < sizeof(got) && (k = kt_reader_read(rd,
-		    got + n, 5, NULL)) > 0)
-			n += (size_t)k;
-		CHECK(n == sizeof(t) - 1 && memcmp(got, t, n) == 0);
-		CHECK(rd != NULL && kt_reader_read(rd, got, 5, NULL) == 0);
-		kt_reader_free(rd);
-	}
 }
 
 static void

@@ -1408,25 +1408,6 @@ tail_parse(struct kt_reader *r, const char *t, size_t n, int keep,
 	return rc;
 }
 
-int64_t
-kt_reader_read(struct kt_reader *r, char *buf, size_t n, struct kt_error *err)
-{
-	ssize_t k;
-
-	if (r->lo < r->hi) {		/* what a refill brought first */
-		size_t m = r->hi - r->lo < n ? r->hi - r->lo : n;
-
-		memcpy(buf, r->buf + r->lo, m);
-		r->lo += m;
-		return (int64_t)m;
-	}
-	if (r->eof || r->src == NULL || r->src->cur != r || n == 0)
-		return 0;
-	if ((k = src_read(r->src, buf, n, err)) == 0)
-		r->eof = 1;
-	return k;
-}
-
 int
 kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 {
