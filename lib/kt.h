@@ -963,6 +963,12 @@ int	 kt_cli_report_beside(const char *, const char *, char *, size_t);
 int64_t	 kt_cli_duration(const char *, const char *);
 /* A positive decimal number of GB ("79.5") in bytes (10^9 per GB). */
 int64_t	 kt_cli_gb(const char *, const char *);
+/*
+ * A size option: bytes, or a number with K, M, G or T (powers of 1024,
+ * an optional "iB" or "B"), above 0, as --spool-max takes it; else print
+ * "OPT: 'TEXT' is not a size ..." and exit 2.
+ */
+uint64_t kt_cli_size(const char *, const char *);
 
 /* ------------------------------------------------------------------ */
 /* SHA-256 (lib/sha256.c), for reports that name their input by digest. */
