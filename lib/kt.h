@@ -575,6 +575,17 @@ void	 kt_reader_free(struct kt_reader *);
  */
 int	 kt_reader_next(struct kt_reader *, struct kt_event *,
 	    struct kt_error *);
+/*
+ * The trace's own bytes instead of its events: up to n bytes into buf,
+ * as they come out of the decompression and the archive member (gzip,
+ * zstd, xz, bzip2, tar and zip undone; stdin as it is), from where the
+ * reader stands (a new reader: the first byte), unchanged (no repair, no
+ * check).  For a filter that hands a trace on whole (kt-serve).  Call it
+ * instead of kt_reader_next(), never on a reader that has handed out
+ * events.  Returns the count (> 0), 0 at the end, or -1 with err set.
+ */
+int64_t	 kt_reader_read(struct kt_reader *, void *, size_t,
+	    struct kt_error *);
 
 const char		*kt_reader_name(const struct kt_reader *);
 /*
@@ -976,6 +987,12 @@ int	 kt_cli_report_beside(const char *, const char *, char *, size_t);
 int64_t	 kt_cli_duration(const char *, const char *);
 /* A positive decimal number of GB ("79.5") in bytes (10^9 per GB). */
 int64_t	 kt_cli_gb(const char *, const char *);
+/*
+ * A size option: bytes, or a number with K, M, G or T (powers of 1024,
+ * an optional "iB" or "B"), above 0, as --spool-max takes it; else print
+ * "OPT: 'TEXT' is not a size ..." and exit 2.
+ */
+uint64_t kt_cli_size(const char *, const char *);
 
 /* ------------------------------------------------------------------ */
 /* SHA-256 (lib/sha256.c), for reports that name their input by digest. */

@@ -1853,6 +1853,87 @@ test_first_buffer(void)
 	kt_buf_free(&t);
 }
 
+/*
+ * kt_reader_read: the bytes of a trace as they are, in any slices: of a
+ * memory reader, and of a gzip file (decompressed), with a large text
+ * that takes many reads of the source; a byte order mark, blanks and a
+ * damage a repair would change come out unchanged.
+ */
+static void
+test_reader_read(void)
+{
+	static const char t[] = "\xef\xbb\xbf {\"traceEvents\": [{\"ts\": 1,},]}\n";
+	char path[] = "/tmp/kt-unit-XXXXXX", gz[64], got[64];
+	struct kt_buf big = KT_BUF_INIT, back = KT_BUF_INIT;
+	struct kt_error err;
+	struct kt_reader *r;
+	struct kt_source *s;
+	struct kt_out *o;
+	struct kt_event ev;
+	size_t n = 0;
+	int64_t k;
+	int fd, i;
+
+	CHECK((r = kt_reader_mem(t, sizeof(t) - 1, "t", 0)) != NULL);
+	while ((k = kt_reader_read(r, got + n, n + 7 < sizeof(got) ?
+	    7 : sizeof(got) - n, &err)) > 0)
+		n += (size_t)k;
+	CHECK(k == 0 && n == sizeof(t) - 1 && memcmp(got, t, n) == 0);
+	CHECK(kt_reader_read(r, got, sizeof(got), &err) == 0);
+	CHECK(kt_reader_offset(r) == sizeof(t) - 1);
+	kt_reader_free(r);
+	/* A reader that read nothing yet still has its events. */
+	CHECK((r = kt_reader_mem(t, sizeof(t) - 1, "t", 0)) != NULL);
+	CHECK(kt_reader_next(r, &ev, &err) == 1);
+	kt_reader_free(r);
+
+	if ((fd = mkstemp(path)) == -1) {
+		CHECK(!"mkstemp");
+		return;
+	}
+	close(fd);
+	snprintf(gz, sizeof(gz), "%s.gz", path);
+	kt_buf_adds(&big, "{\"traceEvents\": [");
+	for (i = 0; i < 80000; i++) {
+		char e[96];
+
+		snprintf(e, sizeof(e), "%s{\"ph\": \"X\", \"ts\": %d, "
+		    "\"dur\": 1, \"name\": \"k%d\"}", i ? ", " : "", i, i);
+		kt_buf_adds(&big, e);
+	}
+	kt_buf_adds(&big, "]}");
+	CHECK(!big.err && big.n > 3 << 20);
+	CHECK((o = kt_out_open(gz, -1, &err)) != NULL);
+	if (o == NULL) {
+		unlink(path);
+		kt_buf_free(&big);
+		return;
+	}
+	CHECK(kt_out_write(o, big.p, big.n) == 0);
+	CHECK(kt_out_commit(o, &err) == 0);
+	CHECK((s = kt_source_open(gz, NULL, 0, &err)) != NULL);
+	if (s != NULL) {
+		CHECK(kt_source_next(s, &r, &err) == 1);
+		for (;;) {
+			if (kt_buf_reserve(&back, 100000) == -1)
+				break;
+			k = kt_reader_read(r, back.p + back.n, 100000, &err);
+			if (k <= 0)
+				break;
+			back.n += (size_t)k;
+		}
+		CHECK(k == 0 && back.n == big.n &&
+		    memcmp(back.p, big.p, big.n) == 0);
+		kt_reader_free(r);
+		CHECK(kt_source_next(s, &r, &err) == 0);
+		kt_source_close(s);
+	}
+	unlink(gz);
+	unlink(path);
+	kt_buf_free(&big);
+	kt_buf_free(&back);
+}
+
 int
 main(void)
 {
@@ -1880,6 +1961,7 @@ main(void)
 	test_buf_sticky();
 	test_options();
 	test_first_buffer();
+	test_reader_read();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }

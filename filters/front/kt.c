@@ -29,6 +29,7 @@ static const struct {
 	{ "overlap", "per collective: hidden vs exposed communication, bandwidth, skew" },
 	{ "rank-tag", "tag events with their rank; merge the traces of several ranks" },
 	{ "select", "search as a filter: events by kind, name, rank, stream, time, row" },
+	{ "serve", "one trace to the Perfetto UI from a loopback server, under a token" },
 	{ "slice-window", "cut a window: steps, a time range, an annotation, a rank" },
 	{ "summary", "what a trace holds: span, kinds, ranks, streams, steps; which views apply" },
 	{ "views", "render the five diagnosis views of a trace into a folder" },

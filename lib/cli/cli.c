@@ -704,6 +704,18 @@ kt_cli_report_beside(const char *output, const char *suffix, char *buf,
 	return snprintf(buf, n, "%s%s", output, suffix) < (int)n;
 }
 
+uint64_t
+kt_cli_size(const char *opt, const char *s)
+{
+	uint64_t v;
+
+	if (cli_size(s, &v) == 0 && v > 0)
+		return v;
+	kt_cli_warn("%s: '%s' is not a size (bytes, or a number with K, M, "
+	    "G or T)", opt, s);
+	exit(2);
+}
+
 void
 kt_cli_opt(struct kt_cli_opts *co, int ch, const char *arg,
     void (*usage)(FILE *))
@@ -737,11 +749,7 @@ kt_cli_opt(struct kt_cli_opts *co, int ch, const char *arg,
 		printf("%s %s\n", progname, KT_VERSION);
 		exit(0);
 	case KT_CLI_SPOOL_MAX:
-		if (cli_size(arg, &cli_spool_cap) == -1 || cli_spool_cap == 0) {
-			kt_cli_warn("--spool-max: '%s' is not a size (bytes, "
-			    "or a number with K, M, G or T)", arg);
-			exit(2);
-		}
+		cli_spool_cap = kt_cli_size("--spool-max", arg);
 		break;
 	default:
 		usage(stderr);

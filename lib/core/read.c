@@ -611,6 +611,40 @@ kt_reader_free(struct kt_reader *r)
 	free(r);
 }
 
+/*
+ * The raw bytes: first those already in the buffer (a member's peeked
+ * first bytes, a memory reader's text), then straight from the source.
+ * base follows, so that kt_reader_offset() counts the bytes read.
+ */
+int64_t
+kt_reader_read(struct kt_reader *r, void *buf, size_t n,
+    struct kt_error *err)
+{
+	ssize_t got;
+	size_t m;
+
+	if (n == 0)
+		return 0;
+	if (n > (size_t)1 << 30)
+		n = (size_t)1 << 30;
+	if (r->lo < r->hi) {
+		m = r->hi - r->lo < n ? r->hi - r->lo : n;
+		memcpy(buf, r->buf + r->lo, m);
+		r->lo += m;
+		return (int64_t)m;
+	}
+	if (r->eof || r->eof_next || r->src == NULL || r->src->cur != r) {
+		r->eof = 1;
+		return 0;
+	}
+	if ((got = src_read(r->src, buf, n, err)) < 0)
+		return -1;
+	if (got == 0)
+		r->eof = 1;
+	r->base += (uint64_t)got;
+	return (int64_t)got;
+}
+
 int
 kt_source_archived(const struct kt_source *s)
 {
