@@ -67,7 +67,7 @@ struct viewer {
 	struct vflow	*flow;		/* every flow event */
 	size_t		 nflow, capflow;
 	size_t		*many;		/* counter events of several series */
-	size_t		 nmany;
+	size_t		 nmany, capmany;
 	struct kt_buf	 key;
 };
 
@@ -327,10 +327,8 @@ viewer_note(struct state *st, const struct kt_event *ev,
 			    vw->key.n) == -1)
 				nomem();
 			if (kt_intern_count(vw->counters) > n) {
-				size_t cap = vw->nmany;
-
-				vw->many = grow(vw->many, &cap, vw->nmany,
-				    sizeof(*vw->many));
+				vw->many = grow(vw->many, &vw->capmany,
+				    vw->nmany, sizeof(*vw->many));
 				vw->many[vw->nmany++] = pos;
 			}
 		}

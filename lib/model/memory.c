@@ -182,9 +182,10 @@ kt_memory_add(struct kt_memory *m, const struct kt_event *ev)
 		const char *p;
 		size_t n;
 
-		if (ev->f[KT_F_PID].type != KT_NONE &&
-		    kt_event_id_text(ev, KT_F_PID, &p, &n) >= 0 &&
-		    n < sizeof(d->pid)) {
+		n = 0;
+		if (ev->f[KT_F_PID].type != KT_NONE)
+			kt_event_id_text(ev, KT_F_PID, &p, &n);	/* by value */
+		if (n > 0 && n < sizeof(d->pid)) {
 			memcpy(d->pid, p, n);
 			d->pid[n] = '\0';
 		} else
