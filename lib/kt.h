@@ -1643,8 +1643,11 @@ int		 kt_rules_load(struct kt_rules *, const char *, int,
  * namespace (at::native::vectorized_elementwise_kernel); for a launcher
  * whose template argument is the kernel (cutlass::Kernel2<X>,
  * cutlass::device_kernel<X>, ck_tile::kentry<...>), that argument's name
- * after a space.  A name it cannot take apart is appended whole.  The
- * bucket rules match this.  0, or -1 out of memory.
+ * after a space.  A mangled name (_Z...) gives its qualified name, up to
+ * its template arguments (_ZN5aiter24add_rmsnorm_quant_kernelI...:
+ * aiter::add_rmsnorm_quant_kernel); a mangled launcher is kept whole.  A
+ * name it cannot take apart is appended whole.  The bucket rules match
+ * this.  0, or -1 out of memory.
  */
 int		 kt_kernel_function(const char *, struct kt_buf *);
 uint32_t	 kt_rules_match(const struct kt_rules *, int, const char *);

@@ -46,12 +46,13 @@ static const struct {
 	    "all[-_]?to[-_]?all|send_?recv|c10d|deep_?ep|dpsk::ep|"
 	    "notify_dispatch|cached_notify|nvshmem|multimem|userbuffers|"
 	    "lamport|custom_?ar(_|$)|mscclpp|"
-	    "cross_device_reduce|(^|[^a-z_])(dispatch|combine)(_kernel|$)" },
+	    "cross_device_reduce|(^|[^a-z_])(dispatch|combine)(_?kernel|$)" },
 	{ "gemm", "^triton_tem_" },
-	{ "norm", "^triton_(red|per)_.*(layer|rms|group|batch)_?norm" },
+	{ "norm", "^triton_(red|per)_.*((layer|rms|group|batch)_?norm|"
+	    "mean.*rsqrt|rsqrt.*var_mean)" },
 	{ "reduction", "^triton_(red|per)_" },
 	{ "elementwise", "^triton_poi_|store_?kv_?cache|reshape_and_cache|"
-	    "concat_and_cache|copy_blocks|kv_?indices" },
+	    "concat_and_cache|append_?paged_?kv_?cache|copy_blocks|kv_?indices" },
 	{ "attention",
 	    "flash_?(attn|fwd|bwd)|flash::|fmha|sdpa|xformers|attention|attn|"
 	    "scaled_dot_product|mha_(fwd|bwd)|sage_?(fwd|attn)|"
@@ -134,12 +135,82 @@ untemplate(const char *s, size_t n, struct kt_buf *out)
 	return depth == 0 ? 0 : -1;
 }
 
+/*
+ * Append the qualified name of an Itanium-mangled function name
+ * (_Z[L] <len><id> or _ZN[rVK] <len><id>... E), its namespace kept and
+ * read up to its template arguments (I) or its parameters: "_ZN5aiter24
+ * add_rmsnorm_quant_kernelIDF16b...EEEvPT0_..." is
+ * aiter::add_rmsnorm_quant_kernel.  -1, out unchanged, for what it does
+ * not read (substitutions but a leading St, operators, constructors,
+ * local names) and for a launcher, whose kernel is in its template
+ * arguments: those are matched whole.
+ */
+static int
+demangle_qname(const char *s, struct kt_buf *out)
+{
+	size_t at = out->n, len, i, ncomp = 0;
+	int nested;
+
+	if (strncmp(s, "_Z", 2) != 0)
+		return -1;
+	s += 2;
+	if (*s == 'L')
+		s++;
+	if ((nested = *s == 'N') != 0)
+		for (s++; *s == 'r' || *s == 'V' || *s == 'K'; s++)
+			;
+	for (;;) {
+		if (ncomp == 0 && nested && s[0] == 'S' && s[1] == 't') {
+			kt_buf_adds(out, "std");
+			s += 2;
+			ncomp++;
+			continue;
+		}
+		if (*s == 'L' && nested)
+			s++;
+		if (*s < '1' || *s > '9')
+			break;
+		for (len = 0; *s >= '0' && *s <= '9'; s++) {
+			if (len > 100000)
+				goto fail;
+			len = len * 10 + (size_t)(*s - '0');
+		}
+		if (strnlen(s, len) < len)
+			goto fail;
+		if (ncomp++ > 0)
+			kt_buf_adds(out, "::");
+		if (len == 12 && memcmp(s, "_GLOBAL__N_1", 12) == 0)
+			kt_buf_adds(out, "(anonymous namespace)");
+		else
+			kt_buf_add(out, s, len);
+		s += len;
+		if (!nested)
+			break;
+	}
+	/* A nested name goes on with template arguments or ends. */
+	if (ncomp == 0 || (nested && *s != 'I' && *s != 'E'))
+		goto fail;
+	for (i = 0; i < sizeof(wrappers) / sizeof(wrappers[0]); i++)
+		if (out->n - at == strlen(wrappers[i]) &&
+		    memcmp(out->p + at, wrappers[i], out->n - at) == 0)
+			goto fail;
+	return out->err ? -1 : 0;
+fail:
+	out->n = at;
+	return -1;
+}
+
 int
 kt_kernel_function(const char *name, struct kt_buf *out)
 {
 	size_t n = strlen(name), e, i, at = out->n;
 	const char *lt;
 	int depth;
+
+	if (demangle_qname(name, out) == 0)
+		return 0;
+	if (out->err)
+		return -1;
 
 	/* The return type. */
 	if (n > 5 && memcmp(name, "void ", 5) == 0) {
@@ -652,16 +723,17 @@ kt_rules_explain(const struct kt_rules *rs, int kind, const char *name,
 	uint32_t b;
 
 	if (kind == KT_GPU_MEMCPY || kind == KT_GPU_MEMSET) {
-		snprintf(line, sizeof(line), "%s: bucket transfer: every %s "
-		    "is a transfer\n", name, kt_kind_name(kind));
-		return kt_buf_adds(out, line) == -1 ? KT_NO : B_TRANSFER;
+		snprintf(line, sizeof(line), ": bucket transfer: every %s "
+		    "is a transfer\n", kt_kind_name(kind));
+		return kt_buf_adds(out, name) == -1 ||
+		    kt_buf_adds(out, line) == -1 ? KT_NO : B_TRANSFER;
 	}
 	if (kt_kernel_function(name, &fn) == 0 &&
 	    kt_buf_addc(&fn, '\0') == 0 && strcmp(fn.p, name) != 0) {
 		s = fn.p;
-		snprintf(line, sizeof(line), "function name (what the rules "
-		    "match): %s\n", s);
-		if (kt_buf_adds(out, line) == -1) {
+		if (kt_buf_adds(out, "function name (what the rules "
+		    "match): ") == -1 || kt_buf_adds(out, s) == -1 ||
+		    kt_buf_addc(out, '\n') == -1) {
 			kt_buf_free(&fn);
 			return KT_NO;
 		}
@@ -698,13 +770,14 @@ explain_on(const struct kt_rules *rs, const char *name, const char *s,
 		    (long long)pm[0].rm_so);
 		if (kt_buf_adds(out, line) == -1)
 			return KT_NO;
-		snprintf(line, sizeof(line), "%s: bucket %s\n", name,
+		snprintf(line, sizeof(line), ": bucket %s\n",
 		    rs->bucket[r->bucket]);
-		return kt_buf_adds(out, line) == -1 ? KT_NO : r->bucket;
+		return kt_buf_adds(out, name) == -1 ||
+		    kt_buf_adds(out, line) == -1 ? KT_NO : r->bucket;
 	}
-	snprintf(line, sizeof(line), "%s: bucket other: no rule matches\n",
-	    name);
-	return kt_buf_adds(out, line) == -1 ? KT_NO : B_OTHER;
+	return kt_buf_adds(out, name) == -1 ||
+	    kt_buf_adds(out, ": bucket other: no rule matches\n") == -1 ?
+	    KT_NO : B_OTHER;
 }
 
 uint32_t *
