@@ -1310,6 +1310,44 @@ test_model(void)
 		kt_buf_free(&b);
 		kt_rules_free(rs);
 	}
+	{
+		/*
+		 * Function names, worked out by hand from the Itanium C++
+		 * ABI's mangling (<length><identifier>, N...E nesting, I
+		 * template arguments, St std::, _GLOBAL__N_1 the anonymous
+		 * namespace); what it does not read is kept whole.
+		 */
+		static const char *const fnames[][2] = {
+			{ "_ZN5aiter24add_rmsnorm_quant_kernelIDF16bLi64EEEvPT0_",
+			    "aiter::add_rmsnorm_quant_kernel" },
+			{ "_ZN10fbgemm_gpu12_GLOBAL__N_125_FP8_quantize_cuda_"
+			    "kernelIN7cutlass10bfloat16_tEEEvPKT_ii",
+			    "fbgemm_gpu::(anonymous namespace)::"
+			    "_FP8_quantize_cuda_kernel" },
+			{ "_ZL15gelu_fwd_kernelPf", "gelu_fwd_kernel" },
+			{ "_Z13my_kernel_xyzPfS_i", "my_kernel_xyz" },
+			{ "_ZNSt3foo3barEv", "std::foo::bar" },
+			{ "_ZNK3foo3barEv", "foo::bar" },
+			/* A launcher, a substitution, bad lengths: whole. */
+			{ "_ZN7ck_tile6kentryILi2ENS_4FmhaEEEvv",
+			    "_ZN7ck_tile6kentryILi2ENS_4FmhaEEEvv" },
+			{ "_ZNS_3fooEv", "_ZNS_3fooEv" },
+			{ "_ZN3ab", "_ZN3ab" },
+			{ "_ZN99999999999999999999abc", "_ZN99999999999999999999abc" },
+			{ "_ZNSt3", "_ZNSt3" },
+			{ "_ZN3fooXv", "_ZN3fooXv" },
+			{ "_Z", "_Z" },
+		};
+		size_t k;
+
+		for (k = 0; k < sizeof(fnames) / sizeof(fnames[0]); k++) {
+			kt_buf_clear(&b);
+			CHECK(kt_kernel_function(fnames[k][0], &b) == 0 &&
+			    kt_buf_addc(&b, '\0') == 0 &&
+			    strcmp(b.p, fnames[k][1]) == 0);
+		}
+		kt_buf_free(&b);
+	}
 	kt_model_free(m);
 	kt_reader_free(rd);
 	n = kt_iv_union(a, 4);
