@@ -4,7 +4,11 @@
  * kernel to the next layer's anchor.  The anchor is a kernel that the
  * user names (--anchor-regex) and trusts to run once per layer; the
  * filter refuses (exit 2) whenever the anchors do not say unambiguously
- * which one is L0 of each pass.  --suggest lists candidate anchors.
+ * which one is L0 of each pass, and (exit 1) an anchor that runs several
+ * times per layer.  A stream is no identity of a pass: a CUDA graph puts
+ * a node on any stream.  --suggest lists candidate anchors, ranked by
+ * how alike the kernel sets between consecutive anchors are and how
+ * regular their intervals.
  *
  * Every input event is written as it was; the guide events and their
  * thread metadata come after them.  The input is read first for the

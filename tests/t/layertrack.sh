@@ -266,6 +266,183 @@ else
 	bad "layertrack --suggest: $(grep "$FWD" s.tsv | cut -c 1-120)"
 fi
 
+# Anchors that run several times per layer, --suggest's ranking, and
+# CUDA graphs whose replays put a layer on other streams.  A small
+# Python oracle reads the trace (each ts from its text, in ns) and the
+# generator's truth, never kt: for every kernel name, how many times it
+# runs in each step (the truth's step rows) and in each forward layer
+# (from one truth forward anchor's start to the next one's, in a step).
+# oracle TRACE TRUTH: "per-step counts<TAB>per-fwd-layer counts<TAB>name"
+# (each list the distinct counts, sorted).
+cat >oracle.py <<'PY'
+import json, sys
+def ns(t):
+    a, _, b = t.partition('.')
+    return int(a) * 1000 + int((b + '000')[:3])
+ev = json.load(open(sys.argv[1]), parse_float=str, parse_int=str)['traceEvents']
+k = sorted((ns(e['ts']), e['name']) for e in ev
+           if e.get('ph') == 'X' and e.get('cat') == 'kernel')
+steps, fwd = [], {}
+for line in open(sys.argv[2]):
+    f = line.rstrip('\n').split('\t')
+    if f[0] == 'step':
+        steps.append((int(f[5]), int(f[6])))
+    elif f[0] == 'layer' and f[2] == 'fwd':
+        fwd.setdefault(f[1], []).append(int(f[5]))
+layers = [(a[i], a[i + 1]) for a in fwd.values() for i in range(len(a) - 1)]
+for name in sorted(set(n for _, n in k)):
+    t = [x for x, n in k if n == name]
+    ps = sorted(set(sum(1 for x in t if s <= x <= e) for s, e in steps))
+    pl = sorted(set(sum(1 for x in t if s <= x < e) for s, e in layers))
+    print('%s\t%s\t%s' % (','.join(map(str, ps)), ','.join(map(str, pl)), name))
+PY
+# ere TEXT: TEXT as an extended regular expression matching itself.
+ere() {
+	printf '%s\n' "$1" | sed 's/[][\.*^$(){}+?|]/\\&/g'
+}
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "layertrack several times per layer, suggest ranking: no python3"
+else
+	"$ktgen" --steps 3 --layers 8 --truth e8.tsv -o e8.json || exit 1
+	python3 oracle.py e8.json e8.tsv >e8.counts || exit 1
+	# The twice-per-layer kernels: twice in every forward layer, 16 a
+	# step (the residual adds after attention and after the MLP).
+	awk -F '\t' '$1 == 16 && $2 == 2 { print $3 }' e8.counts >e8.twice
+	ADD=$(grep CUDAFunctor_add e8.twice)
+
+	# (1) Refused, exit 1, one line naming the period; no output.  48
+	# adds make 6 whole passes of 8, each 4 layers: the kernels between
+	# adds alternate, attention then MLP (5 kernels each, one shared).
+	rm -f p.json p.json.layers.json
+	run kt-layer-track -a "$(ere "$ADD")" -n 8 -o p.json e8.json >p.out 2>p.err
+	rc=$?
+	if [ -n "$ADD" ] && [ $rc -eq 1 ] && [ "$(wc -l <p.err)" -eq 1 ] &&
+		grep -q '^kt-layer-track: refused: the anchor repeats with a period of 2 within a layer, so it runs 2 times per layer' p.err &&
+		[ ! -e p.json ] && [ ! -e p.json.layers.json ] && [ ! -s p.out ]; then
+		ok "layertrack refuses a twice-per-layer anchor (exit 1, period 2)"
+	else
+		bad "layertrack refuses a twice-per-layer anchor: '$ADD' rc $rc: $(cat p.err)"
+	fi
+
+	# (2) --suggest -n 8 (the truth's layers per step): the first row
+	# runs once in each forward layer and 8 times a step (so it is once
+	# per layer), and using it as the anchor labels 3 passes of 8;
+	# ktgen's own forward anchor and every kernel that is neither once
+	# a layer nor twice come after every once-per-layer one... and each
+	# twice-per-layer kernel is marked period 2 and ranked below every
+	# once-per-layer kernel.
+	nl=$(awk -F '\t' '$1 == "layer" && $2 == 5 && $3 == "fwd"' e8.tsv | wc -l)
+	run kt-layer-track --suggest -n "$nl" e8.json >s8.tsv 2>/dev/null
+	first=$(awk -F '\t' 'NR == 2 { print $14 }' s8.tsv)
+	fc=$(awk -F '\t' -v n="$first" '$3 == n { print $1 "/" $2 }' e8.counts)
+	run kt-layer-track -a "^$(ere "$first")\$" -n "$nl" e8.json >s8.json 2>/dev/null
+	ng=$(grep -c '"cat": "layer_guide"' s8.json)
+	# the last row of a once-per-layer kernel (8 a step, 1 a forward
+	# layer, or 0 when it belongs to the backward) and the first of a
+	# twice-per-layer one
+	res=$(awk -F '\t' 'NR == FNR { c[$3] = $1 "/" $2; next }
+		FNR == 1 { next }
+		c[$14] == "8/1" || c[$14] == "8/0" { last = FNR }
+		c[$14] == "16/2" { if (!tw) tw = FNR; if ($10 != 2) unmarked++ }
+		END { print (tw > last), unmarked + 0 }' e8.counts s8.tsv)
+	if [ "$nl" -eq 8 ] && [ "$fc" = "8/1" ] && [ "$ng" -eq 24 ] &&
+		[ "$(wc -l <e8.twice)" -ge 1 ] && [ "$res" = "1 0" ]; then
+		ok "layertrack --suggest ranks a once-per-layer anchor first, twice-per-layer below (eager)"
+	else
+		bad "layertrack --suggest eager: n $nl, first '$first' ($fc, $ng guides), $res"
+	fi
+
+	# The same on a CUDA-graph trace of 300 streams whose replays move
+	# the layers to other streams (--stream-shift): the twice-per-layer
+	# kernels (by name, from the eager oracle; 12 a step here) rank
+	# below every once-per-layer kernel.
+	"$ktgen" --graph --steps 3 --layers 6 --streams 300 --stream-shift 7 \
+		--truth gs.tsv -o gs.json || exit 1
+	python3 oracle.py gs.json gs.tsv >gs.counts || exit 1
+	nl=$(awk -F '\t' '$1 == "layer" && $2 == 5 && $3 == "fwd"' gs.tsv | wc -l)
+	run kt-layer-track --suggest -n "$nl" gs.json >sg.tsv 2>/dev/null
+	first=$(awk -F '\t' 'NR == 2 { print $14 }' sg.tsv)
+	fc=$(awk -F '\t' -v n="$first" '$3 == n { print $1 }' gs.counts)
+	run kt-layer-track -a "^$(ere "$first")\$" -n "$nl" gs.json >sg.json 2>/dev/null
+	ng=$(grep -c '"cat": "layer_guide"' sg.json)
+	res=$(awk -F '\t' 'FILENAME == ARGV[1] { tw[$0] = 1; next }
+		FILENAME == ARGV[2] { c[$3] = $1; next }
+		FNR == 1 { next }
+		c[$14] == 6 { last = FNR }
+		($14 in tw) { n++; if (c[$14] != 12) bad++; if (!f) f = FNR }
+		END { print (f > last), n + 0, bad + 0 }' e8.twice gs.counts sg.tsv)
+	if [ "$nl" -eq 6 ] && [ "$fc" = 6 ] && [ "$ng" -eq 18 ] &&
+		[ "$res" = "1 $(wc -l <e8.twice) 0" ]; then
+		ok "layertrack --suggest ranks a once-per-layer anchor first, twice-per-layer below (graph)"
+	else
+		bad "layertrack --suggest graph: n $nl, first '$first' ($fc, $ng guides), $res"
+	fi
+fi
+
+# The period of the interval lengths, by hand: 16 anchors "A" in two
+# passes of 8, 1000 us apart, the intervals within a pass alternating
+# 11 and 269 us (7 a pass: 11, 269, 11, 269, 11, 269, 11); after each
+# anchor one other kernel, of a name of its own, so that no two
+# intervals hold the same kernels ({A, kI}: one of two shared).  Those
+# after anchors 0, 2, 4, 6 are at most 11 us and those after 1, 3, 5 at
+# least 269, more than 3 times: period 2.  With the same kernel "mlp"
+# after every anchor, the intervals are alike (layers of two kinds that
+# alternate) and the 16 guides are made.
+altern() {
+	awk -v same="$1" 'BEGIN {
+		printf "{\"traceEvents\": [\n"
+		t = 1000; sep = ""
+		for (i = 0; i < 16; i++) {
+			nm = same ? "mlp" : "k" i
+			printf "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 2}", sep, t
+			printf ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 1}", nm, t + 3
+			sep = ",\n"
+			t += (i % 8 == 7) ? 1000 : (i % 2 == 0) ? 11 : 269
+		}
+		printf "\n]}\n"
+	}'
+}
+altern 0 >alt.json
+altern 1 >alike.json
+run kt-layer-track -a '^A$' -n 8 alt.json >alt.out 2>alt.err
+rc1=$?
+run kt-layer-track -a '^A$' -n 8 alike.json >alike.out 2>alike.err
+rc2=$?
+if [ $rc1 -eq 1 ] && [ ! -s alt.out ] && [ "$(wc -l <alt.err)" -eq 1 ] &&
+	grep -q 'period of 2 .*with j mod 2 = 0 they are at most 11 us, with j mod 2 = 1 at least 269 us' alt.err &&
+	[ $rc2 -eq 0 ] && [ "$(grep -c '"cat": "layer_guide"' alike.out)" -eq 16 ]; then
+	ok "layertrack refuses intervals alternating 11 and 269 us, keeps alike layers"
+else
+	bad "layertrack intervals alternating: rc $rc1 $rc2: $(cat alt.err alike.err)"
+fi
+
+# (3) CUDA graph, 300 streams, each replay 7 streams further: the truth
+# puts layer 0's forward anchor on another stream in each of the 3 steps,
+# and the trace has hundreds of stream rows (a step has 29 * 6 + 11 + 1
+# = 186 graph kernels on stream indexes 7i .. 7i + 185 in step i: 200 in
+# all); every pass is found, forward and backward, with the truth's
+# labels and ns, and nothing is refused as "mixed".
+"$ktgen" --graph --steps 3 --layers 6 --streams 300 --stream-shift 7 \
+	--truth gs.tsv -o gs.json || exit 1
+nst=$(jq '[.traceEvents[] | select(.cat == "kernel") | .tid] | unique | length' gs.json)
+moves=$(awk -F '\t' '$1 == "layer" && $3 == "fwd" && $4 == 0 { print $5 }' gs.tsv | sort -u | wc -l)
+run kt-layer-track -a "$FWD" -n 6 gs.json >gs.f 2>gs.ferr
+rc1=$?
+run kt-layer-track -a "$BWD" -n 6 -p backward gs.json >gs.b 2>gs.berr
+rc2=$?
+guides gs.f >gs.fgot
+guides gs.b >gs.bgot
+want gs.tsv fwd 6 0 >gs.fwant
+want gs.tsv bwd 6 0 >gs.bwant
+if [ "$nst" -eq 200 ] && [ "$moves" -eq 3 ] && [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] &&
+	[ "$(wc -l <gs.fgot)" -eq "$(awk -F '\t' '$1 == "layer" && $3 == "fwd"' gs.tsv | wc -l)" ] &&
+	[ "$(wc -l <gs.fgot)" -eq 18 ] && cmp -s gs.fgot gs.fwant && cmp -s gs.bgot gs.bwant &&
+	! grep -q mixed gs.ferr gs.berr; then
+	ok "layertrack graph: anchors move between $nst streams, every pass found"
+else
+	bad "layertrack graph streams: $nst streams, $moves, rc $rc1 $rc2: $(cat gs.ferr gs.berr | head -2)"
+fi
+
 # Real traces.
 tl=$KT_SHARED/tracelens
 if ! have_shared || [ ! -d "$tl" ]; then
