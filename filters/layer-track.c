@@ -907,39 +907,6 @@ sets_len(const struct sets *s, size_t x)
 	return s->off[x + 1] - s->off[x];
 }
 
-/* Do intervals x and y hold the same kernels, as many times each? */
-static int
-sets_same(const struct sets *s, size_t x, size_t y)
-{
-	size_t n = sets_len(s, x);
-
-	return n == sets_len(s, y) && (n == 0 || memcmp(s->ids + s->off[x],
-	    s->ids + s->off[y], n * sizeof(*s->ids)) == 0);
-}
-
-/*
- * The period of the kernel sets: the smallest q, with at least two whole
- * periods in a pass (2q <= n - 1), such that in every pass interval j
- * holds the same kernels as interval j + q; 0 when there is none.
- */
-static size_t
-sets_period(const struct sets *s)
-{
-	size_t q, p, j;
-
-	for (q = 1; 2 * q <= s->m; q++) {
-		int same = 1;
-
-		for (p = 0; p < s->np && same; p++)
-			for (j = 0; j + q < s->m && same; j++)
-				same = sets_same(s, p * s->m + j,
-				    p * s->m + j + q);
-		if (same)
-			return q;
-	}
-	return 0;
-}
-
 /*
  * Are intervals x and y alike: do they share (counting a name as often
  * as it runs in both) more than half of the kernels of the larger?
@@ -963,17 +930,17 @@ sets_alike(const struct sets *s, size_t x, size_t y)
 	return 2 * k > (na > nb ? na : nb);
 }
 
-/* How many pairs of consecutive intervals are alike (of *of). */
+/* How many pairs of intervals q apart in a pass are alike (of *of). */
 static size_t
-sets_repeats(const struct sets *s, size_t *of)
+sets_apart(const struct sets *s, size_t q, size_t *of)
 {
 	size_t p, j, k = 0;
 
 	*of = 0;
 	for (p = 0; p < s->np; p++)
-		for (j = 0; j + 1 < s->m; j++) {
+		for (j = 0; j + q < s->m; j++) {
 			(*of)++;
-			k += sets_alike(s, p * s->m + j, p * s->m + j + 1);
+			k += sets_alike(s, p * s->m + j, p * s->m + j + q);
 		}
 	return k;
 }
@@ -1029,49 +996,52 @@ dur_period(const struct kern *a, size_t n, size_t np, size_t *r, size_t *l,
 }
 
 /*
- * The anchors a[0..np*n) run several times per layer when no two
- * consecutive intervals of a pass are alike (a layer's kernels are split
- * between them; layers of two kinds that alternate are alike) and the
- * kernel sets or the interval lengths repeat with a period of 2 or more.
- * Returns the period (0 or 1: they do not), with what shows it in why
- * (of WHY_TEXT bytes); *reps and *of are sets_repeats()'s.
+ * The anchors a[0..np*n) run several times per layer when fewer than
+ * half of the pairs of consecutive intervals in a pass are alike (a
+ * layer's kernels are split between them; layers of two kinds that
+ * alternate are alike), and either more than half of the pairs q apart
+ * are, or the interval lengths alternate with a period of q (q >= 2, the
+ * smallest, with 2q <= n - 1).  Returns q (1: the consecutive intervals
+ * are alike; 0: neither), with what shows it in why (of WHY_TEXT bytes);
+ * *reps of *of pairs of consecutive intervals are alike.
  */
 static size_t
 periodic(const struct kern *a, size_t n, size_t np, const struct kern *g,
     size_t ng, char *why, size_t *reps, size_t *of)
 {
 	struct sets s;
-	size_t q, r, l;
+	size_t q, r, l, k, nk;
 	int64_t smax, lmin;
 	char t1[40], t2[40];
 
 	sets_make(&s, a, n, np, g, ng);
-	*reps = sets_repeats(&s, of);
-	if (*reps > 0) {
-		q = sets_period(&s) == 1;
+	*reps = sets_apart(&s, 1, of);
+	if (*of > 0 && 2 * *reps >= *of) {
 		sets_free(&s);
-		return q;
+		return 1;
 	}
-	q = sets_period(&s);
-	if (q >= 2) {
-		snprintf(why, WHY_TEXT, "in every pass the kernels between "
-		    "anchors j and j+1 are those between j+%zu and j+%zu but "
-		    "not those between j+1 and j+2 (%zu kernels after anchor "
-		    "0, %zu after anchor 1, and no two consecutive intervals "
-		    "share half their kernels)", q, q + 1, sets_len(&s, 0),
-		    sets_len(&s, 1));
+	for (q = 2; 2 * q <= s.m; q++) {
+		k = sets_apart(&s, q, &nk);
+		if (2 * k <= nk)
+			continue;
+		snprintf(why, WHY_TEXT, "the kernels between anchors j and "
+		    "j+1 are alike those between j+%zu and j+%zu in %zu of %zu "
+		    "pairs, those between j+1 and j+2 in %zu of %zu (alike: "
+		    "sharing more than half of the kernels)", q, q + 1, k, nk,
+		    *reps, *of);
 		sets_free(&s);
 		return q;
 	}
 	sets_free(&s);
-	if (q == 0 && (q = dur_period(a, n, np, &r, &l, &smax, &lmin)) >= 2) {
+	if ((q = dur_period(a, n, np, &r, &l, &smax, &lmin)) >= 2) {
 		kt_time_format(smax, 0, t1);
 		kt_time_format(lmin, 0, t2);
 		snprintf(why, WHY_TEXT, "the intervals from anchor j to j+1 "
 		    "alternate: with j mod %zu = %zu they are at most %s us, "
 		    "with j mod %zu = %zu at least %s us (more than %dx), and "
-		    "no two consecutive intervals share half their kernels", q,
-		    r, t1, q, l, t2, SPACING_FACTOR);
+		    "%zu of %zu pairs of consecutive intervals share more than "
+		    "half their kernels", q, r, t1, q, l, t2, SPACING_FACTOR,
+		    *reps, *of);
 		return q;
 	}
 	return 0;
