@@ -35,6 +35,8 @@
 #define GUIDE_TID	2000000000LL	/* the first guide row's tid */
 #define GUIDE_SUFFIX	") \xe2\x80\x94 anchor intervals"
 #define SPACING_FACTOR	3	/* mixed passes: an interval this far off */
+#define ALIKE_NUM	3	/* several per layer: consecutive intervals */
+#define ALIKE_DEN	4	/* share under 3/4 of what those q apart do */
 #define PID_TEXT	128	/* pid_text()'s buffer */
 #define WHY_TEXT	1024	/* mixed()'s buffer */
 
@@ -908,11 +910,11 @@ sets_len(const struct sets *s, size_t x)
 }
 
 /*
- * Are intervals x and y alike: do they share (counting a name as often
- * as it runs in both) more than half of the kernels of the larger?
+ * The kernels intervals x and y share (a name counted as often as it
+ * runs in both); *big gets the larger one's count.
  */
-static int
-sets_alike(const struct sets *s, size_t x, size_t y)
+static size_t
+sets_shared(const struct sets *s, size_t x, size_t y, size_t *big)
 {
 	const uint32_t *a = s->ids + s->off[x], *b = s->ids + s->off[y];
 	size_t na = sets_len(s, x), nb = sets_len(s, y), i = 0, j = 0, k = 0;
@@ -927,20 +929,26 @@ sets_alike(const struct sets *s, size_t x, size_t y)
 			i++;
 			j++;
 		}
-	return 2 * k > (na > nb ? na : nb);
+	*big = na > nb ? na : nb;
+	return k;
 }
 
-/* How many pairs of intervals q apart in a pass are alike (of *of). */
-static size_t
-sets_apart(const struct sets *s, size_t q, size_t *of)
+/*
+ * How alike the intervals q apart in a pass are: the kernels they share,
+ * summed over the pairs (j, j+q), of *of, the sum of the larger counts.
+ */
+static uint64_t
+sets_apart(const struct sets *s, size_t q, uint64_t *of)
 {
-	size_t p, j, k = 0;
+	size_t p, j, big;
+	uint64_t k = 0;
 
 	*of = 0;
 	for (p = 0; p < s->np; p++)
 		for (j = 0; j + q < s->m; j++) {
-			(*of)++;
-			k += sets_alike(s, p * s->m + j, p * s->m + j + q);
+			k += sets_shared(s, p * s->m + j, p * s->m + j + q,
+			    &big);
+			*of += big;
 		}
 	return k;
 }
@@ -996,41 +1004,43 @@ dur_period(const struct kern *a, size_t n, size_t np, size_t *r, size_t *l,
 }
 
 /*
- * The anchors a[0..np*n) run several times per layer when fewer than
- * half of the pairs of consecutive intervals in a pass are alike (a
- * layer's kernels are split between them; layers of two kinds that
- * alternate are alike), and either more than half of the pairs q apart
- * are, or the interval lengths alternate with a period of q (q >= 2, the
- * smallest, with 2q <= n - 1).  Returns q (1: the consecutive intervals
- * are alike; 0: neither), with what shows it in why (of WHY_TEXT bytes);
- * *reps of *of pairs of consecutive intervals are alike.
+ * The anchors a[0..np*n) run several times per layer, q times (q >= 2,
+ * the smallest, with 2q <= n - 1), when the intervals q apart share more
+ * than half of their kernels, and the consecutive ones share less than
+ * ALIKE_NUM / ALIKE_DEN as large a part (a layer's kernels are split
+ * between them; layers of two kinds that alternate share most); or when
+ * the consecutive ones share at most half and the interval lengths
+ * alternate with a period of q.  Returns q (1: the consecutive intervals
+ * share more than half; 0: neither), with what shows it in why (of
+ * WHY_TEXT bytes); consecutive intervals share *sh of *of kernels.
  */
 static size_t
 periodic(const struct kern *a, size_t n, size_t np, const struct kern *g,
-    size_t ng, char *why, size_t *reps, size_t *of)
+    size_t ng, char *why, uint64_t *sh, uint64_t *of)
 {
 	struct sets s;
-	size_t q, r, l, k, nk;
+	size_t q, r, l;
+	uint64_t k, nk;
 	int64_t smax, lmin;
 	char t1[40], t2[40];
 
 	sets_make(&s, a, n, np, g, ng);
-	*reps = sets_apart(&s, 1, of);
-	if (*of > 0 && 2 * *reps >= *of) {
-		sets_free(&s);
-		return 1;
-	}
+	*sh = sets_apart(&s, 1, of);
 	for (q = 2; 2 * q <= s.m; q++) {
 		k = sets_apart(&s, q, &nk);
-		if (2 * k <= nk)
+		if (2 * k <= nk || ALIKE_DEN * *sh * nk >= ALIKE_NUM * k * *of)
 			continue;
-		snprintf(why, WHY_TEXT, "the kernels between anchors j and "
-		    "j+1 are alike those between j+%zu and j+%zu in %zu of %zu "
-		    "pairs, those between j+1 and j+2 in %zu of %zu (alike: "
-		    "sharing more than half of the kernels)", q, q + 1, k, nk,
-		    *reps, *of);
+		snprintf(why, WHY_TEXT, "the intervals from anchor j to j+1 "
+		    "and from j+%zu to j+%zu share %llu of %llu kernels, those "
+		    "from j to j+1 and from j+1 to j+2 only %llu of %llu", q,
+		    q + 1, (unsigned long long)k, (unsigned long long)nk,
+		    (unsigned long long)*sh, (unsigned long long)*of);
 		sets_free(&s);
 		return q;
+	}
+	if (*of > 0 && 2 * *sh > *of) {
+		sets_free(&s);
+		return 1;
 	}
 	sets_free(&s);
 	if ((q = dur_period(a, n, np, &r, &l, &smax, &lmin)) >= 2) {
@@ -1039,9 +1049,9 @@ periodic(const struct kern *a, size_t n, size_t np, const struct kern *g,
 		snprintf(why, WHY_TEXT, "the intervals from anchor j to j+1 "
 		    "alternate: with j mod %zu = %zu they are at most %s us, "
 		    "with j mod %zu = %zu at least %s us (more than %dx), and "
-		    "%zu of %zu pairs of consecutive intervals share more than "
-		    "half their kernels", q, r, t1, q, l, t2, SPACING_FACTOR,
-		    *reps, *of);
+		    "consecutive intervals share only %llu of %llu kernels", q,
+		    r, t1, q, l, t2, SPACING_FACTOR, (unsigned long long)*sh,
+		    (unsigned long long)*of);
 		return q;
 	}
 	return 0;
@@ -1054,7 +1064,7 @@ struct srow {
 	size_t		 linked;	/* occurrences with a launch found */
 	int		 mixedp;
 	size_t		 period;	/* 0: none found */
-	size_t		 reps, reps_of;	/* consecutive intervals, same sets */
+	uint64_t	 reps, reps_of;	/* kernels consecutive intervals share */
 	int64_t		 spread;	/* (hi - lo) / med in 1/1000 */
 	int64_t		 stream;	/* -2: several */
 	uint32_t	 op;		/* in ops */
@@ -1065,16 +1075,16 @@ struct srow {
 
 /*
  * Does row x come before row y: whole passes, then not several times per
- * layer, then not mixed, then the larger share of repeated kernel sets,
- * then the more of them, then the more regular intervals, then the more
- * frequent?
+ * layer, then not mixed, then the larger share of kernels that
+ * consecutive intervals share, then the more of them, then the more
+ * regular intervals, then the more frequent?
  */
 static int
 before(const struct srow *x, const struct srow *y)
 {
 	int xw = x->count % x->per == 0, yw = y->count % y->per == 0;
 	int xp = x->period >= 2, yp = y->period >= 2;
-	size_t xr, yr;
+	uint64_t xr, yr;
 
 	if (xw != yw)
 		return xw;
@@ -1082,7 +1092,8 @@ before(const struct srow *x, const struct srow *y)
 		return yp;
 	if (x->mixedp != y->mixedp)
 		return y->mixedp;
-	/* x->reps / x->reps_of against y's, 0/0 counting as 0. */
+	/* x->reps / x->reps_of against y's, 0/0 counting as 0 (the counts
+	 * are kernels of the trace: the products do not overflow). */
 	xr = x->reps * (y->reps_of ? y->reps_of : 1);
 	yr = y->reps * (x->reps_of ? x->reps_of : 1);
 	if (xr != yr)
@@ -1252,7 +1263,8 @@ suggest_cells(struct lt *lt, struct kt_table *t, const struct srow *s)
 		kt_table_int(t, (int64_t)s->period);
 	else
 		kt_table_cell(t, "-");
-	kt_table_cellf(t, "%zu/%zu", s->reps, s->reps_of);
+	kt_table_cellf(t, "%llu/%llu", (unsigned long long)s->reps,
+	    (unsigned long long)s->reps_of);
 	kt_table_int(t, (int64_t)s->linked);
 	if (s->has_op || s->has_launch) {
 		size_t len;
@@ -1271,7 +1283,7 @@ suggest(struct lt *lt, struct kt_out *out)
 {
 	static const char *const cols[] = { "count:n", "per_pass:n",
 	    "passes:n", "left_over:n", "gpu", "stream", "interval_us:n",
-	    "spacing", "mixed", "period", "repeats", "linked:n", "launched_by",
+	    "spacing", "mixed", "period", "shared", "linked:n", "launched_by",
 	    "kernel" };
 	struct kt_table *t;
 	struct kt_error err;
@@ -1544,7 +1556,8 @@ decide(struct lt *lt)
 	char why[WHY_TEXT];
 
 	struct kern *g;
-	size_t ng, q, reps, of;
+	size_t ng, q;
+	uint64_t reps, of;
 
 	choose_gpu(lt);
 	gather_anchors(lt, &e, &ne, &g, &ng);

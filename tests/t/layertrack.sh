@@ -256,9 +256,12 @@ fi
 # its count per pass, on stream 7, launched by aten::native_layer_norm.
 run kt-layer-track --suggest -n 4 e.json >s.tsv 2>/dev/null
 # Three passes of 4 layers: 3 intervals and 2 pairs of consecutive ones
-# a pass, each interval one forward layer's kernels (period 1, 6/6 alike).
+# a pass, each interval one forward layer's kernels, the same in every
+# layer: the 6 pairs share all their kernels, k/m with k = m, a multiple
+# of 6 (period 1).
 if awk -F '\t' -v a="$FWD" 'index($14, a) && $1 == 12 && $2 == 4 && $3 == 3 &&
-	$4 == 0 && $6 == 7 && $9 == "no" && $10 == 1 && $11 == "6/6" && $12 == 12 &&
+	$4 == 0 && $6 == 7 && $9 == "no" && $10 == 1 && split($11, sh, "/") == 2 &&
+	sh[1] == sh[2] && sh[1] > 0 && sh[1] % 6 == 0 && $12 == 12 &&
 	$13 == "aten::native_layer_norm" { f = 1 }
 	END { exit !f }' s.tsv; then
 	ok "layertrack --suggest"
@@ -270,10 +273,11 @@ fi
 # CUDA graphs whose replays put a layer on other streams.  A small
 # Python oracle reads the trace (each ts from its text, in ns) and the
 # generator's truth, never kt: for every kernel name, how many times it
-# runs in each step (the truth's step rows) and in each forward layer
-# (from one truth forward anchor's start to the next one's, in a step).
-# oracle TRACE TRUTH: "per-step counts<TAB>per-fwd-layer counts<TAB>name"
-# (each list the distinct counts, sorted).
+# runs in each step (the truth's step rows), in each forward layer (from
+# one truth forward anchor's start to the next one's, in a step) and in
+# each backward one (likewise).
+# oracle TRACE TRUTH: "per-step<TAB>per-fwd-layer<TAB>per-bwd-layer<TAB>name"
+# counts (each list the distinct counts, sorted).
 cat >oracle.py <<'PY'
 import json, sys
 def ns(t):
@@ -282,19 +286,22 @@ def ns(t):
 ev = json.load(open(sys.argv[1]), parse_float=str, parse_int=str)['traceEvents']
 k = sorted((ns(e['ts']), e['name']) for e in ev
            if e.get('ph') == 'X' and e.get('cat') == 'kernel')
-steps, fwd = [], {}
+steps, anc = [], {'fwd': {}, 'bwd': {}}
 for line in open(sys.argv[2]):
     f = line.rstrip('\n').split('\t')
     if f[0] == 'step':
         steps.append((int(f[5]), int(f[6])))
-    elif f[0] == 'layer' and f[2] == 'fwd':
-        fwd.setdefault(f[1], []).append(int(f[5]))
-layers = [(a[i], a[i + 1]) for a in fwd.values() for i in range(len(a) - 1)]
+    elif f[0] == 'layer':
+        anc[f[2]].setdefault(f[1], []).append(int(f[5]))
+def layers(p):
+    return [(a[i], a[i + 1]) for a in anc[p].values() for i in range(len(a) - 1)]
+def counts(t, w, end):
+    return ','.join(map(str, sorted(set(
+        sum(1 for x in t if s <= x and (x <= e if end else x < e)) for s, e in w))))
 for name in sorted(set(n for _, n in k)):
     t = [x for x, n in k if n == name]
-    ps = sorted(set(sum(1 for x in t if s <= x <= e) for s, e in steps))
-    pl = sorted(set(sum(1 for x in t if s <= x < e) for s, e in layers))
-    print('%s\t%s\t%s' % (','.join(map(str, ps)), ','.join(map(str, pl)), name))
+    print('%s\t%s\t%s\t%s' % (counts(t, steps, 1), counts(t, layers('fwd'), 0),
+        counts(t, layers('bwd'), 0), name))
 PY
 # ere TEXT: TEXT as an extended regular expression matching itself.
 ere() {
@@ -307,7 +314,7 @@ else
 	python3 oracle.py e8.json e8.tsv >e8.counts || exit 1
 	# The twice-per-layer kernels: twice in every forward layer, 16 a
 	# step (the residual adds after attention and after the MLP).
-	awk -F '\t' '$1 == 16 && $2 == 2 { print $3 }' e8.counts >e8.twice
+	awk -F '\t' '$1 == 16 && $2 == 2 && $3 == 0 { print $4 }' e8.counts >e8.twice
 	ADD=$(grep CUDAFunctor_add e8.twice)
 
 	# (1) Refused, exit 1, one line naming the period; no output.  48
@@ -325,27 +332,24 @@ else
 	fi
 
 	# (2) --suggest -n 8 (the truth's layers per step): the first row
-	# runs once in each forward layer and 8 times a step (so it is once
-	# per layer), and using it as the anchor labels 3 passes of 8;
-	# ktgen's own forward anchor and every kernel that is neither once
-	# a layer nor twice come after every once-per-layer one... and each
-	# twice-per-layer kernel is marked period 2 and ranked below every
-	# once-per-layer kernel.
+	# runs 8 times a step, once in each forward layer and never in the
+	# backward ones, or the other way round (once per layer), and using
+	# it as the anchor labels 3 passes of 8; each twice-per-layer kernel
+	# is marked period 2 and ranked below every once-per-layer one.
 	nl=$(awk -F '\t' '$1 == "layer" && $2 == 5 && $3 == "fwd"' e8.tsv | wc -l)
 	run kt-layer-track --suggest -n "$nl" e8.json >s8.tsv 2>/dev/null
 	first=$(awk -F '\t' 'NR == 2 { print $14 }' s8.tsv)
-	fc=$(awk -F '\t' -v n="$first" '$3 == n { print $1 "/" $2 }' e8.counts)
+	fc=$(awk -F '\t' -v n="$first" '$4 == n { print $1 "/" $2 "/" $3 }' e8.counts)
 	run kt-layer-track -a "^$(ere "$first")\$" -n "$nl" e8.json >s8.json 2>/dev/null
 	ng=$(grep -c '"cat": "layer_guide"' s8.json)
-	# the last row of a once-per-layer kernel (8 a step, 1 a forward
-	# layer, or 0 when it belongs to the backward) and the first of a
+	# the last row of a once-per-layer kernel and the first of a
 	# twice-per-layer one
-	res=$(awk -F '\t' 'NR == FNR { c[$3] = $1 "/" $2; next }
+	res=$(awk -F '\t' 'NR == FNR { c[$4] = $1 "/" $2 "/" $3; next }
 		FNR == 1 { next }
-		c[$14] == "8/1" || c[$14] == "8/0" { last = FNR }
-		c[$14] == "16/2" { if (!tw) tw = FNR; if ($10 != 2) unmarked++ }
+		c[$14] == "8/1/0" || c[$14] == "8/0/1" { last = FNR }
+		c[$14] == "16/2/0" { if (!tw) tw = FNR; if ($10 != 2) unmarked++ }
 		END { print (tw > last), unmarked + 0 }' e8.counts s8.tsv)
-	if [ "$nl" -eq 8 ] && [ "$fc" = "8/1" ] && [ "$ng" -eq 24 ] &&
+	if [ "$nl" -eq 8 ] && { [ "$fc" = "8/1/0" ] || [ "$fc" = "8/0/1" ]; } && [ "$ng" -eq 24 ] &&
 		[ "$(wc -l <e8.twice)" -ge 1 ] && [ "$res" = "1 0" ]; then
 		ok "layertrack --suggest ranks a once-per-layer anchor first, twice-per-layer below (eager)"
 	else
@@ -362,11 +366,11 @@ else
 	nl=$(awk -F '\t' '$1 == "layer" && $2 == 5 && $3 == "fwd"' gs.tsv | wc -l)
 	run kt-layer-track --suggest -n "$nl" gs.json >sg.tsv 2>/dev/null
 	first=$(awk -F '\t' 'NR == 2 { print $14 }' sg.tsv)
-	fc=$(awk -F '\t' -v n="$first" '$3 == n { print $1 }' gs.counts)
+	fc=$(awk -F '\t' -v n="$first" '$4 == n { print $1 }' gs.counts)
 	run kt-layer-track -a "^$(ere "$first")\$" -n "$nl" gs.json >sg.json 2>/dev/null
 	ng=$(grep -c '"cat": "layer_guide"' sg.json)
 	res=$(awk -F '\t' 'FILENAME == ARGV[1] { tw[$0] = 1; next }
-		FILENAME == ARGV[2] { c[$3] = $1; next }
+		FILENAME == ARGV[2] { c[$4] = $1; next }
 		FNR == 1 { next }
 		c[$14] == 6 { last = FNR }
 		($14 in tw) { n++; if (c[$14] != 12) bad++; if (!f) f = FNR }
