@@ -515,6 +515,39 @@ else
 	skip "layertrack vllm: no $f"
 fi
 
+# TimeSformer-base: 12 blocks, each a time attention (softmax_warp_forward)
+# then a space attention (cunn_SoftMaxForward) and the MLP; jq sees the
+# attention's scaling multiply (AUnaryFunctor) before each softmax, in
+# the order (multiply, time softmax, multiply, space softmax) x 12.  The
+# multiply, twice per block, is refused with exit 1 and period 2; the
+# space softmax labels the 12 blocks, each guide but the last holding one
+# time softmax.
+f=$tl/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz
+if [ -f "$f" ]; then
+	seq=$(gzip -dc "$f" | jq -r '[.traceEvents[] | select(.cat == "kernel" and
+		(.name | test("AUnaryFunctor|softmax_warp_forward|cunn_SoftMaxForward")))]
+		| sort_by(.ts) | map(if (.name | test("AUnary")) then "m"
+		elif (.name | test("softmax_warp")) then "w" else "c" end) | join("")')
+	run kt-layer-track -a AUnaryFunctor -n 12 "$f" >ts.m 2>ts.merr
+	rc1=$?
+	run kt-layer-track -a cunn_SoftMaxForward -n 12 "$f" >ts.c 2>/dev/null
+	rc2=$?
+	res=$(jq -r '[.traceEvents[]] as $e
+		| [$e[] | select(.cat == "layer_guide" and .args.end == "next anchor")] as $g
+		| [$g[] | . as $x | [$e[] | select(.cat == "kernel" and (.name | test("softmax_warp_forward"))
+		   and .ts >= $x.ts and .ts < $x.ts + $x.dur)] | length]
+		| "\($g | length) \(unique | @csv)"' ts.c)
+	if [ "$seq" = "$(printf 'mwmc%.0s' 1 2 3 4 5 6 7 8 9 10 11 12)" ] && [ $rc1 -eq 1 ] &&
+		[ ! -s ts.m ] && grep -q 'refused: the anchor repeats with a period of 2' ts.merr &&
+		[ $rc2 -eq 0 ] && [ "$res" = "11 1" ]; then
+		ok "layertrack timesformer: twice-per-block multiply refused, space softmax labels 12 blocks"
+	else
+		bad "layertrack timesformer: rc $rc1 $rc2, '$res', $(cut -c 1-100 ts.merr)"
+	fi
+else
+	skip "layertrack timesformer: no $f"
+fi
+
 # --device: the only GPU of e.json is device 0, so -d 0 changes nothing;
 # -d 5 has no anchor and is refused.
 run kt-layer-track -a "$FWD" -n 4 -d 0 e.json >d0.out 2>/dev/null
