@@ -5,7 +5,7 @@
  * user names (--anchor-regex) and trusts to run once per layer; the
  * filter refuses (exit 2) whenever the anchors do not say unambiguously
  * which one is L0 of each pass, and (exit 1) an anchor that runs several
- * times per layer.  A stream is no identity of a pass: a CUDA graph puts
+ * times per layer, or once per several layers.  A stream is no identity of a pass: a CUDA graph puts
  * a node on any stream.  --suggest lists candidate anchors, ranked by
  * how alike the kernel sets between consecutive anchors are and how
  * regular their intervals.
@@ -953,6 +953,54 @@ sets_apart(const struct sets *s, size_t q, uint64_t *of)
 	return k;
 }
 
+static size_t
+gcd(size_t x, size_t y)
+{
+	while (y != 0) {
+		size_t t = x % y;
+
+		x = y;
+		y = t;
+	}
+	return x;
+}
+
+/*
+ * Do the intervals hold copies of one layer each: the largest r such
+ * that in every interval every kernel name but its anchor's runs a
+ * multiple of r times (the anchor's name once less), each interval with
+ * two names or more besides; 0 when some interval has fewer.  The
+ * anchors are a[0..np*n).
+ */
+static size_t
+sets_copies(const struct sets *s, const struct kern *a, size_t n)
+{
+	size_t p, j, i, e, r = 0;
+
+	for (p = 0; p < s->np; p++)
+		for (j = 0; j < s->m; j++) {
+			size_t x = p * s->m + j, names = 0;
+
+			for (i = s->off[x]; i < s->off[x + 1]; i = e) {
+				size_t c;
+
+				for (e = i; e < s->off[x + 1] &&
+				    s->ids[e] == s->ids[i]; e++)
+					;
+				c = e - i;
+				if (s->ids[i] == a[p * n + j].name)
+					c--;
+				if (c == 0)
+					continue;
+				names++;
+				r = gcd(r, c);
+			}
+			if (names < 2)
+				return 0;
+		}
+	return r;
+}
+
 /*
  * The period of the interval lengths over the passes of n anchors
  * a[0..np*n): the smallest q, with 2q <= n - 1, such that the intervals
@@ -1013,10 +1061,13 @@ dur_period(const struct kern *a, size_t n, size_t np, size_t *r, size_t *l,
  * alternate with a period of q.  Returns q (1: the consecutive intervals
  * share more than half; 0: neither), with what shows it in why (of
  * WHY_TEXT bytes); consecutive intervals share *sh of *of kernels.
+ * When instead each interval holds r >= 2 copies of one set of kernels
+ * (sets_copies()), the anchor runs once per r layers: *copies is r, the
+ * result 0 and why says so.
  */
 static size_t
 periodic(const struct kern *a, size_t n, size_t np, const struct kern *g,
-    size_t ng, char *why, uint64_t *sh, uint64_t *of)
+    size_t ng, char *why, uint64_t *sh, uint64_t *of, size_t *copies)
 {
 	struct sets s;
 	size_t q, r, l;
@@ -1026,6 +1077,14 @@ periodic(const struct kern *a, size_t n, size_t np, const struct kern *g,
 
 	sets_make(&s, a, n, np, g, ng);
 	*sh = sets_apart(&s, 1, of);
+	if ((*copies = sets_copies(&s, a, n)) >= 2) {
+		snprintf(why, WHY_TEXT, "in every interval from one anchor to "
+		    "the next, every other kernel runs a multiple of %zu times "
+		    "(%zu kernels after anchor 0): %zu copies of one layer's "
+		    "kernels", *copies, sets_len(&s, 0), *copies);
+		sets_free(&s);
+		return 0;
+	}
 	for (q = 2; 2 * q <= s.m; q++) {
 		k = sets_apart(&s, q, &nk);
 		if (2 * k <= nk || ALIKE_DEN * *sh * nk >= ALIKE_NUM * k * *of)
@@ -1064,6 +1123,7 @@ struct srow {
 	size_t		 linked;	/* occurrences with a launch found */
 	int		 mixedp;
 	size_t		 period;	/* 0: none found */
+	size_t		 copies;	/* >= 2: once per that many layers */
 	uint64_t	 reps, reps_of;	/* kernels consecutive intervals share */
 	int64_t		 spread;	/* (hi - lo) / med in 1/1000 */
 	int64_t		 stream;	/* -2: several */
@@ -1083,7 +1143,8 @@ static int
 before(const struct srow *x, const struct srow *y)
 {
 	int xw = x->count % x->per == 0, yw = y->count % y->per == 0;
-	int xp = x->period >= 2, yp = y->period >= 2;
+	int xp = x->period >= 2 || x->copies >= 2;
+	int yp = y->period >= 2 || y->copies >= 2;
 	uint64_t xr, yr;
 
 	if (xw != yw)
@@ -1164,7 +1225,7 @@ suggest_stats(struct lt *lt, struct kern *k, size_t c, int64_t *v,
 	    (s->hi - s->lo) * 1000 / s->med : INT64_MAX;
 	s->mixedp = mixed(lt, k, s->per, s->passes, why) != NULL;
 	s->period = periodic(k, s->per, s->passes, g, ng, why, &s->reps,
-	    &s->reps_of);
+	    &s->reps_of, &s->copies);
 	s->stream = k[0].stream;
 	for (q = 0; q < c; q++)
 		if (k[q].stream != s->stream)
@@ -1259,7 +1320,9 @@ suggest_cells(struct lt *lt, struct kt_table *t, const struct srow *s)
 	} else
 		kt_table_cell(t, "-");
 	kt_table_cell(t, s->mixedp ? "yes" : "no");
-	if (s->period > 0)
+	if (s->copies >= 2)
+		kt_table_cellf(t, "1/%zu", s->copies);
+	else if (s->period > 0)
 		kt_table_int(t, (int64_t)s->period);
 	else
 		kt_table_cell(t, "-");
@@ -1556,7 +1619,7 @@ decide(struct lt *lt)
 	char why[WHY_TEXT];
 
 	struct kern *g;
-	size_t ng, q;
+	size_t ng, q, copies;
 	uint64_t reps, of;
 
 	choose_gpu(lt);
@@ -1567,8 +1630,13 @@ decide(struct lt *lt)
 		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
 		    "the passes with --anchor-offset and --passes, or a "
 		    "narrower --anchor-regex", np, n, why);
-	if ((q = periodic(&lt->anc[lt->o.offset], n, np, g, ng, why, &reps,
-	    &of)) >= 2)
+	q = periodic(&lt->anc[lt->o.offset], n, np, g, ng, why, &reps, &of,
+	    &copies);
+	if (copies >= 2)
+		refuse_periodic("the anchor runs once per %zu layers, not once "
+		    "per layer: %s; choose an anchor that runs once per layer "
+		    "(--suggest)", copies, why);
+	if (q >= 2)
 		refuse_periodic("the anchor repeats with a period of %zu "
 		    "within a layer, so it runs %zu times per layer, not once: "
 		    "%s; choose an anchor that runs once per layer "

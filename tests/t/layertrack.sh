@@ -420,6 +420,40 @@ else
 	bad "layertrack intervals alternating: rc $rc1 $rc2: $(cat alt.err alike.err)"
 fi
 
+# An anchor once per two layers, by hand: 8 anchors "A", two passes of
+# 4, 100 us apart (2000 between passes); after each, two identical layers
+# "x", "y", "x", "y" (x twice and y twice: two copies of one layer).
+# Refused with exit 1, "once per 2 layers".  With "x", "y", "x" (x twice,
+# y once: no whole copies) the 8 guides are made.
+copies() {
+	awk -v k="$1" 'BEGIN {
+		printf "{\"traceEvents\": [\n"
+		t = 1000; sep = ""
+		for (i = 0; i < 8; i++) {
+			printf "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 2}", sep, t
+			n = split(k, nm, ",")
+			for (j = 1; j <= n; j++)
+				printf ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 1}", nm[j], t + 10 * j
+			sep = ",\n"
+			t += (i % 4 == 3) ? 2000 : 100
+		}
+		printf "\n]}\n"
+	}'
+}
+copies x,y,x,y >two.json
+copies x,y,x >one.json
+run kt-layer-track -a '^A$' -n 4 two.json >two.out 2>two.err
+rc1=$?
+run kt-layer-track -a '^A$' -n 4 one.json >one.out 2>/dev/null
+rc2=$?
+if [ $rc1 -eq 1 ] && [ ! -s two.out ] && [ "$(wc -l <two.err)" -eq 1 ] &&
+	grep -q 'refused: the anchor runs once per 2 layers, not once per layer' two.err &&
+	[ $rc2 -eq 0 ] && [ "$(grep -c '"cat": "layer_guide"' one.out)" -eq 8 ]; then
+	ok "layertrack refuses an anchor once per two layers (two copies in each interval)"
+else
+	bad "layertrack once per two layers: rc $rc1 $rc2: $(cat two.err)"
+fi
+
 # (3) CUDA graph, 300 streams, each replay 7 streams further: the truth
 # puts layer 0's forward anchor on another stream in each of the 3 steps,
 # and the trace has hundreds of stream rows (a step has 29 * 6 + 11 + 1
