@@ -1638,9 +1638,10 @@ decide(struct lt *lt)
 		    "(--suggest)", copies, why);
 	if (q >= 2)
 		refuse_periodic("the anchor repeats with a period of %zu "
-		    "within a layer, so it runs %zu times per layer, not once: "
-		    "%s; choose an anchor that runs once per layer "
-		    "(--suggest)", q, q, why);
+		    "within a pass, so it runs %zu times per layer, or a pass "
+		    "has %zu layers, not %zu: %s; choose an anchor that runs "
+		    "once per layer (--suggest), or the --num-layers", q, q, q,
+		    n, why);
 	make_guides(lt, e, ne, np);
 	free(e);
 	free(g);
