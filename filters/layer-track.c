@@ -1492,12 +1492,19 @@ gather_anchors(struct lt *lt, struct kern **ep, size_t *nep,
     struct kern **gp, size_t *ngp)
 {
 	struct kern *e, *g;
-	size_t i, ne = 0, ng = 0;
+	size_t i, ne = 0, ng = 0, na = 0;
 
-	if ((lt->anc = calloc(lt->nkerns + 1, sizeof(*lt->anc))) == NULL ||
-	    (e = calloc(lt->nkerns + 1, sizeof(*e))) == NULL ||
-	    (g = calloc(lt->nkerns + 1, sizeof(*g))) == NULL)
+	for (i = 0; i < lt->nkerns; i++)
+		if (&lt->gpus[lt->kerns[i].gpu] == lt->chosen) {
+			na += lt->kerns[i].is_anchor != 0;
+			ne += lt->kerns[i].is_end != 0;
+			ng++;
+		}
+	if ((lt->anc = calloc(na + 1, sizeof(*lt->anc))) == NULL ||
+	    (e = calloc(ne + 1, sizeof(*e))) == NULL ||
+	    (g = calloc(ng + 1, sizeof(*g))) == NULL)
 		kt_cli_nomem();
+	ne = ng = 0;
 	for (i = 0; i < lt->nkerns; i++) {
 		if (&lt->gpus[lt->kerns[i].gpu] != lt->chosen)
 			continue;
