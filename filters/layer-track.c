@@ -137,6 +137,8 @@ struct lt {
 	const struct gpu *chosen;
 	struct kern	*anc;		/* the chosen GPU's anchors, by time */
 	size_t		 nanc;
+	struct kern	*ends, *gk;	/* its end anchors, all its kernels */
+	size_t		 nends, ngk;
 	int64_t		 guide_tid, guide_sort;
 	int		 has_sort;
 	int		 present;	/* the same guides are in the input */
@@ -205,6 +207,8 @@ lt_free(struct lt *lt)
 	kt_buf_free(&lt->nbuf);
 	free(lt->guides);
 	free(lt->anc);
+	free(lt->ends);
+	free(lt->gk);
 	free(lt->trackname);
 	free(lt);
 }
@@ -1483,13 +1487,11 @@ end_between(const struct kern *e, size_t ne, int64_t from, int64_t to,
 }
 
 /*
- * The chosen GPU's anchors into lt->anc, its end anchors into a new *ep
- * (*nep of them) and all its kernels into a new *gp (*ngp), each by
- * time.
+ * The chosen GPU's anchors into lt->anc, its end anchors into lt->ends
+ * and all its kernels into lt->gk, each by time.
  */
 static void
-gather_anchors(struct lt *lt, struct kern **ep, size_t *nep,
-    struct kern **gp, size_t *ngp)
+gather_anchors(struct lt *lt)
 {
 	struct kern *e, *g;
 	size_t i, ne = 0, ng = 0, na = 0;
@@ -1517,10 +1519,10 @@ gather_anchors(struct lt *lt, struct kern **ep, size_t *nep,
 	qsort(lt->anc, lt->nanc, sizeof(*lt->anc), cmp_kern);
 	qsort(e, ne, sizeof(*e), cmp_kern);
 	qsort(g, ng, sizeof(*g), cmp_kern);
-	*ep = e;
-	*nep = ne;
-	*gp = g;
-	*ngp = ng;
+	lt->ends = e;
+	lt->nends = ne;
+	lt->gk = g;
+	lt->ngk = ng;
 }
 
 /*
@@ -1621,24 +1623,20 @@ make_guides(struct lt *lt, const struct kern *e, size_t ne, size_t np)
 static void
 decide(struct lt *lt)
 {
-	struct kern *e;
-	size_t ne, np, n = (size_t)lt->o.nlayers;
+	size_t np, n = (size_t)lt->o.nlayers, q, copies;
+	uint64_t reps, of;
 	char why[WHY_TEXT];
 
-	struct kern *g;
-	size_t ng, q, copies;
-	uint64_t reps, of;
-
 	choose_gpu(lt);
-	gather_anchors(lt, &e, &ne, &g, &ng);
+	gather_anchors(lt);
 	np = count_passes(lt);
 	lt->anchor_name = lt->anc[lt->o.offset].name;
 	if (mixed(lt, &lt->anc[lt->o.offset], n, np, why) != NULL)
 		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
 		    "the passes with --anchor-offset and --passes, or a "
 		    "narrower --anchor-regex", np, n, why);
-	q = periodic(&lt->anc[lt->o.offset], n, np, g, ng, why, &reps, &of,
-	    &copies);
+	q = periodic(&lt->anc[lt->o.offset], n, np, lt->gk, lt->ngk, why,
+	    &reps, &of, &copies);
 	if (copies >= 2)
 		refuse_periodic("the anchor runs once per %zu layers, not once "
 		    "per layer: %s; choose an anchor that runs once per layer "
@@ -1649,9 +1647,7 @@ decide(struct lt *lt)
 		    "has %zu layers, not %zu: %s; choose an anchor that runs "
 		    "once per layer (--suggest), or the --num-layers", q, q, q,
 		    n, why);
-	make_guides(lt, e, ne, np);
-	free(e);
-	free(g);
+	make_guides(lt, lt->ends, lt->nends, np);
 }
 
 /*
