@@ -85,7 +85,7 @@ ls "$out/views" | sed 's/^/   /' | head -8
 
 echo "== kt layer-track --suggest: kernels that run a multiple of 4 times (candidate anchors)"
 kt layer-track --suggest -n 4 "$in" | head -4 |
-    awk -F'\t' '{ printf "   %-6s %-9s %-11s %-6s %-24s %s\n", $1, $2, $8, $9, $11, substr($12, 1, 50) }'
+    awk -F'\t' '{ printf "   %-6s %-9s %-11s %-6s %-24s %s\n", $1, $2, $8, $10, $13, substr($14, 1, 50) }'
 
 echo "== kt layer-track: guides L0..L3 of every forward pass, beside each rank's GPU streams"
 for pid in 1000 2000; do

@@ -4,7 +4,11 @@
  * kernel to the next layer's anchor.  The anchor is a kernel that the
  * user names (--anchor-regex) and trusts to run once per layer; the
  * filter refuses (exit 2) whenever the anchors do not say unambiguously
- * which one is L0 of each pass.  --suggest lists candidate anchors.
+ * which one is L0 of each pass, and (exit 1) an anchor that runs several
+ * times per layer, or once per several layers.  A stream is no identity of a pass: a CUDA graph puts
+ * a node on any stream.  --suggest lists candidate anchors, ranked by
+ * how alike the kernel sets between consecutive anchors are and how
+ * regular their intervals.
  *
  * Every input event is written as it was; the guide events and their
  * thread metadata come after them.  The input is read first for the
@@ -31,6 +35,8 @@
 #define GUIDE_TID	2000000000LL	/* the first guide row's tid */
 #define GUIDE_SUFFIX	") \xe2\x80\x94 anchor intervals"
 #define SPACING_FACTOR	3	/* mixed passes: an interval this far off */
+#define ALIKE_NUM	3	/* several per layer: consecutive intervals */
+#define ALIKE_DEN	4	/* share under 3/4 of what those q apart do */
 #define PID_TEXT	128	/* pid_text()'s buffer */
 #define WHY_TEXT	1024	/* mixed()'s buffer */
 
@@ -131,6 +137,8 @@ struct lt {
 	const struct gpu *chosen;
 	struct kern	*anc;		/* the chosen GPU's anchors, by time */
 	size_t		 nanc;
+	struct kern	*ends, *gk;	/* its end anchors, all its kernels */
+	size_t		 nends, ngk;
 	int64_t		 guide_tid, guide_sort;
 	int		 has_sort;
 	int		 present;	/* the same guides are in the input */
@@ -199,6 +207,8 @@ lt_free(struct lt *lt)
 	kt_buf_free(&lt->nbuf);
 	free(lt->guides);
 	free(lt->anc);
+	free(lt->ends);
+	free(lt->gk);
 	free(lt->trackname);
 	free(lt);
 }
@@ -507,7 +517,7 @@ collect_guide(struct lt *lt, const struct kt_event *ev)
 	lt->gevs[lt->ngevs++] = r;
 }
 
-/* A kernel: keep it when it is an anchor, an end anchor, or (suggest) any. */
+/* A kernel: keep it, marked when it is an anchor or an end anchor. */
 static void
 collect_kernel(struct lt *lt, const struct kt_event *ev)
 {
@@ -522,9 +532,8 @@ collect_kernel(struct lt *lt, const struct kt_event *ev)
 		return;
 	if ((id = kt_intern_put(lt->names, p, n)) == -1)
 		kt_cli_nomem();
+	/* Every kernel: the kernel sets between anchors need them all. */
 	m = lt->o.suggest ? 0 : name_match(lt, (uint32_t)id);
-	if (!lt->o.suggest && m == 0)
-		return;
 	if (ev->flags & KT_EV_DUR)
 		dur = ev->dur;
 	memset(&k, 0, sizeof(k));
@@ -642,6 +651,17 @@ cmp_kern(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* By GPU, then as cmp_kern. */
+static int
+cmp_gpu_kern(const void *a, const void *b)
+{
+	const struct kern *x = a, *y = b;
+
+	if (x->gpu != y->gpu)
+		return x->gpu < y->gpu ? -1 : 1;
+	return cmp_kern(a, b);
+}
+
 static int
 cmp_i64(const void *a, const void *b)
 {
@@ -721,8 +741,30 @@ refuse(const char *fmt, ...)
 }
 
 /*
+ * Refuse an anchor that runs several times per layer: a condition of the
+ * data, so exit 1.  It is called before any output is opened.
+ */
+static void refuse_periodic(const char *, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+static void
+refuse_periodic(const char *fmt, ...)
+{
+	va_list ap;
+
+	kt_cli_progress_done();
+	fprintf(stderr, "%s: refused: ", kt_cli_name());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+/*
  * The mixed-pass check over passes of n anchors a[0..np*n): every pass
- * must run the same kernels on the same streams in the same order, and
+ * must run the same kernels in the same order (on any streams: a CUDA
+ * graph puts a node on whatever stream it likes), and
  * (with two passes or more) the interval after each position must be
  * within SPACING_FACTOR of its median over the passes, or differ from
  * it by no more than half the median interval of all.  Returns NULL
@@ -748,13 +790,6 @@ mixed(struct lt *lt, const struct kern *a, size_t n, size_t np, char *why)
 				    "0 is '%s' but anchor %zu of pass %zu is "
 				    "'%s'", j, n1, j, p, kname(lt, y->name,
 				    60));
-				return why;
-			}
-			if (x->stream != y->stream) {
-				snprintf(why, WHY_TEXT, "anchor %zu of pass "
-				    "0 runs on stream %lld but in pass %zu on "
-				    "stream %lld", j, (long long)x->stream, p,
-				    (long long)y->stream);
 				return why;
 			}
 		}
@@ -795,12 +830,306 @@ mixed(struct lt *lt, const struct kern *a, size_t n, size_t np, char *why)
 	return NULL;
 }
 
+/*
+ * The kernel sets between consecutive anchors: for each interval within
+ * a pass (anchor j to j+1 of pass p, index p * (n - 1) + j), the sorted
+ * name ids of the GPU's kernels that start in [anchor j, anchor j+1).
+ */
+struct sets {
+	uint32_t	*ids;
+	size_t		*off;		/* interval i: ids[off[i] .. off[i+1]) */
+	size_t		 m;		/* intervals per pass: n - 1 */
+	size_t		 np;
+};
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The first of the time-sorted kernels g[0..ng) starting at or after t. */
+static size_t
+first_at(const struct kern *g, size_t ng, int64_t t)
+{
+	size_t lo = 0, hi = ng;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g[mid].ts < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Fill s from the anchors a[0..np*n) and the GPU's kernels g[0..ng). */
+static void
+sets_make(struct sets *s, const struct kern *a, size_t n, size_t np,
+    const struct kern *g, size_t ng)
+{
+	size_t p, j, i = 0, total = 0, cap;
+
+	memset(s, 0, sizeof(*s));
+	s->m = n > 0 ? n - 1 : 0;
+	s->np = np;
+	for (p = 0; p < np; p++)
+		if (n > 1)
+			total += first_at(g, ng, a[p * n + n - 1].ts) -
+			    first_at(g, ng, a[p * n].ts);
+	cap = total + 1;
+	if ((s->ids = calloc(cap, sizeof(*s->ids))) == NULL ||
+	    (s->off = calloc(np * s->m + 1, sizeof(*s->off))) == NULL)
+		kt_cli_nomem();
+	for (p = 0; p < np; p++)
+		for (j = 0; j < s->m; j++) {
+			size_t k = first_at(g, ng, a[p * n + j].ts);
+			size_t e = first_at(g, ng, a[p * n + j + 1].ts);
+			size_t at = i;
+
+			s->off[p * s->m + j] = i;
+			for (; k < e; k++)
+				s->ids[i++] = g[k].name;
+			qsort(s->ids + at, i - at, sizeof(*s->ids), cmp_u32);
+		}
+	s->off[np * s->m] = i;
+}
+
+static void
+sets_free(struct sets *s)
+{
+	free(s->ids);
+	free(s->off);
+}
+
+/* The number of kernels in interval x. */
+static size_t
+sets_len(const struct sets *s, size_t x)
+{
+	return s->off[x + 1] - s->off[x];
+}
+
+/*
+ * The kernels intervals x and y share (a name counted as often as it
+ * runs in both); *big gets the larger one's count.
+ */
+static size_t
+sets_shared(const struct sets *s, size_t x, size_t y, size_t *big)
+{
+	const uint32_t *a = s->ids + s->off[x], *b = s->ids + s->off[y];
+	size_t na = sets_len(s, x), nb = sets_len(s, y), i = 0, j = 0, k = 0;
+
+	while (i < na && j < nb)
+		if (a[i] < b[j])
+			i++;
+		else if (a[i] > b[j])
+			j++;
+		else {
+			k++;
+			i++;
+			j++;
+		}
+	*big = na > nb ? na : nb;
+	return k;
+}
+
+/*
+ * How alike the intervals q apart in a pass are: the kernels they share,
+ * summed over the pairs (j, j+q), of *of, the sum of the larger counts.
+ */
+static uint64_t
+sets_apart(const struct sets *s, size_t q, uint64_t *of)
+{
+	size_t p, j, big;
+	uint64_t k = 0;
+
+	*of = 0;
+	for (p = 0; p < s->np; p++)
+		for (j = 0; j + q < s->m; j++) {
+			k += sets_shared(s, p * s->m + j, p * s->m + j + q,
+			    &big);
+			*of += big;
+		}
+	return k;
+}
+
+static size_t
+gcd(size_t x, size_t y)
+{
+	while (y != 0) {
+		size_t t = x % y;
+
+		x = y;
+		y = t;
+	}
+	return x;
+}
+
+/*
+ * Do the intervals hold copies of one layer each: the largest r such
+ * that in every interval every kernel name but its anchor's runs a
+ * multiple of r times (the anchor's name once less), each interval with
+ * two names or more besides; 0 when some interval has fewer.  The
+ * anchors are a[0..np*n).
+ */
+static size_t
+sets_copies(const struct sets *s, const struct kern *a, size_t n)
+{
+	size_t p, j, i, e, r = 0;
+
+	for (p = 0; p < s->np; p++)
+		for (j = 0; j < s->m; j++) {
+			size_t x = p * s->m + j, names = 0;
+
+			for (i = s->off[x]; i < s->off[x + 1]; i = e) {
+				size_t c;
+
+				for (e = i; e < s->off[x + 1] &&
+				    s->ids[e] == s->ids[i]; e++)
+					;
+				c = e - i;
+				if (s->ids[i] == a[p * n + j].name)
+					c--;
+				if (c == 0)
+					continue;
+				names++;
+				r = gcd(r, c);
+			}
+			if (names < 2)
+				return 0;
+		}
+	return r;
+}
+
+/*
+ * The period of the interval lengths over the passes of n anchors
+ * a[0..np*n): the smallest q, with 2q <= n - 1, such that the intervals
+ * from anchor j to j+1 with j mod q = *r are all more than SPACING_FACTOR
+ * times shorter than those with j mod q = *l; 0 when there is none.  The
+ * longest short one is *shortmax, the shortest long one *longmin.
+ */
+static size_t
+dur_period(const struct kern *a, size_t n, size_t np, size_t *r, size_t *l,
+    int64_t *shortmax, int64_t *longmin)
+{
+	int64_t *lo, *hi;
+	size_t q, p, j, x, y, m = n > 0 ? n - 1 : 0;
+
+	if (np == 0 || m < 4)
+		return 0;
+	if ((lo = calloc(m, sizeof(*lo))) == NULL ||
+	    (hi = calloc(m, sizeof(*hi))) == NULL)
+		kt_cli_nomem();
+	for (q = 2; 2 * q <= m; q++) {
+		for (x = 0; x < q; x++) {
+			lo[x] = INT64_MAX;
+			hi[x] = INT64_MIN;
+		}
+		for (p = 0; p < np; p++)
+			for (j = 0; j < m; j++) {
+				int64_t d = a[p * n + j + 1].ts - a[p * n + j].ts;
+
+				if (d < lo[j % q])
+					lo[j % q] = d;
+				if (d > hi[j % q])
+					hi[j % q] = d;
+			}
+		for (x = 0; x < q; x++)
+			for (y = 0; y < q; y++)
+				if (x != y && lo[y] > SPACING_FACTOR * hi[x]) {
+					*r = x;
+					*l = y;
+					*shortmax = hi[x];
+					*longmin = lo[y];
+					free(lo);
+					free(hi);
+					return q;
+				}
+	}
+	free(lo);
+	free(hi);
+	return 0;
+}
+
+/*
+ * The anchors a[0..np*n) run several times per layer, q times (q >= 2,
+ * the smallest, with 2q <= n - 1), when the intervals q apart share more
+ * than half of their kernels, and the consecutive ones share less than
+ * ALIKE_NUM / ALIKE_DEN as large a part (a layer's kernels are split
+ * between them; layers of two kinds that alternate share most); or when
+ * the consecutive ones share at most half and the interval lengths
+ * alternate with a period of q.  Returns q (1: the consecutive intervals
+ * share more than half; 0: neither), with what shows it in why (of
+ * WHY_TEXT bytes); consecutive intervals share *sh of *of kernels.
+ * When instead each interval holds r >= 2 copies of one set of kernels
+ * (sets_copies()), the anchor runs once per r layers: *copies is r, the
+ * result 0 and why says so.
+ */
+static size_t
+periodic(const struct kern *a, size_t n, size_t np, const struct kern *g,
+    size_t ng, char *why, uint64_t *sh, uint64_t *of, size_t *copies)
+{
+	struct sets s;
+	size_t q, r, l;
+	uint64_t k, nk;
+	int64_t smax, lmin;
+	char t1[40], t2[40];
+
+	sets_make(&s, a, n, np, g, ng);
+	*sh = sets_apart(&s, 1, of);
+	if ((*copies = sets_copies(&s, a, n)) >= 2) {
+		snprintf(why, WHY_TEXT, "in every interval from one anchor to "
+		    "the next, every other kernel runs a multiple of %zu times "
+		    "(%zu kernels after anchor 0): %zu copies of one layer's "
+		    "kernels", *copies, sets_len(&s, 0), *copies);
+		sets_free(&s);
+		return 0;
+	}
+	for (q = 2; 2 * q <= s.m; q++) {
+		k = sets_apart(&s, q, &nk);
+		if (2 * k <= nk || ALIKE_DEN * *sh * nk >= ALIKE_NUM * k * *of)
+			continue;
+		snprintf(why, WHY_TEXT, "the intervals from anchor j to j+1 "
+		    "and from j+%zu to j+%zu share %llu of %llu kernels, those "
+		    "from j to j+1 and from j+1 to j+2 only %llu of %llu", q,
+		    q + 1, (unsigned long long)k, (unsigned long long)nk,
+		    (unsigned long long)*sh, (unsigned long long)*of);
+		sets_free(&s);
+		return q;
+	}
+	if (*of > 0 && 2 * *sh > *of) {
+		sets_free(&s);
+		return 1;
+	}
+	sets_free(&s);
+	if ((q = dur_period(a, n, np, &r, &l, &smax, &lmin)) >= 2) {
+		kt_time_format(smax, 0, t1);
+		kt_time_format(lmin, 0, t2);
+		snprintf(why, WHY_TEXT, "the intervals from anchor j to j+1 "
+		    "alternate: with j mod %zu = %zu they are at most %s us, "
+		    "with j mod %zu = %zu at least %s us (more than %dx), and "
+		    "consecutive intervals share only %llu of %llu kernels", q,
+		    r, t1, q, l, t2, SPACING_FACTOR, (unsigned long long)*sh,
+		    (unsigned long long)*of);
+		return q;
+	}
+	return 0;
+}
+
 /* A --suggest row: one kernel on one GPU. */
 struct srow {
 	size_t		 start, count, passes, per;
 	int64_t		 med, lo, hi;	/* intervals within passes, ns */
 	size_t		 linked;	/* occurrences with a launch found */
 	int		 mixedp;
+	size_t		 period;	/* 0: none found */
+	size_t		 copies;	/* >= 2: once per that many layers */
+	uint64_t	 reps, reps_of;	/* kernels consecutive intervals share */
+	int64_t		 spread;	/* (hi - lo) / med in 1/1000 */
 	int64_t		 stream;	/* -2: several */
 	uint32_t	 op;		/* in ops */
 	int		 has_op;
@@ -808,14 +1137,36 @@ struct srow {
 	int		 has_launch;
 };
 
-/* Does row x come before row y: whole passes, then by count? */
+/*
+ * Does row x come before row y: whole passes, then not several times per
+ * layer, then not mixed, then the larger share of kernels that
+ * consecutive intervals share, then the more of them, then the more
+ * regular intervals, then the more frequent?
+ */
 static int
 before(const struct srow *x, const struct srow *y)
 {
 	int xw = x->count % x->per == 0, yw = y->count % y->per == 0;
+	int xp = x->period >= 2 || x->copies >= 2;
+	int yp = y->period >= 2 || y->copies >= 2;
+	uint64_t xr, yr;
 
 	if (xw != yw)
 		return xw;
+	if (xp != yp)
+		return yp;
+	if (x->mixedp != y->mixedp)
+		return y->mixedp;
+	/* x->reps / x->reps_of against y's, 0/0 counting as 0 (the counts
+	 * are kernels of the trace: the products do not overflow). */
+	xr = x->reps * (y->reps_of ? y->reps_of : 1);
+	yr = y->reps * (x->reps_of ? x->reps_of : 1);
+	if (xr != yr)
+		return xr > yr;
+	if (x->reps != y->reps)
+		return x->reps > y->reps;
+	if (x->spread != y->spread)
+		return x->spread < y->spread;
 	return x->count > y->count;
 }
 
@@ -858,7 +1209,7 @@ group_kernels(struct lt *lt)
  */
 static void
 suggest_stats(struct lt *lt, struct kern *k, size_t c, int64_t *v,
-    struct srow *s)
+    const struct kern *g, size_t ng, struct srow *s)
 {
 	char why[WHY_TEXT];
 	size_t p, q, nv = 0;
@@ -874,7 +1225,11 @@ suggest_stats(struct lt *lt, struct kern *k, size_t c, int64_t *v,
 	s->med = median(v, nv);
 	s->lo = nv ? v[0] : 0;
 	s->hi = nv ? v[nv - 1] : 0;
+	s->spread = s->med > 0 && s->hi - s->lo <= INT64_MAX / 1000 ?
+	    (s->hi - s->lo) * 1000 / s->med : INT64_MAX;
 	s->mixedp = mixed(lt, k, s->per, s->passes, why) != NULL;
+	s->period = periodic(k, s->per, s->passes, g, ng, why, &s->reps,
+	    &s->reps_of, &s->copies);
 	s->stream = k[0].stream;
 	for (q = 0; q < c; q++)
 		if (k[q].stream != s->stream)
@@ -969,6 +1324,14 @@ suggest_cells(struct lt *lt, struct kt_table *t, const struct srow *s)
 	} else
 		kt_table_cell(t, "-");
 	kt_table_cell(t, s->mixedp ? "yes" : "no");
+	if (s->copies >= 2)
+		kt_table_cellf(t, "1/%zu", s->copies);
+	else if (s->period > 0)
+		kt_table_int(t, (int64_t)s->period);
+	else
+		kt_table_cell(t, "-");
+	kt_table_cellf(t, "%llu/%llu", (unsigned long long)s->reps,
+	    (unsigned long long)s->reps_of);
 	kt_table_int(t, (int64_t)s->linked);
 	if (s->has_op || s->has_launch) {
 		size_t len;
@@ -987,14 +1350,16 @@ suggest(struct lt *lt, struct kt_out *out)
 {
 	static const char *const cols[] = { "count:n", "per_pass:n",
 	    "passes:n", "left_over:n", "gpu", "stream", "interval_us:n",
-	    "spacing", "mixed", "linked:n", "launched_by", "kernel" };
+	    "spacing", "mixed", "period", "shared", "linked:n", "launched_by",
+	    "kernel" };
 	struct kt_table *t;
 	struct kt_error err;
 	int64_t *v;
 	size_t i, j, start, nc;
 	struct kern *k = lt->kerns;
 	struct srow *sr = NULL;
-	size_t nsr = 0, csr = 0;
+	struct kern *all;
+	size_t nsr = 0, csr = 0, gs, ge;
 	int rc = 0;
 
 	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
@@ -1003,8 +1368,13 @@ suggest(struct lt *lt, struct kt_out *out)
 	if (lt->nlaunches > 0)
 		qsort(lt->launches, lt->nlaunches, sizeof(*lt->launches),
 		    cmp_i64);
-	if ((v = calloc(nc + 1, sizeof(*v))) == NULL)
+	if ((v = calloc(nc + 1, sizeof(*v))) == NULL ||
+	    (all = malloc((nc + 1) * sizeof(*all))) == NULL)
 		kt_cli_nomem();
+	/* Every kernel, by GPU, then by time: the kernel sets. */
+	if (nc > 0)
+		memcpy(all, k, nc * sizeof(*k));
+	qsort(all, nc, sizeof(*all), cmp_gpu_kern);
 	for (start = 0; start < nc; start = j) {
 		struct srow s;
 		size_t c;
@@ -1019,7 +1389,11 @@ suggest(struct lt *lt, struct kt_out *out)
 			continue;
 		memset(&s, 0, sizeof(s));
 		s.start = start;
-		suggest_stats(lt, &k[start], c, v, &s);
+		for (gs = 0; gs < nc && all[gs].gpu < k[start].gpu; gs++)
+			;
+		for (ge = gs; ge < nc && all[ge].gpu == k[start].gpu; ge++)
+			;
+		suggest_stats(lt, &k[start], c, v, all + gs, ge - gs, &s);
 		suggest_link(lt, &k[start], c, &s);
 		grow(&sr, &csr, nsr, sizeof(s));
 		sr[nsr++] = s;
@@ -1032,6 +1406,7 @@ suggest(struct lt *lt, struct kt_out *out)
 	kt_table_free(t);
 	free(sr);
 	free(v);
+	free(all);
 	return rc;
 }
 
@@ -1112,21 +1487,30 @@ end_between(const struct kern *e, size_t ne, int64_t from, int64_t to,
 }
 
 /*
- * The chosen GPU's anchors into lt->anc, and its end anchors into a new
- * *ep (*nep of them), each by time.
+ * The chosen GPU's anchors into lt->anc, its end anchors into lt->ends
+ * and all its kernels into lt->gk, each by time.
  */
 static void
-gather_anchors(struct lt *lt, struct kern **ep, size_t *nep)
+gather_anchors(struct lt *lt)
 {
-	struct kern *e;
-	size_t i, ne = 0;
+	struct kern *e, *g;
+	size_t i, ne = 0, ng = 0, na = 0;
 
-	if ((lt->anc = calloc(lt->nkerns + 1, sizeof(*lt->anc))) == NULL ||
-	    (e = calloc(lt->nkerns + 1, sizeof(*e))) == NULL)
+	for (i = 0; i < lt->nkerns; i++)
+		if (&lt->gpus[lt->kerns[i].gpu] == lt->chosen) {
+			na += lt->kerns[i].is_anchor != 0;
+			ne += lt->kerns[i].is_end != 0;
+			ng++;
+		}
+	if ((lt->anc = calloc(na + 1, sizeof(*lt->anc))) == NULL ||
+	    (e = calloc(ne + 1, sizeof(*e))) == NULL ||
+	    (g = calloc(ng + 1, sizeof(*g))) == NULL)
 		kt_cli_nomem();
+	ne = ng = 0;
 	for (i = 0; i < lt->nkerns; i++) {
 		if (&lt->gpus[lt->kerns[i].gpu] != lt->chosen)
 			continue;
+		g[ng++] = lt->kerns[i];
 		if (lt->kerns[i].is_anchor)
 			lt->anc[lt->nanc++] = lt->kerns[i];
 		if (lt->kerns[i].is_end)
@@ -1134,8 +1518,11 @@ gather_anchors(struct lt *lt, struct kern **ep, size_t *nep)
 	}
 	qsort(lt->anc, lt->nanc, sizeof(*lt->anc), cmp_kern);
 	qsort(e, ne, sizeof(*e), cmp_kern);
-	*ep = e;
-	*nep = ne;
+	qsort(g, ng, sizeof(*g), cmp_kern);
+	lt->ends = e;
+	lt->nends = ne;
+	lt->gk = g;
+	lt->ngk = ng;
 }
 
 /*
@@ -1236,20 +1623,31 @@ make_guides(struct lt *lt, const struct kern *e, size_t ne, size_t np)
 static void
 decide(struct lt *lt)
 {
-	struct kern *e;
-	size_t ne, np, n = (size_t)lt->o.nlayers;
+	size_t np, n = (size_t)lt->o.nlayers, q, copies;
+	uint64_t reps, of;
 	char why[WHY_TEXT];
 
 	choose_gpu(lt);
-	gather_anchors(lt, &e, &ne);
+	gather_anchors(lt);
 	np = count_passes(lt);
 	lt->anchor_name = lt->anc[lt->o.offset].name;
 	if (mixed(lt, &lt->anc[lt->o.offset], n, np, why) != NULL)
 		refuse("%zu passes of %zu anchors would mix passes: %s; choose "
 		    "the passes with --anchor-offset and --passes, or a "
 		    "narrower --anchor-regex", np, n, why);
-	make_guides(lt, e, ne, np);
-	free(e);
+	q = periodic(&lt->anc[lt->o.offset], n, np, lt->gk, lt->ngk, why,
+	    &reps, &of, &copies);
+	if (copies >= 2)
+		refuse_periodic("the anchor runs once per %zu layers, not once "
+		    "per layer: %s; choose an anchor that runs once per layer "
+		    "(--suggest)", copies, why);
+	if (q >= 2)
+		refuse_periodic("the anchor repeats with a period of %zu "
+		    "within a pass, so it runs %zu times per layer, or a pass "
+		    "has %zu layers, not %zu: %s; choose an anchor that runs "
+		    "once per layer (--suggest), or the --num-layers", q, q, q,
+		    n, why);
+	make_guides(lt, lt->ends, lt->nends, np);
 }
 
 /*

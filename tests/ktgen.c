@@ -242,6 +242,7 @@ struct opts {
 	int		 layers;
 	int		 graph;
 	int		 nstreams;
+	int		 sshift;	/* --stream-shift */
 	int		 rank, world;
 	uint64_t	 seed;
 	int		 nomem, nopy;
@@ -401,6 +402,9 @@ static const char *const helptext[] = {
 "  -g, --graph         CUDA-graph mode: one cudaGraphLaunch per step, its",
 "                      kernels spread over --streams streams",
 "  -S, --streams N     streams of the graph (default 200)",
+"  -R, --stream-shift K  --graph: in the i-th step (from 0) graph node j",
+"                      runs on stream index (j + i * K) mod N, so a",
+"                      replay puts a layer on other streams (default 0)",
 "  -r, --rank R        rank in distributedInfo (default 0)",
 "  -w, --world W       world size in distributedInfo (default 1)",
 "  -e, --seed S        PRNG seed (default 1)",
@@ -1101,7 +1105,8 @@ node(struct gen *g, const struct kspec *k)
 		g->wpos = 0;
 		g->wend = g->wready;
 	}
-	s = (int)(g->gnode % g->ns);
+	s = (int)((g->gnode + (uint64_t)(g->stepno - FIRSTSTEP) *
+	    (uint64_t)g->o->sshift) % (uint64_t)g->ns);
 	dur = rnd(g, k->dmin, k->dmax);
 	t = g->wready + g->wpos * rnd(g, 300, 1500);
 	f = g->sfree[s] + rnd(g, 600, 2500);
@@ -2806,6 +2811,7 @@ main(int argc, char *argv[])
 		{ "layers",	required_argument,	NULL, 'l' },
 		{ "graph",	no_argument,		NULL, 'g' },
 		{ "streams",	required_argument,	NULL, 'S' },
+		{ "stream-shift", required_argument,	NULL, 'R' },
 		{ "rank",	required_argument,	NULL, 'r' },
 		{ "world",	required_argument,	NULL, 'w' },
 		{ "seed",	required_argument,	NULL, 'e' },
@@ -2834,7 +2840,7 @@ main(int argc, char *argv[])
 	o.world = 1;
 	o.seed = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":o:s:n:l:gS:r:w:e:MPt:x:G:T:B:C:h",
+	while ((ch = getopt_long(argc, argv, ":o:s:n:l:gS:R:r:w:e:MPt:x:G:T:B:C:h",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'o':
@@ -2854,6 +2860,10 @@ main(int argc, char *argv[])
 			break;
 		case 'S':
 			o.nstreams = (int)parsenum("streams", optarg, 1,
+			    100000, 0);
+			break;
+		case 'R':
+			o.sshift = (int)parsenum("stream-shift", optarg, 0,
 			    100000, 0);
 			break;
 		case 'r':

@@ -255,12 +255,230 @@ fi
 # --suggest on the generator: the forward anchor is a candidate with
 # its count per pass, on stream 7, launched by aten::native_layer_norm.
 run kt-layer-track --suggest -n 4 e.json >s.tsv 2>/dev/null
-if awk -F '\t' -v a="$FWD" 'index($12, a) && $1 == 12 && $2 == 4 && $3 == 3 &&
-	$4 == 0 && $6 == 7 && $9 == "no" && $10 == 12 && $11 == "aten::native_layer_norm" { f = 1 }
+# Three passes of 4 layers: 3 intervals and 2 pairs of consecutive ones
+# a pass, each interval one forward layer's kernels, the same in every
+# layer: the 6 pairs share all their kernels, k/m with k = m, a multiple
+# of 6 (period 1).
+if awk -F '\t' -v a="$FWD" 'index($14, a) && $1 == 12 && $2 == 4 && $3 == 3 &&
+	$4 == 0 && $6 == 7 && $9 == "no" && $10 == 1 && split($11, sh, "/") == 2 &&
+	sh[1] == sh[2] && sh[1] > 0 && sh[1] % 6 == 0 && $12 == 12 &&
+	$13 == "aten::native_layer_norm" { f = 1 }
 	END { exit !f }' s.tsv; then
 	ok "layertrack --suggest"
 else
 	bad "layertrack --suggest: $(grep "$FWD" s.tsv | cut -c 1-120)"
+fi
+
+# Anchors that run several times per layer, --suggest's ranking, and
+# CUDA graphs whose replays put a layer on other streams.  A small
+# Python oracle reads the trace (each ts from its text, in ns) and the
+# generator's truth, never kt: for every kernel name, how many times it
+# runs in each step (the truth's step rows), in each forward layer (from
+# one truth forward anchor's start to the next one's, in a step) and in
+# each backward one (likewise).
+# oracle TRACE TRUTH: "per-step<TAB>per-fwd-layer<TAB>per-bwd-layer<TAB>name"
+# counts (each list the distinct counts, sorted).
+cat >oracle.py <<'PY'
+import json, sys
+def ns(t):
+    a, _, b = t.partition('.')
+    return int(a) * 1000 + int((b + '000')[:3])
+ev = json.load(open(sys.argv[1]), parse_float=str, parse_int=str)['traceEvents']
+k = sorted((ns(e['ts']), e['name']) for e in ev
+           if e.get('ph') == 'X' and e.get('cat') == 'kernel')
+steps, anc = [], {'fwd': {}, 'bwd': {}}
+for line in open(sys.argv[2]):
+    f = line.rstrip('\n').split('\t')
+    if f[0] == 'step':
+        steps.append((int(f[5]), int(f[6])))
+    elif f[0] == 'layer':
+        anc[f[2]].setdefault(f[1], []).append(int(f[5]))
+def layers(p):
+    return [(a[i], a[i + 1]) for a in anc[p].values() for i in range(len(a) - 1)]
+def counts(t, w, end):
+    return ','.join(map(str, sorted(set(
+        sum(1 for x in t if s <= x and (x <= e if end else x < e)) for s, e in w))))
+for name in sorted(set(n for _, n in k)):
+    t = [x for x, n in k if n == name]
+    print('%s\t%s\t%s\t%s' % (counts(t, steps, 1), counts(t, layers('fwd'), 0),
+        counts(t, layers('bwd'), 0), name))
+PY
+# ere TEXT: TEXT as an extended regular expression matching itself.
+ere() {
+	printf '%s\n' "$1" | sed 's/[][\.*^$(){}+?|]/\\&/g'
+}
+if ! command -v python3 >/dev/null 2>&1; then
+	skip "layertrack several times per layer, suggest ranking: no python3"
+else
+	"$ktgen" --steps 3 --layers 8 --truth e8.tsv -o e8.json || exit 1
+	python3 oracle.py e8.json e8.tsv >e8.counts || exit 1
+	# The twice-per-layer kernels: twice in every forward layer, 16 a
+	# step (the residual adds after attention and after the MLP).
+	awk -F '\t' '$1 == 16 && $2 == 2 && $3 == 0 { print $4 }' e8.counts >e8.twice
+	ADD=$(grep CUDAFunctor_add e8.twice)
+
+	# (1) Refused, exit 1, one line naming the period; no output.  48
+	# adds make 6 whole passes of 8, each 4 layers: the kernels between
+	# adds alternate, attention then MLP (5 kernels each, one shared).
+	rm -f p.json p.json.layers.json
+	run kt-layer-track -a "$(ere "$ADD")" -n 8 -o p.json e8.json >p.out 2>p.err
+	rc=$?
+	if [ -n "$ADD" ] && [ $rc -eq 1 ] && [ "$(wc -l <p.err)" -eq 1 ] &&
+		grep -q '^kt-layer-track: refused: the anchor repeats with a period of 2 within a pass, so it runs 2 times per layer, or a pass has 2 layers, not 8' p.err &&
+		[ ! -e p.json ] && [ ! -e p.json.layers.json ] && [ ! -s p.out ]; then
+		ok "layertrack refuses a twice-per-layer anchor (exit 1, period 2)"
+	else
+		bad "layertrack refuses a twice-per-layer anchor: '$ADD' rc $rc: $(cat p.err)"
+	fi
+
+	# (2) --suggest -n 8 (the truth's layers per step): the first row
+	# runs 8 times a step, once in each forward layer and never in the
+	# backward ones, or the other way round (once per layer), and using
+	# it as the anchor labels 3 passes of 8; each twice-per-layer kernel
+	# is marked period 2 and ranked below every once-per-layer one.
+	nl=$(awk -F '\t' '$1 == "layer" && $2 == 5 && $3 == "fwd"' e8.tsv | wc -l)
+	run kt-layer-track --suggest -n "$nl" e8.json >s8.tsv 2>/dev/null
+	first=$(awk -F '\t' 'NR == 2 { print $14 }' s8.tsv)
+	fc=$(awk -F '\t' -v n="$first" '$4 == n { print $1 "/" $2 "/" $3 }' e8.counts)
+	run kt-layer-track -a "^$(ere "$first")\$" -n "$nl" e8.json >s8.json 2>/dev/null
+	ng=$(grep -c '"cat": "layer_guide"' s8.json)
+	# the last row of a once-per-layer kernel and the first of a
+	# twice-per-layer one
+	res=$(awk -F '\t' 'NR == FNR { c[$4] = $1 "/" $2 "/" $3; next }
+		FNR == 1 { next }
+		c[$14] == "8/1/0" || c[$14] == "8/0/1" { last = FNR }
+		c[$14] == "16/2/0" { if (!tw) tw = FNR; if ($10 != 2) unmarked++ }
+		END { print (tw > last), unmarked + 0 }' e8.counts s8.tsv)
+	if [ "$nl" -eq 8 ] && { [ "$fc" = "8/1/0" ] || [ "$fc" = "8/0/1" ]; } && [ "$ng" -eq 24 ] &&
+		[ "$(wc -l <e8.twice)" -ge 1 ] && [ "$res" = "1 0" ]; then
+		ok "layertrack --suggest ranks a once-per-layer anchor first, twice-per-layer below (eager)"
+	else
+		bad "layertrack --suggest eager: n $nl, first '$first' ($fc, $ng guides), $res"
+	fi
+
+	# The same on a CUDA-graph trace of 300 streams whose replays move
+	# the layers to other streams (--stream-shift): the twice-per-layer
+	# kernels (by name, from the eager oracle; 12 a step here) rank
+	# below every once-per-layer kernel.
+	"$ktgen" --graph --steps 3 --layers 6 --streams 300 --stream-shift 7 \
+		--truth gs.tsv -o gs.json || exit 1
+	python3 oracle.py gs.json gs.tsv >gs.counts || exit 1
+	nl=$(awk -F '\t' '$1 == "layer" && $2 == 5 && $3 == "fwd"' gs.tsv | wc -l)
+	run kt-layer-track --suggest -n "$nl" gs.json >sg.tsv 2>/dev/null
+	first=$(awk -F '\t' 'NR == 2 { print $14 }' sg.tsv)
+	fc=$(awk -F '\t' -v n="$first" '$4 == n { print $1 }' gs.counts)
+	run kt-layer-track -a "^$(ere "$first")\$" -n "$nl" gs.json >sg.json 2>/dev/null
+	ng=$(grep -c '"cat": "layer_guide"' sg.json)
+	res=$(awk -F '\t' 'FILENAME == ARGV[1] { tw[$0] = 1; next }
+		FILENAME == ARGV[2] { c[$4] = $1; next }
+		FNR == 1 { next }
+		c[$14] == 6 { last = FNR }
+		($14 in tw) { n++; if (c[$14] != 12) bad++; if (!f) f = FNR }
+		END { print (f > last), n + 0, bad + 0 }' e8.twice gs.counts sg.tsv)
+	if [ "$nl" -eq 6 ] && [ "$fc" = 6 ] && [ "$ng" -eq 18 ] &&
+		[ "$res" = "1 $(wc -l <e8.twice) 0" ]; then
+		ok "layertrack --suggest ranks a once-per-layer anchor first, twice-per-layer below (graph)"
+	else
+		bad "layertrack --suggest graph: n $nl, first '$first' ($fc, $ng guides), $res"
+	fi
+fi
+
+# The period of the interval lengths, by hand: 16 anchors "A" in two
+# passes of 8, 1000 us apart, the intervals within a pass alternating
+# 11 and 269 us (7 a pass: 11, 269, 11, 269, 11, 269, 11); after each
+# anchor one other kernel, of a name of its own, so that no two
+# intervals hold the same kernels ({A, kI}: one of two shared).  Those
+# after anchors 0, 2, 4, 6 are at most 11 us and those after 1, 3, 5 at
+# least 269, more than 3 times: period 2.  With the same kernel "mlp"
+# after every anchor, the intervals are alike (layers of two kinds that
+# alternate) and the 16 guides are made.
+altern() {
+	awk -v same="$1" 'BEGIN {
+		printf "{\"traceEvents\": [\n"
+		t = 1000; sep = ""
+		for (i = 0; i < 16; i++) {
+			nm = same ? "mlp" : "k" i
+			printf "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 2}", sep, t
+			printf ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 1}", nm, t + 3
+			sep = ",\n"
+			t += (i % 8 == 7) ? 1000 : (i % 2 == 0) ? 11 : 269
+		}
+		printf "\n]}\n"
+	}'
+}
+altern 0 >alt.json
+altern 1 >alike.json
+run kt-layer-track -a '^A$' -n 8 alt.json >alt.out 2>alt.err
+rc1=$?
+run kt-layer-track -a '^A$' -n 8 alike.json >alike.out 2>alike.err
+rc2=$?
+if [ $rc1 -eq 1 ] && [ ! -s alt.out ] && [ "$(wc -l <alt.err)" -eq 1 ] &&
+	grep -q 'period of 2 within a pass.*with j mod 2 = 0 they are at most 11 us, with j mod 2 = 1 at least 269 us' alt.err &&
+	[ $rc2 -eq 0 ] && [ "$(grep -c '"cat": "layer_guide"' alike.out)" -eq 16 ]; then
+	ok "layertrack refuses intervals alternating 11 and 269 us, keeps alike layers"
+else
+	bad "layertrack intervals alternating: rc $rc1 $rc2: $(cat alt.err alike.err)"
+fi
+
+# An anchor once per two layers, by hand: 8 anchors "A", two passes of
+# 4, 100 us apart (2000 between passes); after each, two identical layers
+# "x", "y", "x", "y" (x twice and y twice: two copies of one layer).
+# Refused with exit 1, "once per 2 layers".  With "x", "y", "x" (x twice,
+# y once: no whole copies) the 8 guides are made.
+copies() {
+	awk -v k="$1" 'BEGIN {
+		printf "{\"traceEvents\": [\n"
+		t = 1000; sep = ""
+		for (i = 0; i < 8; i++) {
+			printf "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"A\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 2}", sep, t
+			n = split(k, nm, ",")
+			for (j = 1; j <= n; j++)
+				printf ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %d, \"dur\": 1}", nm[j], t + 10 * j
+			sep = ",\n"
+			t += (i % 4 == 3) ? 2000 : 100
+		}
+		printf "\n]}\n"
+	}'
+}
+copies x,y,x,y >two.json
+copies x,y,x >one.json
+run kt-layer-track -a '^A$' -n 4 two.json >two.out 2>two.err
+rc1=$?
+run kt-layer-track -a '^A$' -n 4 one.json >one.out 2>/dev/null
+rc2=$?
+if [ $rc1 -eq 1 ] && [ ! -s two.out ] && [ "$(wc -l <two.err)" -eq 1 ] &&
+	grep -q 'refused: the anchor runs once per 2 layers, not once per layer' two.err &&
+	[ $rc2 -eq 0 ] && [ "$(grep -c '"cat": "layer_guide"' one.out)" -eq 8 ]; then
+	ok "layertrack refuses an anchor once per two layers (two copies in each interval)"
+else
+	bad "layertrack once per two layers: rc $rc1 $rc2: $(cat two.err)"
+fi
+
+# (3) CUDA graph, 300 streams, each replay 7 streams further: the truth
+# puts layer 0's forward anchor on another stream in each of the 3 steps,
+# and the trace has hundreds of stream rows (a step has 29 * 6 + 11 + 1
+# = 186 graph kernels on stream indexes 7i .. 7i + 185 in step i: 200 in
+# all); every pass is found, forward and backward, with the truth's
+# labels and ns, and nothing is refused as "mixed".
+"$ktgen" --graph --steps 3 --layers 6 --streams 300 --stream-shift 7 \
+	--truth gs.tsv -o gs.json || exit 1
+nst=$(jq '[.traceEvents[] | select(.cat == "kernel") | .tid] | unique | length' gs.json)
+moves=$(awk -F '\t' '$1 == "layer" && $3 == "fwd" && $4 == 0 { print $5 }' gs.tsv | sort -u | wc -l)
+run kt-layer-track -a "$FWD" -n 6 gs.json >gs.f 2>gs.ferr
+rc1=$?
+run kt-layer-track -a "$BWD" -n 6 -p backward gs.json >gs.b 2>gs.berr
+rc2=$?
+guides gs.f >gs.fgot
+guides gs.b >gs.bgot
+want gs.tsv fwd 6 0 >gs.fwant
+want gs.tsv bwd 6 0 >gs.bwant
+if [ "$nst" -eq 200 ] && [ "$moves" -eq 3 ] && [ $rc1 -eq 0 ] && [ $rc2 -eq 0 ] &&
+	[ "$(wc -l <gs.fgot)" -eq "$(awk -F '\t' '$1 == "layer" && $3 == "fwd"' gs.tsv | wc -l)" ] &&
+	[ "$(wc -l <gs.fgot)" -eq 18 ] && cmp -s gs.fgot gs.fwant && cmp -s gs.bgot gs.bwant &&
+	! grep -q mixed gs.ferr gs.berr; then
+	ok "layertrack graph: anchors move between $nst streams, every pass found"
+else
+	bad "layertrack graph streams: $nst streams, $moves, rc $rc1 $rc2: $(cat gs.ferr gs.berr | head -2)"
 fi
 
 # Real traces.
@@ -277,7 +495,7 @@ for gpu in h100 mi300; do
 	f=$tl/$gpu/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz
 	[ -f "$f" ] || { skip "layertrack qwen $gpu: no $f"; continue; }
 	run kt-layer-track --suggest -n 24 "$f" >q.tsv 2>/dev/null
-	sug=$(awk -F '\t' '$11 == "aten::silu" { print $1, $4, $10 }' q.tsv)
+	sug=$(awk -F '\t' '$13 == "aten::silu" { print $1, $4, $12 }' q.tsv)
 	run kt-layer-track -a 'silu_kernel' -n 24 "$f" >/dev/null 2>q.err
 	rc1=$?
 	run kt-layer-track -a 'silu_kernel' -n 24 -k 11 -p decode \
@@ -329,6 +547,39 @@ if [ -f "$f" ]; then
 	fi
 else
 	skip "layertrack vllm: no $f"
+fi
+
+# TimeSformer-base: 12 blocks, each a time attention (softmax_warp_forward)
+# then a space attention (cunn_SoftMaxForward) and the MLP; jq sees the
+# attention's scaling multiply (AUnaryFunctor) before each softmax, in
+# the order (multiply, time softmax, multiply, space softmax) x 12.  The
+# multiply, twice per block, is refused with exit 1 and period 2; the
+# space softmax labels the 12 blocks, each guide but the last holding one
+# time softmax.
+f=$tl/h100/facebook_timesformer-base-finetuned-k400__1016002.json.gz
+if [ -f "$f" ]; then
+	seq=$(gzip -dc "$f" | jq -r '[.traceEvents[] | select(.cat == "kernel" and
+		(.name | test("AUnaryFunctor|softmax_warp_forward|cunn_SoftMaxForward")))]
+		| sort_by(.ts) | map(if (.name | test("AUnary")) then "m"
+		elif (.name | test("softmax_warp")) then "w" else "c" end) | join("")')
+	run kt-layer-track -a AUnaryFunctor -n 12 "$f" >ts.m 2>ts.merr
+	rc1=$?
+	run kt-layer-track -a cunn_SoftMaxForward -n 12 "$f" >ts.c 2>/dev/null
+	rc2=$?
+	res=$(jq -r '[.traceEvents[]] as $e
+		| [$e[] | select(.cat == "layer_guide" and .args.end == "next anchor")] as $g
+		| [$g[] | . as $x | [$e[] | select(.cat == "kernel" and (.name | test("softmax_warp_forward"))
+		   and .ts >= $x.ts and .ts < $x.ts + $x.dur)] | length]
+		| "\($g | length) \(unique | @csv)"' ts.c)
+	if [ "$seq" = "$(printf 'mwmc%.0s' 1 2 3 4 5 6 7 8 9 10 11 12)" ] && [ $rc1 -eq 1 ] &&
+		[ ! -s ts.m ] && grep -q 'refused: the anchor repeats with a period of 2 within a pass, so it runs 2 times per layer, or a pass has 2 layers, not 12' ts.merr &&
+		[ $rc2 -eq 0 ] && [ "$res" = "11 1" ]; then
+		ok "layertrack timesformer: twice-per-block multiply refused, space softmax labels 12 blocks"
+	else
+		bad "layertrack timesformer: rc $rc1 $rc2, '$res', $(cut -c 1-100 ts.merr)"
+	fi
+else
+	skip "layertrack timesformer: no $f"
 fi
 
 # --device: the only GPU of e.json is device 0, so -d 0 changes nothing;
