@@ -129,7 +129,7 @@ assert abs(int(m['noise_ns']) - se) < 1.5, (m['noise_ns'], se)
 assert m['verdict'] == ('within noise' if abs(int(m['wall_delta_ns'])) <= int(m['noise_ns']) else 'slower')
 EOF
 then
-	ok "diff-steps: step walls, means, range and two standard errors as Python computes them from truth"
+	ok "diff-steps: the step walls of kt decompose, means, range and two standard errors as Python computes them"
 else
 	bad "diff-steps: the step table differs from the Python statistics"
 fi
