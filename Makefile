@@ -22,6 +22,13 @@ endif
 PKGS	 = jansson libarchive zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -larchive -lz) -pthread
+# ISA-L's igzip for gzip input, where it is installed (make deps does);
+# ISAL=no builds without it (gzip then goes through libarchive's zlib).
+ISAL	?= $(shell pkg-config --exists libisal 2>/dev/null && echo yes)
+ifeq ($(ISAL),yes)
+PKG_CFLAGS += -DKT_HAVE_ISAL $(shell pkg-config --cflags libisal)
+PKG_LIBS   += $(shell pkg-config --libs libisal)
+endif
 
 ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -Ilib
 
@@ -123,7 +130,7 @@ bench: all
 demo: deps all
 	@KT_BIN=$(abspath $(O)/bin) sh examples/demo.sh
 
-DEB_PKGS = libjansson-dev libarchive-dev zlib1g-dev pkg-config jq gcc make \
+DEB_PKGS = libjansson-dev libarchive-dev zlib1g-dev libisal-dev pkg-config jq gcc make \
 	   gawk gzip xz-utils bzip2 zstd zip tar time librsvg2-bin \
 	   libxml2-utils python3 mandoc binutils
 deps:

@@ -801,6 +801,17 @@ int		 kt_table_ratio(struct kt_table *, int64_t, int64_t, int);
 int		 kt_table_pct(struct kt_table *, int64_t, int64_t);
 size_t		 kt_table_rows(const struct kt_table *);
 const char	*kt_table_get(const struct kt_table *, size_t, size_t);
+size_t		 kt_table_ncols(const struct kt_table *);
+/* Column col's name (without ":n"), or NULL past the last. */
+const char	*kt_table_colname(const struct kt_table *, size_t);
+/* The index of the column of that name, or -1. */
+int		 kt_table_column(const struct kt_table *, const char *);
+/*
+ * A TSV table (a file, "-" for stdin) read back: its header line names
+ * the columns, every later line is a row of as many cells; empty lines
+ * and lines that begin with '#' are skipped.  NULL with err set.
+ */
+struct kt_table	*kt_table_load(const char *, struct kt_error *);
 /* Write the table (header: whether to write the header line).  0 or -1. */
 int		 kt_table_write(const struct kt_table *, enum kt_table_form,
 		    int, struct kt_out *);
@@ -1837,5 +1848,45 @@ struct kt_table	*kt_overlap_table(const struct kt_overlap *, size_t);
 struct kt_table	*kt_overlap_summary(const struct kt_overlap *, int64_t);
 /* The threshold of kt-overlap without --threshold, and of kt views. */
 #define KT_OVERLAP_THRESHOLD	1
+
+/* ------------------------------------------------------------------ */
+/*
+ * One run against another (lib/model/diff.c; kt-diff): the tables of
+ * run A (side 0, the baseline) and run B (side 1) joined by their keys.
+ * See kt-diff(1) for the views, keys and costs.
+ */
+struct kt_diff;
+
+struct kt_diff	*kt_diff_new(void);
+void		 kt_diff_free(struct kt_diff *);
+/*
+ * The kind of view a table is, by its columns ("bucket", "gap", "op",
+ * "collective", "step", ...), or NULL when kt diff does not know it.
+ */
+const char	*kt_diff_kind(const struct kt_table *);
+/*
+ * Add table t of run side (0 or 1) as the view named view (NULL: by its
+ * kind).  A step table (kt decompose --series, or kt views' summary)
+ * gives the run's steps.  0, or -1 with err.
+ */
+int		 kt_diff_add(struct kt_diff *, int, const struct kt_table *,
+		    const char *, struct kt_error *);
+/*
+ * The joined rows of the views both runs have, most changed first, at
+ * most top (0: all).  NULL with err set.
+ */
+struct kt_table	*kt_diff_table(struct kt_diff *, size_t, struct kt_error *);
+/* The n-th step of A against the n-th of B, and the means.  NULL, err. */
+struct kt_table	*kt_diff_steps(struct kt_diff *, struct kt_error *);
+/*
+ * The mean over a run's steps of wall (what 0), busy (1) or idle (2)
+ * time, and the range of its step walls (max - min).  0, or -1: none.
+ */
+int		 kt_diff_mean(struct kt_diff *, int, int, int64_t *,
+		    int64_t *);
+/* View i's name and *only: -1 both runs have it, else the one that has. */
+const char	*kt_diff_view(const struct kt_diff *, size_t, int *);
+/* The steps of a run's step series (0 for a summary). */
+size_t		 kt_diff_nsteps(const struct kt_diff *, int);
 
 #endif /* KT_H */

@@ -20,6 +20,7 @@ static const struct {
 	{ "bucket", "where the GPU time went: kernels by bucket, name, stream, step" },
 	{ "compact-lanes", "a compact view: GPU stream rows on a few synthetic lanes, reversibly" },
 	{ "correlate", "each GPU activity chased to its launch, CPU op, step and file:line" },
+	{ "diff", "one run against another: the views joined by key, most changed first" },
 	{ "decompose", "per step and rank: wall = busy + idle, compute, exposed communication" },
 	{ "gaps", "lost GPU time, ranked: idle gaps and tiny-kernel runs per step" },
 	{ "inspect", "one event in full: bytes, fields, parents, step, chain, flows, stack" },

@@ -5,6 +5,8 @@
 #ifndef KTINT_H
 #define KTINT_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,5 +74,19 @@ void	 kt_event_finish_skim(struct kt_event *);
 enum kt_type kt_type_of(char);
 extern const unsigned char kt_ws[256];
 
+/*
+ * gz.c: a plain gzip stream through ISA-L, fed by rd(arg, buf, n) (bytes
+ * read, 0 at the end, -1 with errno).  kt_gz_new is NULL without ISA-L
+ * (or memory).  kt_gz_read gives up to n bytes, 0 at the end, or -1 with
+ * *msg (NULL: the input's errno).  Until kt_gz_keep_stop, every byte rd
+ * gave is kept in order (kt_gz_kept), to hand to another decoder.
+ */
+struct kt_gz;
+struct kt_gz	*kt_gz_new(ssize_t (*)(void *, void *, size_t), void *);
+void		 kt_gz_free(struct kt_gz *);
+ssize_t		 kt_gz_read(struct kt_gz *, void *, size_t, const char **);
+const unsigned char *kt_gz_kept(const struct kt_gz *, size_t *);
+void		 kt_gz_keep_stop(struct kt_gz *);
+int		 kt_gz_available(void);
 
 #endif /* KTINT_H */

@@ -47,6 +47,13 @@ struct kt_source {
 	uint64_t	 size;
 	struct kt_reader *cur;
 	char		 member[512];
+	/* A plain gzip stream read with ISA-L (gz.c), not libarchive. */
+	struct kt_gz	*gz;
+	unsigned char	 gzhead[PEEK];	/* its first output, looked at */
+	size_t		 ngzhead, gzheadpos;
+	/* Compressed bytes the gzip probe read, for libarchive after all. */
+	unsigned char	*pre;
+	size_t		 npre, prepos;
 };
 
 enum {
@@ -139,6 +146,12 @@ ar_read(struct archive *a, void *arg, const void **out)
 	ssize_t r;
 
 	(void)a;
+	if (s->prepos < s->npre) {
+		*out = s->pre + s->prepos;
+		r = (ssize_t)(s->npre - s->prepos);
+		s->prepos = s->npre;
+		return r;
+	}
 	if (s->peekpos < s->npeek) {
 		*out = s->peek + s->peekpos;
 		r = (ssize_t)(s->npeek - s->peekpos);
@@ -150,6 +163,71 @@ ar_read(struct archive *a, void *arg, const void **out)
 	if (r == -1)
 		archive_set_error(a, errno, "%s", strerror(errno));
 	return r;
+}
+
+/* The gzip decoder's input: the peeked bytes first, then the fd. */
+static ssize_t
+gz_src(void *arg, void *buf, size_t n)
+{
+	struct kt_source *s = arg;
+
+	if (s->peekpos < s->npeek) {
+		size_t m = s->npeek - s->peekpos;
+
+		if (m > n)
+			m = n;
+		memcpy(buf, s->peek + s->peekpos, m);
+		s->peekpos += m;
+		return (ssize_t)m;
+	}
+	return fd_read(s->fd, buf, n);
+}
+
+/*
+ * A gzip stream: decompress it with ISA-L unless it holds a tar archive
+ * or its first bytes do not decompress (then libarchive reads it all,
+ * the bytes read so far given back first, and says what is wrong).
+ * 1: s->gz reads it; 0: libarchive; -1 with err (out of memory).
+ */
+static int
+gz_try(struct kt_source *s, struct kt_error *err)
+{
+	const unsigned char *kept;
+	const char *msg;
+	size_t n = 0;
+	ssize_t r;
+	int ok = 1;
+
+	if ((s->gz = kt_gz_new(gz_src, s)) == NULL)
+		return 0;
+	while (n < PEEK) {
+		if ((r = kt_gz_read(s->gz, s->gzhead + n, PEEK - n,
+		    &msg)) == -1) {
+			ok = 0;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (ok && !(n >= 262 && memcmp(s->gzhead + 257, "ustar", 5) == 0)) {
+		kt_gz_keep_stop(s->gz);
+		s->ngzhead = n;
+		s->size = 0;	/* not a plain file: no offsets into it */
+		return 1;
+	}
+	kept = kt_gz_kept(s->gz, &n);
+	if (n > 0) {
+		if ((s->pre = malloc(n)) == NULL) {
+			kt_error_set(err, s->name, 0, 0, "out of memory");
+			return -1;
+		}
+		memcpy(s->pre, kept, n);
+		s->npre = n;
+	}
+	kt_gz_free(s->gz);
+	s->gz = NULL;
+	return 0;
 }
 
 /* Is the first content a trace (JSON object or array, or kt TSV)? */
@@ -240,6 +318,16 @@ kt_source_open_as(const char *path, const char *name, const char *glob,
 		s->npeek += (size_t)r;
 	}
 	p = s->peek;
+	if (s->npeek >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+		int rc = gz_try(s, err);
+
+		if (rc == 1)
+			return s;
+		if (rc == -1) {
+			kt_source_close(s);
+			return NULL;
+		}
+	}
 	if (packed(p, s->npeek)) {
 		if ((s->ar = archive_read_new()) == NULL) {
 			kt_error_set(err, s->name, 0, 0, "out of memory");
@@ -270,6 +358,8 @@ kt_source_close(struct kt_source *s)
 		s->cur->src = NULL;
 	if (s->ar != NULL)
 		archive_read_free(s->ar);
+	kt_gz_free(s->gz);
+	free(s->pre);
 	if (s->own_fd)
 		close(s->fd);
 	free(s->glob);
@@ -282,6 +372,23 @@ src_read(struct kt_source *s, char *buf, size_t n, struct kt_error *err)
 {
 	ssize_t r;
 
+	if (s->gz != NULL) {
+		const char *msg;
+
+		if (s->gzheadpos < s->ngzhead) {
+			size_t m = s->ngzhead - s->gzheadpos;
+
+			if (m > n)
+				m = n;
+			memcpy(buf, s->gzhead + s->gzheadpos, m);
+			s->gzheadpos += m;
+			return (ssize_t)m;
+		}
+		if ((r = kt_gz_read(s->gz, buf, n, &msg)) == -1)
+			kt_error_set(err, s->cur ? s->cur->name : s->name, 0,
+			    0, "%s", msg != NULL ? msg : strerror(errno));
+		return r;
+	}
 	if (s->ar != NULL) {
 		r = archive_read_data(s->ar, buf, n);
 		if (r < 0) {

@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,6 +183,121 @@ kt_table_get(const struct kt_table *t, size_t row, size_t col)
 	size_t i = row * t->ncols + col;
 
 	return i < t->ncells ? t->cells.p + t->off[i] : NULL;
+}
+
+size_t
+kt_table_ncols(const struct kt_table *t)
+{
+	return t->ncols;
+}
+
+const char *
+kt_table_colname(const struct kt_table *t, size_t col)
+{
+	return col < t->ncols ? t->name[col] : NULL;
+}
+
+int
+kt_table_column(const struct kt_table *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->ncols; i++)
+		if (strcmp(t->name[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Split line (NUL-terminated, no newline) at tabs into at most max cells. */
+static size_t
+split_tabs(char *line, char **cells, size_t max)
+{
+	size_t n = 0;
+	char *p = line;
+
+	while (n < max) {
+		cells[n++] = p;
+		if ((p = strchr(p, '\t')) == NULL)
+			break;
+		*p++ = '\0';
+	}
+	return n;
+}
+
+#define LOAD_MAXCOLS	256
+
+struct kt_table *
+kt_table_load(const char *path, struct kt_error *err)
+{
+	struct kt_table *t = NULL;
+	char *line = NULL, *cells[LOAD_MAXCOLS + 1];
+	size_t cap = 0, n, i;
+	ssize_t len;
+	long lineno = 0;
+	FILE *f;
+	int stdinput = strcmp(path, "-") == 0;
+	const char *name = stdinput ? "<stdin>" : path;
+
+	if (stdinput)
+		f = stdin;
+	else if ((f = fopen(path, "r")) == NULL) {
+		kt_error_set(err, name, 0, 0, "%s", strerror(errno));
+		return NULL;
+	}
+	while ((len = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' ||
+		    line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0 || line[0] == '#')
+			continue;
+		if (memchr(line, '\0', (size_t)len) != NULL) {
+			kt_error_set(err, name, lineno, 1, "a NUL byte: not a "
+			    "TSV table");
+			goto fail;
+		}
+		n = split_tabs(line, cells, LOAD_MAXCOLS + 1);
+		if (t == NULL) {
+			if (n > LOAD_MAXCOLS || n < 2) {
+				kt_error_set(err, name, lineno, 1, "not a TSV "
+				    "table header (%s columns)", n < 2 ?
+				    "fewer than 2" : "too many");
+				goto fail;
+			}
+			if ((t = kt_table_new((const char *const *)cells,
+			    n)) == NULL)
+				goto nomem;
+			continue;
+		}
+		if (n != t->ncols) {
+			kt_error_set(err, name, lineno, 1, "%zu cells, not %zu",
+			    n, t->ncols);
+			goto fail;
+		}
+		for (i = 0; i < n; i++)
+			if (kt_table_cell(t, cells[i]) == -1)
+				goto nomem;
+	}
+	if (ferror(f)) {
+		kt_error_set(err, name, 0, 0, "%s", strerror(errno));
+		goto fail;
+	}
+	if (t == NULL) {
+		kt_error_set(err, name, 0, 0, "empty: no TSV header");
+		goto fail;
+	}
+	free(line);
+	if (!stdinput)
+		fclose(f);
+	return t;
+nomem:
+	kt_error_set(err, name, 0, 0, "out of memory");
+fail:
+	free(line);
+	if (!stdinput)
+		fclose(f);
+	kt_table_free(t);
+	return NULL;
 }
 
 /*

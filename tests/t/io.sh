@@ -138,6 +138,41 @@ then
 else
 	bad "io: truncated gzip"
 fi
+# gzip read with ISA-L (where kt is built with it) and with libarchive
+# give the same events as the plain text that gzip -dc gives: one member
+# at levels 1 and 9, several members one after another, zero padding
+# after the last; cut inside the deflate data, or garbage after it, is
+# an error of one line and no output passed off as complete.
+"$KT_BUILD/ktgen" --steps 3 --layers 2 -o gzsrc.json
+run kt-normalize --keep-order gzsrc.json >gzwant.json 2>/dev/null
+gzip -1 -c gzsrc.json >g1.gz
+gzip -9 -c gzsrc.json >g9.gz
+half=$(($(wc -c <gzsrc.json) / 2))
+head -c "$half" gzsrc.json | gzip -c >gm.gz
+tail -c +"$((half + 1))" gzsrc.json | gzip -c >>gm.gz
+{ cat g1.gz; head -c 700 /dev/zero; } >gz0.gz
+n=0
+for f in g1.gz g9.gz gm.gz gz0.gz; do
+	run kt-normalize --keep-order "$f" >gzgot.json 2>gzerr
+	if [ $? -ne 0 ] || [ -s gzerr ] || ! cmp -s gzgot.json gzwant.json; then
+		bad "io: gzip $f differs from its plain text"
+		n=$((n + 1))
+	fi
+done
+[ $n -eq 0 ] && ok "io: gzip at levels 1 and 9, in two members, zero-padded: the events of the plain text"
+size=$(wc -c <g1.gz)
+head -c $((size / 2)) g1.gz >gzcut.gz
+{ cat g1.gz; echo garbage; } >gzjunk.gz
+for f in gzcut.gz gzjunk.gz; do
+	run kt-normalize "$f" >gzgot.json 2>gzerr
+	st=$?
+	if [ $st -eq 2 ] && [ ! -s gzgot.json ] && [ "$(wc -l <gzerr)" -eq 1 ] &&
+	    grep -q "^kt-normalize: $f: .*\(truncated\|garbage\)" gzerr; then
+		ok "io: $f: $(cat gzerr)"
+	else
+		bad "io: $f: status $st, $(cat gzerr)"
+	fi
+done
 run kt-normalize /nonexistent.json >/dev/null 2>err
 if [ $? -eq 2 ] && grep -q 'No such file' err; then
 	ok "io: missing file"
