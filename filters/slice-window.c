@@ -17,12 +17,14 @@
 
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kt.h"
 
@@ -125,6 +127,13 @@ struct window {
 	struct kt_writer *w;
 	int		 committed;	/* its output is written and closed */
 	char		 path[PATH_MAX];
+	/*
+	 * An output written through (stdout, a FIFO, a device) while the
+	 * input is streamed goes first to this temporary file, copied to
+	 * it at the commit: the input may yet turn out unsorted, and the
+	 * window be cut again from the input held and sorted (see run).
+	 */
+	char		 spool[PATH_MAX];
 };
 
 struct opts {
@@ -153,7 +162,12 @@ struct opts {
  */
 struct sw {
 	struct opts	 o;
+	const char	*path;		/* the input, a copy of a pipe */
+	const char	*name;		/* its name in messages */
+	struct kt_source *src;
 	struct kt_reader *rd;
+	int		 hold_all;	/* hold and sort it all (a restart) */
+	int		 streaming;	/* the input is streamed: may restart */
 	struct kt_hold	*holder;	/* a plain input file: what hd holds
 					   are places in it (lib/core/hold.c) */
 	struct kt_intern *flowkeys;
@@ -182,7 +196,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: kt-slice-window [-AcCSt] [-l level] [-m glob] [-o file] [-r rank]\n"
 	    "           (--steps A[-B] | --from T --to T | --annotation RE [--nth K]\n"
-	    "           | --split-steps N -o prefix) [file]\n"
+	    "           | --split-steps N -o prefix) [--spool-max size] [file]\n"
 	    "  -s, --steps A-B        ProfilerStep#A to #B (or one step: --steps 7)\n"
 	    "  -f, --from T, -T, --to T  a time range, with a unit (ns, us, ms, s),\n"
 	    "                         from the first event unless --absolute\n"
@@ -193,6 +207,7 @@ usage(FILE *f)
 	    "  -C, --cpu-only         a step window ends with its CPU annotation\n"
 	    "  -p, --split-steps N    one file per N steps: PREFIX-steps-A-B.json\n"
 	    "  -A, --absolute         --from and --to are absolute times\n"
+	    "      --spool-max SIZE   cap on copying a pipe or stdin\n"
 	    "  -l, --level N, -m, --member GLOB, -o, --output FILE, -S, --strict,\n"
 	    "  -t, --tsv, -h, --help, -V, --version  as in kt(7)\n");
 }
@@ -395,8 +410,27 @@ win_open(struct sw *sw, struct window *w)
 		    (long long)w->step_b, sw->o.tsv ? "tsv" : "json");
 		path = w->path;
 	}
-	/* Every window's file is checked against the input (split too). */
-	w->out = kt_cli_out_open(path, sw->o.co.level);
+	if (sw->streaming && !kt_cli_report_beside(path, "", w->spool,
+	    sizeof(w->spool))) {
+		/* Written through: first into a file of our own. */
+		const char *dir = getenv("TMPDIR");
+		int fd;
+
+		snprintf(w->spool, sizeof(w->spool), "%s/kt-slice-window.XXXXXX",
+		    dir != NULL && dir[0] != '\0' ? dir : "/tmp");
+		if ((fd = mkstemp(w->spool)) == -1) {
+			kt_cli_warn("%s: %s", w->spool, strerror(errno));
+			kt_cli_die(NULL);
+		}
+		close(fd);
+		kt_cli_add_temp(w->spool);
+		w->out = kt_cli_out_open(w->spool, -1);
+	} else {
+		w->spool[0] = '\0';
+		/* Every window's file is checked against the input (split
+		 * too). */
+		w->out = kt_cli_out_open(path, sw->o.co.level);
+	}
 	if ((w->w = kt_writer_new(w->out, sw->o.tsv ? KT_WRITE_TSV : 0)) ==
 	    NULL)
 		kt_cli_nomem();
@@ -436,6 +470,17 @@ win_commit(struct sw *sw, struct window *w)
 	kt_cli_out_commit(w->out, kt_writer_end_index(w->w, m, nm,
 	    k == w->nrows ? NULL : w->rows, w->nrows) == -1, &err);
 	w->out = NULL;
+	if (w->spool[0] != '\0') {
+		/* Its file of our own, to where it goes. */
+		struct kt_out *o = kt_cli_out_open(sw->o.split ? w->path :
+		    sw->o.co.output, sw->o.co.level);
+
+		kt_cli_out_commit(o, kt_file_copy(w->spool, 0, 0, o) == -1,
+		    NULL);
+		unlink(w->spool);
+		kt_cli_drop_temp(w->spool);
+		w->spool[0] = '\0';
+	}
 	w->committed = 1;
 	kt_writer_free(w->w);
 	w->w = NULL;
@@ -1188,7 +1233,7 @@ feed_sorted(struct sw *sw, struct kt_store *hd, int sorted)
  * would miss --steps K-K's output too.  Held: sorted, metadata goes
  * first; held in file order (a short sorted input), it came first.
  */
-static void
+static int
 run(struct sw *sw)
 {
 	struct kt_event ev;
@@ -1218,7 +1263,8 @@ run(struct sw *sw)
 		sw->nseen++;
 		if ((sw->nseen & 0xffff) == 0)
 			kt_cli_progress(sw->rd);
-		if (sorted && sw->nseen > PROBE_EVENTS) {
+		if (sorted && sw->nseen > PROBE_EVENTS && !sw->hold_all) {
+			sw->streaming = 1;
 			sw->commit_early = sw->tail_known && meta_first;
 			feed_held(sw, hd);
 			feed(sw, &ev);
@@ -1232,13 +1278,13 @@ run(struct sw *sw)
 			}
 			continue;
 		}
-		if (!sorted && sw->nseen > PROBE_EVENTS &&
-		    kt_store_count(hd) == 0) {
-			kt_cli_warn("%s: not sorted by time at event %llu, after "
-			    "%d sorted ones; sort it with kt normalize first",
-			    kt_reader_name(sw->rd),
-			    (unsigned long long)sw->nseen, PROBE_EVENTS);
-			kt_cli_die(NULL);
+		if (!sorted && sw->streaming) {
+			/*
+			 * Out of order after the events streamed: cut the
+			 * windows again from the input held and sorted.
+			 */
+			kt_store_free(hd);
+			return 1;
 		}
 		if (kt_store_add(hd, sw->rd, &ev, &err) == NULL)
 			kt_cli_die(&err);
@@ -1258,6 +1304,7 @@ run(struct sw *sw)
 			kt_cli_die(&err);
 	}
 	kt_store_free(hd);
+	return 0;
 }
 
 /* Explain a window that matched nothing, and exit 2. */
@@ -1407,6 +1454,7 @@ parse_args(struct opts *o, int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "rank", required_argument, NULL, 'r' },
 		{ "split-steps", required_argument, NULL, 'p' },
+		{ "spool-max", required_argument, NULL, KT_CLI_SPOOL_MAX },
 		{ "steps", required_argument, NULL, 's' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "to", required_argument, NULL, 'T' },
@@ -1482,9 +1530,37 @@ parse_args(struct opts *o, int argc, char *argv[])
 	return optind;
 }
 
-/* Free what sw holds, the windows committed. */
+/* Open the input and make what a run keeps (see run). */
 static void
-sw_free(struct sw *sw)
+sw_open(struct sw *sw)
+{
+	struct kt_error err;
+	int rc;
+
+	sw->now = INT64_MIN;
+	sw->first_ts = NOEND;
+	sw->last_ts = INT64_MIN;
+	sw->first_step = sw->last_step = -1;
+	sw->rd = kt_cli_open_one(sw->path, sw->name, sw->o.co.member,
+	    sw->o.co.rflags, &sw->src);
+	if ((sw->holder = kt_hold_new(sw->path, sw->name)) == NULL)
+		kt_cli_nomem();
+	if ((sw->flowkeys = kt_intern_new()) == NULL ||
+	    (sw->tracks = kt_intern_new()) == NULL ||
+	    (sw->pidrank = kt_pidrank_new()) == NULL)
+		kt_cli_nomem();
+	sw->open_ = store_new(sw->fields);
+	sw->metas_ev = store_new(sw->fields);
+	sw->lastc = store_new(sw->fields | CARRY_FIELDS);
+	/* A plain file's end first: then reading can stop early. */
+	if ((rc = kt_reader_tail(sw->rd, &err)) == -1)
+		kt_cli_die(&err);
+	sw->tail_known = rc == 0;
+}
+
+/* Free what one run of sw holds (the windows committed or dropped). */
+static void
+sw_close(struct sw *sw)
 {
 	size_t i;
 
@@ -1499,26 +1575,57 @@ sw_free(struct sw *sw)
 	kt_buf_free(&sw->flowkey);
 	kt_pidrank_free(sw->pidrank);
 	kt_hold_free(sw->holder);
-	if (sw->o.re_text != NULL)
-		regfree(&sw->o.re);
 	kt_reader_free(sw->rd);
+	kt_source_close(sw->src);
+}
+
+/*
+ * The input turned out unsorted after windows were streamed: forget
+ * them (their outputs removed, none written through yet) and what the
+ * run kept, to cut them again from the input held and sorted.
+ */
+static void
+sw_restart(struct sw *sw)
+{
+	struct opts o = sw->o;
+	const char *path = sw->path, *name = sw->name;
+	uint32_t fields = sw->fields;
+	size_t i;
+
+	for (i = 0; i < sw->nwins; i++) {
+		struct window *w = &sw->wins[i];
+
+		/* A split file committed early is written again. */
+		if (!w->committed) {
+			kt_writer_free(w->w);
+			kt_cli_unset_output(w->out);
+			kt_out_abort(w->out);
+		}
+		if (w->spool[0] != '\0') {
+			unlink(w->spool);
+			kt_cli_drop_temp(w->spool);
+		}
+		win_drop_work(w);
+		free(w->rows);
+	}
+	sw_close(sw);
+	memset(sw, 0, sizeof(*sw));
+	sw->o = o;
+	sw->path = path;
+	sw->name = name;
+	sw->fields = fields;
+	sw->hold_all = 1;
+	sw_open(sw);
 }
 
 int
 main(int argc, char *argv[])
 {
 	struct sw sw;
-	struct kt_source *src;
-	struct kt_error err;
 	size_t i;
-	int rc;
 	uint64_t dropped = 0;
 
 	memset(&sw, 0, sizeof(sw));
-	sw.now = INT64_MIN;
-	sw.first_ts = NOEND;
-	sw.last_ts = INT64_MIN;
-	sw.first_step = sw.last_step = -1;
 	kt_cli_init("kt-slice-window");
 	i = (size_t)parse_args(&sw.o, argc, argv);
 	argc -= (int)i;
@@ -1529,23 +1636,17 @@ main(int argc, char *argv[])
 	if (!sw.o.split && kt_cli_check_output(sw.o.co.output, argv, argc) ==
 	    -1)
 		return 2;
-	sw.rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] :
-	    "<stdin>", sw.o.co.member, sw.o.co.rflags, &src);
-	if ((sw.holder = kt_hold_new(argc ? argv[0] : NULL, argc ? argv[0] :
-	    "<stdin>")) == NULL)
-		kt_cli_nomem();
-	if ((sw.flowkeys = kt_intern_new()) == NULL ||
-	    (sw.tracks = kt_intern_new()) == NULL ||
-	    (sw.pidrank = kt_pidrank_new()) == NULL)
-		kt_cli_nomem();
-	sw.open_ = store_new(sw.fields);
-	sw.metas_ev = store_new(sw.fields);
-	sw.lastc = store_new(sw.fields | CARRY_FIELDS);
-	/* A plain file's end first: then reading can stop early. */
-	if ((rc = kt_reader_tail(sw.rd, &err)) == -1)
-		kt_cli_die(&err);
-	sw.tail_known = rc == 0;
-	run(&sw);
+	/* A pipe is copied first: it may have to be read again. */
+	sw.path = kt_cli_input_path(argc ? argv[0] : NULL);
+	sw.name = argc && strcmp(argv[0], "-") != 0 ? argv[0] : "<stdin>";
+	sw_open(&sw);
+	if (run(&sw) == 1) {
+		sw_restart(&sw);
+		if (run(&sw) != 0) {
+			kt_cli_warn("internal error: restarted twice");
+			kt_cli_die(NULL);
+		}
+	}
 	kt_cli_progress_done();
 	if (sw.nwins == 0)
 		nothing(&sw);
@@ -1570,7 +1671,8 @@ main(int argc, char *argv[])
 		kt_cli_warn("%s: %llu flow event%s dropped: the other end is "
 		    "outside the window", kt_reader_name(sw.rd),
 		    (unsigned long long)dropped, dropped == 1 ? "" : "s");
-	sw_free(&sw);
-	kt_source_close(src);
+	sw_close(&sw);
+	if (sw.o.re_text != NULL)
+		regfree(&sw.o.re);
 	return 0;
 }
