@@ -2,16 +2,21 @@
  * kt-slice-window: cut a window out of a trace (ProfilerSteps, a time
  * range, an annotation, a rank) and write it as a valid trace: every
  * metadata event, the events that overlap the window (cut at its edges
- * with --clip), the counter values in force at its start, and the flows
- * whose ends both survive.
+ * with --clip), the counter values in force at its start, the flows
+ * whose ends both survive, and from before its start the launch calls
+ * (with their ac2g flow starts and ProfilerSteps) of the GPU work it
+ * keeps, so that the views attribute that work as in the whole trace.
  *
  * The engine reads a trace sorted by time (as kt normalize writes it) in
  * one pass, holding only what the window needs: the events still open
- * when the window starts, and the output behind a flow whose other end
- * has not come yet.  Once the window's end is certain it stops reading.
- * An input that is not sorted is held in memory and sorted first (of a
- * plain file, each event's place and the fields the windows read, not
- * its text: the bytes are read again as they are fed).
+ * when the window starts, the launch calls whose GPU work may be in it,
+ * and the output behind a flow whose other end (or behind a call whose
+ * GPU work) has not come yet.  Once the window's end is certain it stops
+ * reading.  An input that is not sorted is held in memory and sorted
+ * first (of a plain file, each event's place and the fields the windows
+ * read, not its text: the bytes are read again as they are fed); one
+ * found unsorted only after PROBE_EVENTS is cut again that way from its
+ * start (a pipe is copied to a file first, so that it can be).
  */
 #define _POSIX_C_SOURCE 200809L
 
