@@ -2,27 +2,34 @@
  * kt-slice-window: cut a window out of a trace (ProfilerSteps, a time
  * range, an annotation, a rank) and write it as a valid trace: every
  * metadata event, the events that overlap the window (cut at its edges
- * with --clip), the counter values in force at its start, and the flows
- * whose ends both survive.
+ * with --clip), the counter values in force at its start, the flows
+ * whose ends both survive, and from before its start the launch calls
+ * (with their ac2g flow starts and ProfilerSteps) of the GPU work it
+ * keeps, so that the views attribute that work as in the whole trace.
  *
  * The engine reads a trace sorted by time (as kt normalize writes it) in
  * one pass, holding only what the window needs: the events still open
- * when the window starts, and the output behind a flow whose other end
- * has not come yet.  Once the window's end is certain it stops reading.
- * An input that is not sorted is held in memory and sorted first (of a
- * plain file, each event's place and the fields the windows read, not
- * its text: the bytes are read again as they are fed).
+ * when the window starts, the launch calls whose GPU work may be in it,
+ * and the output behind a flow whose other end (or behind a call whose
+ * GPU work) has not come yet.  Once the window's end is certain it stops
+ * reading.  An input that is not sorted is held in memory and sorted
+ * first (of a plain file, each event's place and the fields the windows
+ * read, not its text: the bytes are read again as they are fed); one
+ * found unsorted only after PROBE_EVENTS is cut again that way from its
+ * start (a pipe is copied to a file first, so that it can be).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kt.h"
 
@@ -47,6 +54,18 @@ enum state { KEEP, DROP, PENDING, UNSURE };
 #define NOFLOW		UINT32_MAX
 #define TAG_STATE	0x03
 #define TAG_IS_S	0x04
+/*
+ * A record whose aux is a slot of its window (see pre_seed), not a
+ * flow: with TAG_WAITS one kept from before the window that waits on
+ * the slot's fate (a launch call, its flow start, its ProfilerStep),
+ * without it a GPU activity whose fate decides the slot's.
+ */
+#define TAG_SLOT	0x08
+#define TAG_WAITS	0x10
+#define TAG_PRE		0x20	/* a flow start from before the window */
+
+#define NOSLOT		UINT32_MAX
+enum slotstate { S_OPEN, S_KEPT, S_DROPPED };
 
 /* What writing a held event needs of its fields (with --tsv or --clip). */
 #define EMIT_FIELDS	(KT_FCOLUMNS | KT_FBIT(KT_F_TS) | KT_FBIT(KT_F_DUR) | \
@@ -117,6 +136,18 @@ struct window {
 	size_t		 capmoved, nmoved;
 	struct flowstate *flows;	/* by flow key id */
 	size_t		 nflows;
+	/*
+	 * The launch calls before the window whose GPU work may be in it
+	 * (their correlations by value: the slots), then the ProfilerSteps
+	 * that hold them: each slot's fate, a launch's step slot, and the
+	 * launches a step slot still waits on.
+	 */
+	struct kt_intern *slots;
+	uint8_t		*sstate;
+	uint32_t	*sstep;
+	uint32_t	*swait;
+	size_t		 nslots;
+	uint64_t	 pre_launches, pre_steps, pre_flows;
 	uint64_t	 dropped_flows;
 	uint64_t	 written;
 	uint64_t	*rows;		/* row numbers written, in order */
@@ -125,6 +156,13 @@ struct window {
 	struct kt_writer *w;
 	int		 committed;	/* its output is written and closed */
 	char		 path[PATH_MAX];
+	/*
+	 * An output written through (stdout, a FIFO, a device) while the
+	 * input is streamed goes first to this temporary file, copied to
+	 * it at the commit: the input may yet turn out unsorted, and the
+	 * window be cut again from the input held and sorted (see run).
+	 */
+	char		 spool[PATH_MAX];
 };
 
 struct opts {
@@ -153,7 +191,12 @@ struct opts {
  */
 struct sw {
 	struct opts	 o;
+	const char	*path;		/* the input, a copy of a pipe */
+	const char	*name;		/* its name in messages */
+	struct kt_source *src;
 	struct kt_reader *rd;
+	int		 hold_all;	/* hold and sort it all (a restart) */
+	int		 streaming;	/* the input is streamed: may restart */
 	struct kt_hold	*holder;	/* a plain input file: what hd holds
 					   are places in it (lib/core/hold.c) */
 	struct kt_intern *flowkeys;
@@ -163,6 +206,18 @@ struct sw {
 	struct kt_store	*lastc;		/* per track: last counter event */
 	struct kt_store	*open_;		/* events that may overlap a start */
 	struct kt_store	*metas_ev;	/* metadata events, kept for all */
+	/*
+	 * For a window to come, the launch calls whose GPU work may still
+	 * be in it (with the flow starts of their ac2g flows; aux: their
+	 * correlation's id in precorr), the last end of that work seen,
+	 * and the ProfilerSteps that may hold them.
+	 */
+	struct kt_store	*pre_;
+	struct kt_intern *precorr;
+	int64_t		*pregend;
+	size_t		 cappregend;
+	size_t		 pre_next;	/* pre_'s size at its next cleaning */
+	struct kt_store	*presteps;
 	struct window	*wins;
 	size_t		 nwins;
 	uint32_t	 fields;	/* what held events keep of theirs */
@@ -182,7 +237,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: kt-slice-window [-AcCSt] [-l level] [-m glob] [-o file] [-r rank]\n"
 	    "           (--steps A[-B] | --from T --to T | --annotation RE [--nth K]\n"
-	    "           | --split-steps N -o prefix) [file]\n"
+	    "           | --split-steps N -o prefix) [--spool-max size] [file]\n"
 	    "  -s, --steps A-B        ProfilerStep#A to #B (or one step: --steps 7)\n"
 	    "  -f, --from T, -T, --to T  a time range, with a unit (ns, us, ms, s),\n"
 	    "                         from the first event unless --absolute\n"
@@ -193,6 +248,7 @@ usage(FILE *f)
 	    "  -C, --cpu-only         a step window ends with its CPU annotation\n"
 	    "  -p, --split-steps N    one file per N steps: PREFIX-steps-A-B.json\n"
 	    "  -A, --absolute         --from and --to are absolute times\n"
+	    "      --spool-max SIZE   cap on copying a pipe or stdin\n"
 	    "  -l, --level N, -m, --member GLOB, -o, --output FILE, -S, --strict,\n"
 	    "  -t, --tsv, -h, --help, -V, --version  as in kt(7)\n");
 }
@@ -329,8 +385,9 @@ emit_ev(struct sw *sw, struct window *w, const struct kt_event *in,
 	struct kt_buf b = KT_BUF_INIT;
 	int64_t iend = in->ts + ((in->flags & KT_EV_DUR) && in->dur > 0 ?
 	    in->dur : 0);
+	/* One kept from before the window (pre_seed) crosses no edge. */
 	int clip_start = sw->o.clip && in->ph == 'X' && in->ts < w->start &&
-	    (in->flags & KT_EV_TS);
+	    iend >= w->start && (in->flags & KT_EV_TS);
 	int clip_end = sw->o.clip && in->ph == 'X' && w->final &&
 	    iend > w->end && (in->flags & KT_EV_TS);
 
@@ -395,8 +452,27 @@ win_open(struct sw *sw, struct window *w)
 		    (long long)w->step_b, sw->o.tsv ? "tsv" : "json");
 		path = w->path;
 	}
-	/* Every window's file is checked against the input (split too). */
-	w->out = kt_cli_out_open(path, sw->o.co.level);
+	if (sw->streaming && !kt_cli_report_beside(path, "", w->spool,
+	    sizeof(w->spool))) {
+		/* Written through: first into a file of our own. */
+		const char *dir = getenv("TMPDIR");
+		int fd;
+
+		snprintf(w->spool, sizeof(w->spool), "%s/kt-slice-window.XXXXXX",
+		    dir != NULL && dir[0] != '\0' ? dir : "/tmp");
+		if ((fd = mkstemp(w->spool)) == -1) {
+			kt_cli_warn("%s: %s", w->spool, strerror(errno));
+			kt_cli_die(NULL);
+		}
+		close(fd);
+		kt_cli_add_temp(w->spool);
+		w->out = kt_cli_out_open(w->spool, -1);
+	} else {
+		w->spool[0] = '\0';
+		/* Every window's file is checked against the input (split
+		 * too). */
+		w->out = kt_cli_out_open(path, sw->o.co.level);
+	}
 	if ((w->w = kt_writer_new(w->out, sw->o.tsv ? KT_WRITE_TSV : 0)) ==
 	    NULL)
 		kt_cli_nomem();
@@ -436,6 +512,17 @@ win_commit(struct sw *sw, struct window *w)
 	kt_cli_out_commit(w->out, kt_writer_end_index(w->w, m, nm,
 	    k == w->nrows ? NULL : w->rows, w->nrows) == -1, &err);
 	w->out = NULL;
+	if (w->spool[0] != '\0') {
+		/* Its file of our own, to where it goes. */
+		struct kt_out *o = kt_cli_out_open(sw->o.split ? w->path :
+		    sw->o.co.output, sw->o.co.level);
+
+		kt_cli_out_commit(o, kt_file_copy(w->spool, 0, 0, o) == -1,
+		    NULL);
+		unlink(w->spool);
+		kt_cli_drop_temp(w->spool);
+		w->spool[0] = '\0';
+	}
 	w->committed = 1;
 	kt_writer_free(w->w);
 	w->w = NULL;
@@ -468,6 +555,14 @@ win_drop_work(struct window *w)
 	w->resolved = w->graph = NULL;
 	w->flows = NULL;
 	w->nresolved = w->nflows = 0;
+	kt_intern_free(w->slots);
+	w->slots = NULL;
+	free(w->sstate);
+	free(w->sstep);
+	free(w->swait);
+	w->sstate = NULL;
+	w->sstep = w->swait = NULL;
+	w->nslots = 0;
 }
 
 /*
@@ -511,8 +606,76 @@ decide_flow(struct window *w, struct kt_rec *r)
 static int
 flow_whole(const struct window *w, const struct kt_rec *r)
 {
-	return r->aux != NOFLOW && (size_t)r->aux < w->nflows &&
+	return r->aux != NOFLOW && !(r->tag & TAG_SLOT) &&
+	    (size_t)r->aux < w->nflows &&
 	    w->flows[r->aux].has_s && w->flows[r->aux].has_f;
+}
+
+/* The fate of held record r, kept from before window w, once known. */
+static int
+waits_state(const struct window *w, const struct kt_rec *r)
+{
+	switch (w->sstate[r->aux]) {
+	case S_KEPT:
+		return KEEP;
+	case S_DROPPED:
+		return DROP;
+	default:
+		return PENDING;
+	}
+}
+
+/* Count record r, kept from before window w, for the report. */
+static void
+count_pre(struct window *w, const struct kt_rec *r)
+{
+	if (r->kind == KT_STEP)
+		w->pre_steps++;
+	else if (r->kind == KT_FLOW)
+		w->pre_flows++;
+	else
+		w->pre_launches++;
+}
+
+/*
+ * The slot of GPU activity ev in window w: that of the launch call
+ * before the window with its correlation, while its fate is open; else
+ * NOSLOT.
+ */
+static uint32_t
+gpu_slot(const struct window *w, const struct kt_event *ev)
+{
+	const char *p;
+	size_t n;
+	int64_t id;
+
+	if (w->nslots == 0 || (ev->kind != KT_KERNEL &&
+	    ev->kind != KT_GPU_MEMCPY && ev->kind != KT_GPU_MEMSET) ||
+	    ev->f[KT_F_CORR].type == KT_NONE)
+		return NOSLOT;
+	kt_event_id_text(ev, KT_F_CORR, &p, &n);	/* by value */
+	if ((id = kt_intern_find(w->slots, p, n)) < 0 ||
+	    w->sstate[id] != S_OPEN)
+		return NOSLOT;
+	return (uint32_t)id;
+}
+
+/* Launch slot sl of window w is decided (kept or dropped); so its step. */
+static void
+slot_decide(struct window *w, uint32_t sl, int kept)
+{
+	uint32_t st;
+
+	if (w->sstate[sl] != S_OPEN)
+		return;
+	w->sstate[sl] = kept ? S_KEPT : S_DROPPED;
+	if ((st = w->sstep[sl]) == NOSLOT)
+		return;
+	w->swait[st]--;
+	if (kept)
+		w->sstate[st] = S_KEPT;
+	else if (w->swait[st] == 0 && w->sstate[st] == S_OPEN)
+		w->sstate[st] = S_DROPPED;
 }
 
 /* Write what the FIFO's head has decided. */
@@ -526,13 +689,18 @@ release(struct sw *sw, struct window *w)
 	for (i = 0; i < n; i++) {
 		struct kt_rec *r = &q[i];
 
-		if (state_of(r) == PENDING && flow_whole(w, r))
+		if (state_of(r) == PENDING && (r->tag & TAG_WAITS))
+			set_state(r, waits_state(w, r));
+		else if (state_of(r) == PENDING && flow_whole(w, r))
 			set_state(r, KEEP);
 		if (state_of(r) == PENDING || state_of(r) == UNSURE)
 			break;
-		if (state_of(r) == KEEP)
+		if (state_of(r) == KEEP) {
 			emit(sw, w, w->fifo, i, INT64_MIN);
-		else if (r->aux != NOFLOW)
+			if (r->tag & (TAG_WAITS | TAG_PRE))
+				count_pre(w, r);
+		} else if (r->aux != NOFLOW &&
+		    !(r->tag & (TAG_SLOT | TAG_PRE)))
 			w->dropped_flows++;
 	}
 	/* Their bytes go back to the store. */
@@ -547,7 +715,7 @@ decide(const struct sw *sw, struct window *w, struct kt_rec *r)
 	if (r->ts > w->end || (sw->o.clip && r->ph == 'X' && !w->final &&
 	    (w->end == NOEND || end_of(r) > w->end)))
 		return UNSURE;
-	if (r->aux != NOFLOW) {
+	if (r->aux != NOFLOW && !(r->tag & TAG_SLOT)) {
 		decide_flow(w, r);
 		return state_of(r);
 	}
@@ -587,7 +755,8 @@ take_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
     uint32_t flow)
 {
 	struct kt_rec probe, *r;
-	int state;
+	uint32_t sl;
+	int state, decided = 0;
 
 	memset(&probe, 0, sizeof(probe));
 	probe.ts = ev->ts;
@@ -597,13 +766,23 @@ take_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
 	probe.aux = flow;
 	probe.tag = ev->ph == 's' ? TAG_IS_S : 0;
 	state = decide(sw, w, &probe);
+	/* The GPU work of a launch call before the window decides it. */
+	if ((sl = gpu_slot(w, ev)) != NOSLOT && state == KEEP) {
+		slot_decide(w, sl, 1);
+		sl = NOSLOT;
+		decided = 1;
+	}
 	if (state == KEEP && kt_store_count(w->fifo) == 0) {
 		emit_ev(sw, w, ev, INT64_MIN);
 		return;
 	}
 	r = keep_ev(w->fifo, ev, flow);
 	set_state(r, state);
-	if (flow != NOFLOW && state == KEEP)
+	if (sl != NOSLOT) {
+		r->aux = sl;
+		r->tag |= TAG_SLOT;
+	}
+	if ((flow != NOFLOW && state == KEEP) || decided)
 		release(sw, w);
 }
 
@@ -621,16 +800,27 @@ finalize(struct sw *sw, struct window *w)
 
 		if (state_of(r) != UNSURE)
 			continue;
-		if (r->ts > w->end)
+		if (r->ts > w->end) {
 			set_state(r, DROP);
-		else if (r->aux != NOFLOW)
+			if (r->tag & TAG_SLOT)
+				slot_decide(w, r->aux, 0);
+		} else if (r->tag & TAG_SLOT) {
+			set_state(r, KEEP);
+			slot_decide(w, r->aux, 1);
+		} else if (r->aux != NOFLOW)
 			decide_flow(w, r);
 		else
 			set_state(r, KEEP);
 	}
-	for (i = 0; i < n; i++)
-		if (state_of(&q[i]) == PENDING)
+	for (i = 0; i < n; i++) {
+		if (state_of(&q[i]) != PENDING)
+			continue;
+		if (q[i].tag & TAG_WAITS)
+			set_state(&q[i], waits_state(w, &q[i]) == KEEP ? KEEP :
+			    DROP);
+		else
 			set_state(&q[i], flow_whole(w, &q[i]) ? KEEP : DROP);
+	}
 	release(sw, w);
 	w->done = 1;
 }
@@ -671,6 +861,148 @@ graph_launch(const struct kt_event *ev)
 	return 0;
 }
 
+/* A new slot of window w, open; its id. */
+static uint32_t
+slot_new(struct window *w)
+{
+	size_t c = w->nslots + 1;
+	uint8_t *a;
+	uint32_t *b, *d;
+
+	if ((a = realloc(w->sstate, c)) == NULL ||
+	    (w->sstate = a, (b = realloc(w->sstep, c * sizeof(*b))) == NULL) ||
+	    (w->sstep = b, (d = realloc(w->swait, c * sizeof(*d))) == NULL))
+		kt_cli_nomem();
+	w->swait = d;
+	w->sstate[w->nslots] = S_OPEN;
+	w->sstep[w->nslots] = NOSLOT;
+	w->swait[w->nslots] = 0;
+	return (uint32_t)w->nslots++;
+}
+
+/* Hold record i of st in window w's FIFO, waiting on slot sl. */
+static void
+take_waiting(struct window *w, const struct kt_store *st, size_t i,
+    uint32_t sl)
+{
+	struct kt_rec *r;
+	struct kt_error err;
+
+	if ((r = kt_store_copy(w->fifo, st, i, &err)) == NULL)
+		kt_cli_die(&err);
+	r->aux = sl;
+	r->tag = (uint8_t)((r->tag & TAG_IS_S) | TAG_SLOT | TAG_WAITS);
+	set_state(r, PENDING);
+}
+
+/*
+ * What window w keeps from before its start so that the views link its
+ * GPU work as in the whole trace (kt-slice-window(1)): every launch
+ * call whose GPU work is still to come or still running at the start
+ * (a slot each; kept if that work is kept) and the ProfilerStep that
+ * holds it, when these ended before the start (else they are open
+ * there, and kept), and the flow start of its ac2g flow, kept when the
+ * flow's end is in the window.  They wait in the FIFO, first.
+ */
+static void
+pre_seed(struct sw *sw, struct window *w, int64_t start)
+{
+	struct kt_rec *pr, *sr;
+	struct kt_event ev;
+	const char *p;
+	size_t i, k, np, ns, pn, first;
+	int64_t id, bestts;
+	uint32_t sl, *stepslot = NULL;
+
+	pr = kt_store_recs(sw->pre_, &np);
+	if (np == 0)
+		return;
+	if ((w->slots = kt_intern_new()) == NULL)
+		kt_cli_nomem();
+	sr = kt_store_recs(sw->presteps, &ns);
+	if (ns > 0 && (stepslot = malloc(ns * sizeof(*stepslot))) == NULL)
+		kt_cli_nomem();
+	for (k = 0; k < ns; k++)
+		stepslot[k] = NOSLOT;
+	/* The launch calls: a slot each, and their steps'. */
+	for (i = 0; i < np; i++) {
+		int64_t gend = sw->pregend[pr[i].aux];
+
+		if ((pr[i].tag & TAG_IS_S) || end_of(&pr[i]) >= start ||
+		    pr[i].ts >= start || (gend != INT64_MIN && gend < start))
+			continue;
+		kt_store_view(sw->pre_, i, &ev);
+		kt_event_id_text(&ev, KT_F_CORR, &p, &pn);
+		first = kt_intern_count(w->slots);
+		if ((id = kt_intern_put(w->slots, p, pn)) == -1)
+			kt_cli_nomem();
+		if ((size_t)id != first)
+			continue;	/* one call a correlation */
+		sl = slot_new(w);
+		/* Its work seen and running at the start: kept. */
+		if (gend != INT64_MIN)
+			w->sstate[sl] = S_KEPT;
+		/* The latest ProfilerStep whose CPU span holds its start. */
+		bestts = INT64_MIN;
+		for (k = 0; k < ns; k++)
+			if (sr[k].ts <= pr[i].ts && pr[i].ts < end_of(&sr[k]) &&
+			    sr[k].ts >= bestts) {
+				bestts = sr[k].ts;
+				w->sstep[sl] = (uint32_t)k;	/* for now */
+			}
+	}
+	/* Slots for the steps, after the launches'. */
+	first = w->nslots;
+	for (sl = 0; sl < first; sl++) {
+		if ((k = w->sstep[sl]) == NOSLOT)
+			continue;
+		if (end_of(&sr[k]) >= start) {
+			/* Open at the start: kept anyway. */
+			w->sstep[sl] = NOSLOT;
+			continue;
+		}
+		if (stepslot[k] == NOSLOT)
+			stepslot[k] = slot_new(w);
+		w->sstep[sl] = stepslot[k];
+		if (w->sstate[sl] == S_KEPT)
+			w->sstate[stepslot[k]] = S_KEPT;
+		else
+			w->swait[stepslot[k]]++;
+	}
+	/* In the FIFO: the steps, then the calls and flows, in order. */
+	for (k = 0; k < ns; k++)
+		if (stepslot[k] != NOSLOT)
+			take_waiting(w, sw->presteps, k, stepslot[k]);
+	for (i = 0; i < kt_store_count(sw->pre_); i++) {
+		pr = kt_store_recs(sw->pre_, NULL);
+		if (pr[i].ts >= start || end_of(&pr[i]) >= start)
+			continue;
+		kt_store_view(sw->pre_, i, &ev);
+		if (pr[i].tag & TAG_IS_S)
+			kt_event_id_text(&ev, KT_F_ID, &p, &pn);
+		else
+			kt_event_id_text(&ev, KT_F_CORR, &p, &pn);
+		if ((id = kt_intern_find(w->slots, p, pn)) < 0)
+			continue;
+		if (pr[i].tag & TAG_IS_S) {
+			/* A flow start: kept with its end, as in a window. */
+			struct kt_rec *r;
+			struct kt_error err;
+
+			if ((r = kt_store_copy(w->fifo, sw->pre_, i, &err)) ==
+			    NULL)
+				kt_cli_die(&err);
+			r->aux = flow_key(sw, &ev);
+			r->tag = TAG_IS_S | TAG_PRE;
+			decide_flow(w, r);
+			continue;
+		}
+		take_waiting(w, sw->pre_, i, (uint32_t)id);
+	}
+	free(stepslot);
+	release(sw, w);
+}
+
 /* Start a window at now: seed it with what is open there. */
 static struct window *
 win_start(struct sw *sw, int64_t start, int64_t end, int final, int64_t a,
@@ -696,6 +1028,7 @@ win_start(struct sw *sw, int64_t start, int64_t end, int final, int64_t a,
 		kt_cli_nomem();
 	w->fifo = store_new(sw->fields);
 	win_open(sw, w);
+	pre_seed(sw, w, start);
 	/* Events open across the start, in file order. */
 	op = kt_store_recs(sw->open_, &nop);
 	for (i = 0; i < nop; i++) {
@@ -1054,6 +1387,123 @@ remember_counter(struct sw *sw, const struct kt_event *ev)
 		kt_cli_die(&err);
 }
 
+/* May held launch call (or flow start) r still be kept by a window? */
+static int
+pre_live(const struct kt_rec *r, void *ctx)
+{
+	const struct sw *sw = ctx;
+	int64_t g = sw->pregend[r->aux];
+
+	return g == INT64_MIN || g >= sw->now;
+}
+
+/* May ProfilerStep r still hold one of them (from ctx on)? */
+static int
+step_live(const struct kt_rec *r, void *ctx)
+{
+	return end_of(r) >= *(const int64_t *)ctx;
+}
+
+/*
+ * Forget the launch calls whose GPU work has ended (no window to come
+ * keeps it), and the steps that hold none of the rest; now and then
+ * make the correlations' ids again, for those left.
+ */
+static void
+pre_clean(struct sw *sw)
+{
+	struct kt_intern *in;
+	struct kt_event ev;
+	struct kt_rec *pr;
+	int64_t *g, from = sw->now;
+	const char *p;
+	size_t i, n, pn;
+	int64_t id;
+
+	kt_store_keep(sw->pre_, pre_live, sw);
+	pr = kt_store_recs(sw->pre_, &n);
+	for (i = 0; i < n; i++)
+		if (pr[i].ts < from)
+			from = pr[i].ts;
+	kt_store_keep(sw->presteps, step_live, &from);
+	if (kt_intern_count(sw->precorr) > 2 * n + 1024) {
+		if ((in = kt_intern_new()) == NULL ||
+		    (g = malloc((n + 1) * sizeof(*g))) == NULL)
+			kt_cli_nomem();
+		for (i = 0; i < n; i++) {
+			kt_store_view(sw->pre_, i, &ev);
+			kt_event_id_text(&ev, (pr[i].tag & TAG_IS_S) ? KT_F_ID :
+			    KT_F_CORR, &p, &pn);
+			if ((id = kt_intern_put(in, p, pn)) == -1)
+				kt_cli_nomem();
+			g[id] = sw->pregend[pr[i].aux];
+			pr[i].aux = (uint32_t)id;
+		}
+		kt_intern_free(sw->precorr);
+		free(sw->pregend);
+		sw->precorr = in;
+		sw->pregend = g;
+		sw->cappregend = n + 1;
+	}
+	sw->pre_next = 2 * n + 256;
+}
+
+/* Remember the launch calls, their flows and steps, for a window to come. */
+static void
+remember_launch(struct sw *sw, const struct kt_event *ev)
+{
+	const char *p;
+	size_t n, before;
+	int64_t id, end;
+
+	if (ev->kind == KT_STEP && ev->ph == 'X') {
+		keep_ev(sw->presteps, ev, NOFLOW);
+		return;
+	}
+	if ((ev->kind == KT_CUDA_RUNTIME || ev->kind == KT_CUDA_DRIVER) &&
+	    ev->f[KT_F_CORR].type != KT_NONE && launches(ev)) {
+		kt_event_id_text(ev, KT_F_CORR, &p, &n);	/* by value */
+		before = kt_intern_count(sw->precorr);
+		if ((id = kt_intern_put(sw->precorr, p, n)) == -1)
+			kt_cli_nomem();
+		if ((size_t)id >= sw->cappregend) {
+			size_t c = sw->cappregend ? 2 * sw->cappregend : 1024;
+			int64_t *t = realloc(sw->pregend, c * sizeof(*t));
+
+			if (t == NULL)
+				kt_cli_nomem();
+			sw->pregend = t;
+			sw->cappregend = c;
+		}
+		if ((size_t)id == before)
+			sw->pregend[id] = INT64_MIN;
+		keep_ev(sw->pre_, ev, (uint32_t)id);
+		if (kt_store_count(sw->pre_) >= sw->pre_next)
+			pre_clean(sw);
+		return;
+	}
+	/* An ac2g flow (cat "async" in old traces), as lib/model has it. */
+	if (ev->kind == KT_FLOW && ev->ph == 's' &&
+	    ev->f[KT_F_ID].type != KT_NONE &&
+	    (kt_event_field_is(ev, KT_F_CAT, "ac2g") ||
+	    kt_event_field_is(ev, KT_F_CAT, "async"))) {
+		kt_event_id_text(ev, KT_F_ID, &p, &n);
+		if ((id = kt_intern_find(sw->precorr, p, n)) >= 0)
+			keep_ev(sw->pre_, ev, (uint32_t)id);
+		return;
+	}
+	if ((ev->kind == KT_KERNEL || ev->kind == KT_GPU_MEMCPY ||
+	    ev->kind == KT_GPU_MEMSET) && ev->f[KT_F_CORR].type != KT_NONE) {
+		kt_event_id_text(ev, KT_F_CORR, &p, &n);
+		if ((id = kt_intern_find(sw->precorr, p, n)) < 0)
+			return;
+		end = ev->ts + ((ev->flags & KT_EV_DUR) && ev->dur > 0 ?
+		    ev->dur : 0);
+		if (end > sw->pregend[id])
+			sw->pregend[id] = end;
+	}
+}
+
 /* One event of the sorted stream. */
 static void
 feed(struct sw *sw, const struct kt_event *ev)
@@ -1095,6 +1545,7 @@ feed(struct sw *sw, const struct kt_event *ev)
 	}
 	/* Remember what a later window may need at its start. */
 	if (more_windows(sw)) {
+		remember_launch(sw, ev);
 		if (ev->ph == 'C')
 			remember_counter(sw, ev);
 		else
@@ -1188,7 +1639,7 @@ feed_sorted(struct sw *sw, struct kt_store *hd, int sorted)
  * would miss --steps K-K's output too.  Held: sorted, metadata goes
  * first; held in file order (a short sorted input), it came first.
  */
-static void
+static int
 run(struct sw *sw)
 {
 	struct kt_event ev;
@@ -1218,7 +1669,8 @@ run(struct sw *sw)
 		sw->nseen++;
 		if ((sw->nseen & 0xffff) == 0)
 			kt_cli_progress(sw->rd);
-		if (sorted && sw->nseen > PROBE_EVENTS) {
+		if (sorted && sw->nseen > PROBE_EVENTS && !sw->hold_all) {
+			sw->streaming = 1;
 			sw->commit_early = sw->tail_known && meta_first;
 			feed_held(sw, hd);
 			feed(sw, &ev);
@@ -1232,13 +1684,13 @@ run(struct sw *sw)
 			}
 			continue;
 		}
-		if (!sorted && sw->nseen > PROBE_EVENTS &&
-		    kt_store_count(hd) == 0) {
-			kt_cli_warn("%s: not sorted by time at event %llu, after "
-			    "%d sorted ones; sort it with kt normalize first",
-			    kt_reader_name(sw->rd),
-			    (unsigned long long)sw->nseen, PROBE_EVENTS);
-			kt_cli_die(NULL);
+		if (!sorted && sw->streaming) {
+			/*
+			 * Out of order after the events streamed: cut the
+			 * windows again from the input held and sorted.
+			 */
+			kt_store_free(hd);
+			return 1;
 		}
 		if (kt_store_add(hd, sw->rd, &ev, &err) == NULL)
 			kt_cli_die(&err);
@@ -1258,6 +1710,7 @@ run(struct sw *sw)
 			kt_cli_die(&err);
 	}
 	kt_store_free(hd);
+	return 0;
 }
 
 /* Explain a window that matched nothing, and exit 2. */
@@ -1407,6 +1860,7 @@ parse_args(struct opts *o, int argc, char *argv[])
 		{ "output", required_argument, NULL, 'o' },
 		{ "rank", required_argument, NULL, 'r' },
 		{ "split-steps", required_argument, NULL, 'p' },
+		{ "spool-max", required_argument, NULL, KT_CLI_SPOOL_MAX },
 		{ "steps", required_argument, NULL, 's' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "to", required_argument, NULL, 'T' },
@@ -1482,9 +1936,43 @@ parse_args(struct opts *o, int argc, char *argv[])
 	return optind;
 }
 
-/* Free what sw holds, the windows committed. */
+/* Open the input and make what a run keeps (see run). */
 static void
-sw_free(struct sw *sw)
+sw_open(struct sw *sw)
+{
+	struct kt_error err;
+	int rc;
+
+	sw->now = INT64_MIN;
+	sw->first_ts = NOEND;
+	sw->last_ts = INT64_MIN;
+	sw->first_step = sw->last_step = -1;
+	sw->rd = kt_cli_open_one(sw->path, sw->name, sw->o.co.member,
+	    sw->o.co.rflags, &sw->src);
+	if ((sw->holder = kt_hold_new(sw->path, sw->name)) == NULL)
+		kt_cli_nomem();
+	if ((sw->flowkeys = kt_intern_new()) == NULL ||
+	    (sw->tracks = kt_intern_new()) == NULL ||
+	    (sw->pidrank = kt_pidrank_new()) == NULL)
+		kt_cli_nomem();
+	sw->open_ = store_new(sw->fields);
+	sw->metas_ev = store_new(sw->fields);
+	sw->lastc = store_new(sw->fields | CARRY_FIELDS);
+	/* What pre_seed and pre_clean read of them: FEED_FIELDS. */
+	sw->pre_ = store_new(sw->fields | FEED_FIELDS);
+	sw->presteps = store_new(sw->fields);
+	if ((sw->precorr = kt_intern_new()) == NULL)
+		kt_cli_nomem();
+	sw->pre_next = 256;
+	/* A plain file's end first: then reading can stop early. */
+	if ((rc = kt_reader_tail(sw->rd, &err)) == -1)
+		kt_cli_die(&err);
+	sw->tail_known = rc == 0;
+}
+
+/* Free what one run of sw holds (the windows committed or dropped). */
+static void
+sw_close(struct sw *sw)
 {
 	size_t i;
 
@@ -1492,6 +1980,10 @@ sw_free(struct sw *sw)
 		kt_store_free(sw->wins[i].fifo);
 	kt_store_free(sw->open_);
 	kt_store_free(sw->metas_ev);
+	kt_store_free(sw->pre_);
+	kt_store_free(sw->presteps);
+	kt_intern_free(sw->precorr);
+	free(sw->pregend);
 	kt_store_free(sw->lastc);
 	free(sw->wins);
 	kt_intern_free(sw->flowkeys);
@@ -1499,26 +1991,57 @@ sw_free(struct sw *sw)
 	kt_buf_free(&sw->flowkey);
 	kt_pidrank_free(sw->pidrank);
 	kt_hold_free(sw->holder);
-	if (sw->o.re_text != NULL)
-		regfree(&sw->o.re);
 	kt_reader_free(sw->rd);
+	kt_source_close(sw->src);
+}
+
+/*
+ * The input turned out unsorted after windows were streamed: forget
+ * them (their outputs removed, none written through yet) and what the
+ * run kept, to cut them again from the input held and sorted.
+ */
+static void
+sw_restart(struct sw *sw)
+{
+	struct opts o = sw->o;
+	const char *path = sw->path, *name = sw->name;
+	uint32_t fields = sw->fields;
+	size_t i;
+
+	for (i = 0; i < sw->nwins; i++) {
+		struct window *w = &sw->wins[i];
+
+		/* A split file committed early is written again. */
+		if (!w->committed) {
+			kt_writer_free(w->w);
+			kt_cli_unset_output(w->out);
+			kt_out_abort(w->out);
+		}
+		if (w->spool[0] != '\0') {
+			unlink(w->spool);
+			kt_cli_drop_temp(w->spool);
+		}
+		win_drop_work(w);
+		free(w->rows);
+	}
+	sw_close(sw);
+	memset(sw, 0, sizeof(*sw));
+	sw->o = o;
+	sw->path = path;
+	sw->name = name;
+	sw->fields = fields;
+	sw->hold_all = 1;
+	sw_open(sw);
 }
 
 int
 main(int argc, char *argv[])
 {
 	struct sw sw;
-	struct kt_source *src;
-	struct kt_error err;
 	size_t i;
-	int rc;
-	uint64_t dropped = 0;
+	uint64_t dropped = 0, prel = 0, pres = 0, pref = 0;
 
 	memset(&sw, 0, sizeof(sw));
-	sw.now = INT64_MIN;
-	sw.first_ts = NOEND;
-	sw.last_ts = INT64_MIN;
-	sw.first_step = sw.last_step = -1;
 	kt_cli_init("kt-slice-window");
 	i = (size_t)parse_args(&sw.o, argc, argv);
 	argc -= (int)i;
@@ -1529,23 +2052,17 @@ main(int argc, char *argv[])
 	if (!sw.o.split && kt_cli_check_output(sw.o.co.output, argv, argc) ==
 	    -1)
 		return 2;
-	sw.rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] :
-	    "<stdin>", sw.o.co.member, sw.o.co.rflags, &src);
-	if ((sw.holder = kt_hold_new(argc ? argv[0] : NULL, argc ? argv[0] :
-	    "<stdin>")) == NULL)
-		kt_cli_nomem();
-	if ((sw.flowkeys = kt_intern_new()) == NULL ||
-	    (sw.tracks = kt_intern_new()) == NULL ||
-	    (sw.pidrank = kt_pidrank_new()) == NULL)
-		kt_cli_nomem();
-	sw.open_ = store_new(sw.fields);
-	sw.metas_ev = store_new(sw.fields);
-	sw.lastc = store_new(sw.fields | CARRY_FIELDS);
-	/* A plain file's end first: then reading can stop early. */
-	if ((rc = kt_reader_tail(sw.rd, &err)) == -1)
-		kt_cli_die(&err);
-	sw.tail_known = rc == 0;
-	run(&sw);
+	/* A pipe is copied first: it may have to be read again. */
+	sw.path = kt_cli_input_path(argc ? argv[0] : NULL);
+	sw.name = argc && strcmp(argv[0], "-") != 0 ? argv[0] : "<stdin>";
+	sw_open(&sw);
+	if (run(&sw) == 1) {
+		sw_restart(&sw);
+		if (run(&sw) != 0) {
+			kt_cli_warn("internal error: restarted twice");
+			kt_cli_die(NULL);
+		}
+	}
 	kt_cli_progress_done();
 	if (sw.nwins == 0)
 		nothing(&sw);
@@ -1559,6 +2076,9 @@ main(int argc, char *argv[])
 			finalize(&sw, w);
 		}
 		dropped += w->dropped_flows;
+		prel += w->pre_launches;
+		pres += w->pre_steps;
+		pref += w->pre_flows;
 		if (!w->committed)
 			win_commit(&sw, w);
 		if (sw.o.split)
@@ -1570,7 +2090,15 @@ main(int argc, char *argv[])
 		kt_cli_warn("%s: %llu flow event%s dropped: the other end is "
 		    "outside the window", kt_reader_name(sw.rd),
 		    (unsigned long long)dropped, dropped == 1 ? "" : "s");
-	sw_free(&sw);
-	kt_source_close(src);
+	if (prel > 0)
+		kt_cli_warn("%s: kept from before the window, for the GPU work "
+		    "in it: %llu launch call%s, %llu flow event%s, %llu "
+		    "ProfilerStep%s", kt_reader_name(sw.rd),
+		    (unsigned long long)prel, prel == 1 ? "" : "s",
+		    (unsigned long long)pref, pref == 1 ? "" : "s",
+		    (unsigned long long)pres, pres == 1 ? "" : "s");
+	sw_close(&sw);
+	if (sw.o.re_text != NULL)
+		regfree(&sw.o.re);
 	return 0;
 }

@@ -127,6 +127,40 @@ END {
 		e = endof(mi[nth])
 	}
 	printf "window %.0f %s\n", s, e == INF ? "inf" : sprintf("%.0f", e)
+	# The launch calls that ended before the start of the GPU work
+	# kept (by args.correlation), and the (latest) ProfilerStep whose
+	# CPU span holds their start, when it ended before the start too:
+	# kept as well; and the flow start of their ac2g flow, when the
+	# flow's end is in the window.
+	for (i = 1; i <= n; i++)
+		if ((kind[i] == "kernel" || kind[i] == "gpu_memcpy" ||
+		    kind[i] == "gpu_memset") && corr[i] != "" && ts[i] != "" &&
+		    ts[i] + 0 <= e && endof(i) >= s)
+			gkept[corr[i]] = 1
+	for (i = 1; i <= n; i++) {
+		if ((kind[i] != "cuda_runtime" && kind[i] != "cuda_driver") ||
+		    name[i] !~ /Launch|Memcpy|Memset/ || !(corr[i] in gkept) ||
+		    ts[i] == "" || endof(i) >= s || (corr[i] in lrow))
+			continue
+		lrow[corr[i]] = i
+		pre[i] = 1
+		bs = ""
+		for (j = 1; j <= n; j++)
+			if (kind[j] == "step" && ph[j] == "X" &&
+			    ts[j] + 0 <= ts[i] + 0 && ts[i] + 0 < endof(j) &&
+			    (bs == "" || ts[j] + 0 >= ts[bs] + 0))
+				bs = j
+		if (bs != "" && endof(bs) < s)
+			pre[bs] = 1
+	}
+	for (i = 1; i <= n; i++)
+		if (kind[i] == "flow" && ph[i] == "s" && ts[i] + 0 < s &&
+		    (cat[i] == "ac2g" || cat[i] == "async") &&
+		    (fid[i] in lrow)) {
+			fl[i] = key = cat[i] SUBSEP name[i] SUBSEP fid[i]
+			hs[key] = 1
+		}
+	for (i in pre) print row[i]
 	for (i = 1; i <= n; i++) {
 		if (kind[i] == "metadata") { print row[i]; continue }
 		if (ts[i] == "") continue
@@ -267,7 +301,8 @@ slice() {
 	_rc=$?
 	if [ "$_rc" -ne 0 ] ||
 	    grep -v 'flow events\{0,1\} dropped: the other end is outside' \
-	    slice.err | grep -q .; then
+	    slice.err | grep -v 'kept from before the window, for the GPU' |
+	    grep -q .; then
 		bad "$_sn: status $_rc: $(head -1 slice.err)"
 		return 1
 	fi
@@ -1064,8 +1099,9 @@ run kt-slice-window --steps 6 all.json -o got.json 2>/dev/null
 check "early stop: a slice of a slice keeps the row ids and the keys after the events" \
     cmp got.json want.json
 # An input sorted for its first 4096 events, then not (metadata last,
-# as Kineto writes it): refused, or sliced with everything; never a
-# slice without its metadata.
+# as Kineto writes it): sliced with everything, never a slice without
+# its metadata (it was refused before: the input is now cut again,
+# held and sorted).
 run kt-normalize --tsv eager.json 2>/dev/null | awk -F'\t' '
     NR == 1 || $2 == "trace" { print; next }
     $2 == "metadata" { m[++n] = $0; next }
@@ -1075,14 +1111,261 @@ run kt-normalize --tsv eager.json 2>/dev/null | awk -F'\t' '
     run kt-normalize --keep-order -o mlast.json 2>/dev/null
 run kt-slice-window --steps 6 mlast.json -o out.json 2>err
 rc=$?
-if [ "$rc" -eq 2 ] && grep -q 'kt normalize' err; then
-	ok "slice: metadata last after 4096 sorted events: refused"
-elif [ "$rc" -eq 0 ] &&
+if [ "$rc" -eq 0 ] &&
     [ "$(jq '[.traceEvents[] | select(.ph == "M")] | length' out.json)" = 17 ]; then
 	ok "slice: metadata last after 4096 sorted events: all kept"
 else
 	bad "slice: metadata last after 4096 sorted events: status $rc," \
 	    "$(jq '[.traceEvents[] | select(.ph == "M")] | length' out.json 2>/dev/null) of 17 metadata events"
+fi
+
+# Raw order past 4096 events: the CPU events first (in time order),
+# then the GPU events, then the metadata, as Kineto writes a trace.
+# Sliced from the file, from a pipe and from a FIFO, the same events
+# as the slice of the kt normalize'd trace (jq: the multiset of the
+# events), status 0 and nothing on stderr but dropped flows.
+"$gen" --steps 10 -o raw10.json
+jq -c '.traceEvents |= ([.[] | select(.ph != "M" and .pid != 0)] +
+    [.[] | select(.ph != "M" and .pid == 0)] + [.[] | select(.ph == "M")])' \
+    raw10.json >cpufirst.json
+# The first time that goes back (ordered so by jq, not by kt): after
+# the first 4096 events, or the test would not test the late switch.
+late=$(jq '[.traceEvents[] | select(.ph != "M") | .ts] |
+    . as $t | [range(1; length) | select($t[.] < $t[. - 1])] | .[0]' \
+    cpufirst.json)
+if [ "$late" -gt 4096 ]; then
+	ok "slice raw order: the first disorder at event $late, after 4096"
+else
+	bad "slice raw order: the first disorder at event $late"
+fi
+run kt-normalize cpufirst.json -o cpufirst.n.json 2>/dev/null
+# rawcmp NAME RAW SORTED ARGS...: the slice of RAW (file, pipe, FIFO)
+# has the events of the slice of SORTED; ids compared by value (kt
+# normalize writes numeric-string ids as numbers).
+rawcmp() {
+	_rn=$1 _rr=$2 _rs=$3
+	shift 3
+	slice "$_rn: sorted" "$_rs" want.json "$@" || return
+	jq -c '.traceEvents[] | (.pid, .tid) |= (if type == "string" and
+	    test("^-?[0-9]+$") then tonumber else . end)' want.json | sort >a
+	if [ "$(wc -l <a)" -lt 10 ]; then
+		bad "$_rn: the sorted slice has $(wc -l <a) events"
+		return
+	fi
+	slice "$_rn: file" "$_rr" got.json "$@" || return
+	for _how in file pipe fifo; do
+		case $_how in
+		pipe)
+			# shellcheck disable=SC2002
+			cat "$_rr" | run kt-slice-window "$@" >got.json \
+			    2>slice.err
+			;;
+		fifo)
+			rm -f raw.fifo
+			mkfifo raw.fifo
+			cat "$_rr" >raw.fifo &
+			run kt-slice-window "$@" raw.fifo >got.json 2>slice.err
+			wait
+			;;
+		esac
+		_rc=$?
+		jq -c '.traceEvents[] | (.pid, .tid) |= (if type == "string" and
+		    test("^-?[0-9]+$") then tonumber else . end)' got.json 2>/dev/null |
+		    sort >b
+		if [ "$_rc" -eq 0 ] && cmp -s a b &&
+		    ! grep -v 'flow events\{0,1\} dropped' slice.err |
+		    grep -v 'kept from before the window' | grep -q .; then
+			ok "$_rn ($_how): the events of the sorted slice ($(wc -l <b))"
+		else
+			bad "$_rn ($_how): status $_rc, $(comm -23 a b | wc -l) missing," \
+			    "$(comm -13 a b | wc -l) extra: $(head -1 slice.err)"
+		fi
+	done
+}
+for w in "--steps 6-8" "--steps 9" "--from 20ms --to 40ms" \
+    "--annotation ProfilerStep#7" "--steps 7 --clip"; do
+	# shellcheck disable=SC2086
+	rawcmp "slice raw order $w" cpufirst.json cpufirst.n.json $w
+done
+# Written through (stdout, here a pipe) and the input turns out
+# unsorted: what was streamed is never written.
+run kt-slice-window --steps 6 cpufirst.json 2>/dev/null | jq -c '.traceEvents[]' |
+    sort >b
+run kt-slice-window --steps 6 cpufirst.n.json 2>/dev/null | jq -c '.traceEvents[]' |
+    sort >a
+check "slice raw order: to a pipe, one slice, the sorted one's events" cmp a b
+# --split-steps on raw order: every file the sorted input's.
+run kt-slice-window --split-steps 2 -o rawsplit cpufirst.json >raw.paths 2>/dev/null
+run kt-slice-window --split-steps 2 -o sortsplit cpufirst.n.json >sort.paths 2>/dev/null
+_same=1
+while read -r p; do
+	q=sortsplit${p#rawsplit}
+	evset "$p" >a
+	evset "$q" >b
+	cmp -s a b || _same=0
+done <raw.paths
+if [ "$_same" -eq 1 ] && [ "$(wc -l <raw.paths)" -eq 5 ] &&
+    [ "$(wc -l <sort.paths)" -eq 5 ]; then
+	ok "slice raw order --split-steps 2: 5 files, the sorted input's events"
+else
+	bad "slice raw order --split-steps 2: $(wc -l <raw.paths) files, same=$_same"
+fi
+rm -f rawsplit-* sortsplit-* raw.fifo raw10.json
+
+# The launch calls of the GPU work kept.  A generated trace (with its
+# truth), and the same with every GPU event 2 ms later (shift.py, exact
+# decimals), so that the last 2 ms of each step's GPU work run inside
+# the next step's CPU span: the views attribute that work to the step
+# of its launch call, which lies before a window that starts with the
+# next step.  kt gaps -s on the slice --steps 6-8 gives steps 6 to 8
+# the activities (kernels column) and busy time of the whole trace, and
+# ktgen's truth: count and union_ns (the shift moves no GPU event
+# against another).
+"$gen" --steps 10 --truth truth10.tsv -o raw10.json
+cat >shift.py <<'EOF'
+import json, sys, re
+from decimal import Decimal
+# shift.py IN OUT D: every GPU-side event (pid 0) D ns later.
+src, dst, d = sys.argv[1], sys.argv[2], int(sys.argv[3])
+t = json.load(open(src), parse_float=Decimal)
+raw = {}
+def put(v):
+    k = "@@%d@@" % len(raw)
+    raw[k] = v
+    return k
+for e in t["traceEvents"]:
+    for f in ("ts", "dur"):
+        if isinstance(e.get(f), Decimal):
+            ns = int(e[f] * 1000)
+            if f == "ts" and e.get("pid") == 0 and e.get("ph") != "M":
+                ns += d
+            e[f] = put("%d.%03d" % (ns // 1000, ns % 1000))
+s = json.dumps(t, default=lambda o: put(str(o)))
+open(dst, "w").write(re.sub(r'"(@@\d+@@)"', lambda m: raw[m.group(1)], s))
+EOF
+# The oracle of what must be kept from before the start: the runtime
+# calls ended before ProfilerStep#6 whose GPU work (same
+# args.correlation) ends at or after it, the ac2g flow starts of the
+# same id, and the ProfilerStep that holds them, ended before the start
+# too.  The slice must have exactly those events before the start, and
+# the flow ends of those flows.  Rows by ktSourceIndex.
+cat >prekept.py <<'EOF'
+import json, sys
+from decimal import Decimal
+def ns(x): return int(Decimal(str(x)) * 1000)
+ev = json.load(open(sys.argv[1]), parse_float=Decimal)["traceEvents"]
+out = json.load(open(sys.argv[2]), parse_float=Decimal)
+d = int(sys.argv[3])
+rows = out.get("ktSourceIndex", list(range(len(out["traceEvents"]))))
+s = min(ns(e["ts"]) for e in ev if e.get("name") == "ProfilerStep#6" and
+        e.get("cat") == "user_annotation")
+def end(e): return ns(e["ts"]) + ns(e.get("dur", 0))
+gpu = {}
+for e in ev:
+    if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+        c = e["args"]["correlation"]
+        gpu[c] = max(gpu.get(c, -1), end(e))
+want, corrs, calls, steps = set(), set(), [], set()
+for i, e in enumerate(ev):
+    if e.get("cat") in ("cuda_runtime", "cuda_driver") and \
+       "correlation" in e.get("args", {}) and end(e) < s and \
+       gpu.get(e["args"]["correlation"], -1) >= s:
+        want.add(i)
+        corrs.add(e["args"]["correlation"])
+        calls.append(ns(e["ts"]))
+# The flow ends in the window (at their kernels, ts >= s).
+fin = set(e["id"] for e in ev if e.get("cat") == "ac2g" and
+          e.get("ph") == "f" and e.get("id") in corrs and ns(e["ts"]) >= s)
+for i, e in enumerate(ev):
+    if e.get("cat") == "ac2g" and e.get("ph") == "s" and e.get("id") in fin:
+        want.add(i)
+    if e.get("cat") == "user_annotation" and \
+       e.get("name", "").startswith("ProfilerStep#") and end(e) < s and \
+       any(ns(e["ts"]) <= t < end(e) for t in calls):
+        want.add(i)
+        steps.add(e["name"])
+got = set(r for r, e in zip(rows, out["traceEvents"])
+          if e.get("ph") != "M" and "ts" in e and end(e) < s)
+fends = set(r for r, e in zip(rows, out["traceEvents"])
+            if e.get("cat") == "ac2g" and e["ph"] == "f" and e["id"] in corrs)
+print("%d calls, steps %s, %d kept before the start, %d expected, "
+      "%d flow ends of %d" % (len(corrs), sorted(steps), len(got),
+      len(want), len(fends), len(fin)))
+good = got == want and len(fends) == len(fin) and \
+    ((d == 0 and not corrs) or
+     (d > 0 and corrs and steps == {"ProfilerStep#5"}))
+sys.exit(0 if good else 1)
+EOF
+# steprows F: "STEP KERNELS BUSY" of kt gaps -s's step rows 6 to 8.
+steprows() {
+	run kt-gaps -s "$1" 2>/dev/null |
+	    awk -F'\t' '$4 == "step" && $3 >= 6 && $3 <= 8 { print $3, $11, $8 }' |
+	    sort -n
+}
+awk -F'\t' '$1 == "step" && $2 >= 6 && $2 <= 8 { print $2, $10, $14 }' \
+    truth10.tsv | sort -n >truth.rows
+for d in 0 2000000; do
+	t="slice launches (GPU shifted $d ns) --steps 6-8"
+	python3 shift.py raw10.json tail10.json "$d"
+	slice "$t" tail10.json tail68.json --steps 6-8 || continue
+	cp slice.err tail68.err
+	steprows tail10.json >whole.rows
+	steprows tail68.json >part.rows
+	if [ "$(wc -l <truth.rows)" -eq 3 ] && cmp -s truth.rows whole.rows &&
+	    cmp -s whole.rows part.rows; then
+		ok "$t: kt gaps steps 6-8 as in the whole trace and the truth:" \
+		    "$(tr '\n' ' ' <part.rows)"
+	else
+		bad "$t: kt gaps steps 6-8: truth $(tr '\n' ' ' <truth.rows)," \
+		    "whole $(tr '\n' ' ' <whole.rows), slice $(tr '\n' ' ' <part.rows)"
+	fi
+	if python3 prekept.py tail10.json tail68.json "$d" >pk.out; then
+		ok "$t: exactly what it needs from before the start: $(cat pk.out)"
+	else
+		bad "$t: from before the start: $(cat pk.out)"
+	fi
+	# The same from the sorted trace.
+	run kt-normalize tail10.json -o tail10.n.json 2>/dev/null
+	slice "$t (sorted)" tail10.n.json tail68.n.json --steps 6-8 || continue
+	evset tail68.json >a
+	evset tail68.n.json >b
+	check "$t: the sorted trace's slice has the same events" cmp a b
+	# The counts prekept.py found: 14 calls, one of whose kernels began
+	# before the start (its flow end too, so that flow is left out).
+	if [ "$d" -gt 0 ]; then
+		check "$t: reported on stderr" grep -q \
+		    'kept from before the window, for the GPU work in it: 14 launch calls, 13 flow events, 1 ProfilerStep$' \
+		    tail68.err
+	elif grep -q 'kept from before' tail68.err; then
+		bad "$t: reports what it had no need to keep"
+	else
+		ok "$t: nothing kept from before the start, nothing reported"
+	fi
+done
+rm -f raw10.json tail10*.json tail68*.json
+# Real traces in raw order whose first thousands of events are in
+# order (they were refused before).
+if have_shared; then
+	S=$KT_SHARED
+	for spec in \
+	    "qwen|$S/tracelens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz|--steps 6" \
+	    "resnet50|$S/kineto/resnet50_num_workers_0/worker0.1623143089861.pt.trace.json.gz|--steps 7" \
+	    "nccl|$S/hta/nccl_parser_config/nccl_data.json.gz|--steps 5" \
+	    "ns|$S/hta/ns_resolution_trace/rank-0.Apr_03_18_51_38.1102.pt.trace.json.gz|--steps 101-102"; do
+		name=${spec%%|*}
+		rest=${spec#*|}
+		path=${rest%%|*}
+		w=${rest#*|}
+		if [ ! -f "$path" ] || [ -z "$large" ]; then
+			skip "slice raw $name: missing, or large under valgrind"
+			continue
+		fi
+		gzip -dc -f "$path" >"raw-$name.json"
+		run kt-normalize "raw-$name.json" -o "raw-$name.n.json" 2>/dev/null
+		# shellcheck disable=SC2086
+		rawcmp "slice raw $name $w" "raw-$name.json" "raw-$name.n.json" $w
+		rm -f "raw-$name.json" "raw-$name.n.json"
+	done
 fi
 
 # ------------------------------------------------------------------
