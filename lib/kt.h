@@ -469,6 +469,8 @@ enum kt_repair {
 struct kt_repairs {
 	uint64_t n[KT_NREPAIRS];
 	uint64_t truncated_bytes;	/* bytes dropped by KT_R_TRUNCATED */
+	long	 truncated_line;	/* where the input ends (1-based), */
+	long	 truncated_col;		/* 0 when not known */
 	int	 tsv_cut;		/* KT_R_TRUNCATED: a TSV without its end row */
 	int	 tsv_counted;		/* a TSV end row gave its row count: */
 	uint64_t tsv_rows_said;		/* that count */

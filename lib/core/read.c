@@ -1023,6 +1023,8 @@ truncated(struct kt_reader *r, uint64_t from, struct kt_error *err)
 		return fail_at(r, r->hi, err, "truncated input");
 	r->repairs.n[KT_R_TRUNCATED]++;
 	r->repairs.truncated_bytes += r->base + r->hi - from;
+	position(r, r->hi, &r->repairs.truncated_line,
+	    &r->repairs.truncated_col);
 	r->lo = r->hi;
 	r->state = R_END;
 	return 0;
@@ -1695,6 +1697,8 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 				}
 				r->repairs.n[KT_R_TRUNCATED]++;
 				r->repairs.tsv_cut = 1;
+				r->repairs.truncated_line = r->tsvline + 1;
+				r->repairs.truncated_col = 1;
 			}
 			if (rc == 0)
 				r->state = R_END;
