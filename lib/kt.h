@@ -715,7 +715,7 @@ struct kt_writer *kt_writer_new(struct kt_out *, unsigned);
 int	 kt_writer_begin(struct kt_writer *, const struct kt_meta *, size_t,
 	    const uint64_t *, size_t);
 /*
- * Set the TSV time origin (ts_ns counts from it).  Without it the first
+ * Set the TSV time origin (rel_ns counts from it).  Without it the first
  * event that is not metadata and has a time sets it, and the events
  * before that one wait in memory.
  */
