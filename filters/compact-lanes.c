@@ -225,6 +225,13 @@ struct cl {
 	struct retired	*rets;
 	size_t		 nrets;
 	struct hasher	 hash;
+	/* For a report: the source's bytes around its events (restore). */
+	int		 framing;	/* note where each event ends */
+	uint64_t	*evend;		/* per record: its end in the bytes */
+	size_t		 capend;
+	char		 why[300];	/* why they cannot be restored, or "" */
+	json_t		*frame;		/* the bytes around the events */
+	char		 tsha[65];	/* the SHA-256 of the trace's bytes */
 };
 
 static void
@@ -541,6 +548,39 @@ hold(struct cl *c, const struct kt_event *ev)
 	}
 }
 
+/*
+ * Note where event ev, just read, ends in the trace's bytes (the bytes
+ * out of the decompression and the archive), for the frame of the
+ * report; or why the restore cannot give those bytes back.
+ */
+static void
+note_end(struct cl *c, const struct kt_event *ev)
+{
+	uint64_t end = kt_reader_offset(c->rd), i = c->nrecs - 1;
+
+	if (c->why[0] != '\0')
+		return;
+	if (kt_reader_form(c->rd) == KT_FORM_TSV) {
+		snprintf(c->why, sizeof(c->why), "the source is in the TSV "
+		    "event form: the events are restored as JSON");
+		return;
+	}
+	if (ev->flags & (KT_EV_REPAIRED | KT_EV_PATCHED) || end < ev->len ||
+	    (i > 0 && end - ev->len < c->evend[i - 1])) {
+		snprintf(c->why, sizeof(c->why), "row %llu was repaired on "
+		    "reading (kt-normalize(1)): its bytes are not the file's",
+		    (unsigned long long)ev->index);
+		return;
+	}
+	if (i >= c->capend) {
+		c->capend = c->capend ? c->capend * 2 : 4096;
+		if ((c->evend = realloc(c->evend, c->capend *
+		    sizeof(*c->evend))) == NULL)
+			nomem();
+	}
+	c->evend[i] = end;
+}
+
 /* Read every event; map row numbers written after the events. */
 static void
 read_all(struct cl *c)
@@ -553,6 +593,8 @@ read_all(struct cl *c)
 
 	while ((rc = kt_reader_next(c->rd, &ev, &err)) == 1) {
 		hold(c, &ev);
+		if (c->framing)
+			note_end(c, &ev);
 		if ((c->nrecs & 0xffff) == 0)
 			kt_cli_progress(c->rd);
 	}
@@ -1603,6 +1645,7 @@ static json_t *
 report_json(struct cl *c, uint64_t nretired, uint64_t nout, const char *outname)
 {
 	json_t *rep = json_object(), *dv = json_array(), *ret = json_array();
+	json_t *jr;
 	uint64_t moved = 0, flows = 0, nsc = 0;
 	size_t i;
 	const uint64_t *si;
@@ -1724,6 +1767,19 @@ report_json(struct cl *c, uint64_t nretired, uint64_t nout, const char *outname)
 	    "trackKey", TRACK_KEY, "addedKey", ADDED_KEY, "sourceEvents",
 	    (json_int_t)c->nrecs, "sourceIndex", si == NULL ? "none" :
 	    applied ? "before" : "after"));
+	/*
+	 * The source's own bytes: their SHA-256 (the file's, decompressed
+	 * and out of its archive), and what is around its events, or why
+	 * the restore cannot give them back.
+	 */
+	jr = json_object_get(rep, "restore");
+	json_object_set_new(jr, "traceSha256", json_string(c->tsha));
+	json_object_set_new(jr, "exact", json_boolean(c->frame != NULL));
+	if (c->frame != NULL) {
+		json_object_set_new(jr, "frame", c->frame);
+		c->frame = NULL;
+	} else
+		json_object_set_new(jr, "why", json_string(c->why));
 	json_object_set_new(rep, "retired", ret);
 	return rep;
 }
@@ -1995,6 +2051,154 @@ summary(struct cl *c, const char *report, uint64_t nretired)
 		    c->inname, (unsigned long long)nretired);
 }
 
+#define BUFSZ	(1 << 16)
+
+/* The gaps around the events of the source's bytes, as they come. */
+struct framer {
+	struct kt_buf	 gap, last;	/* this gap, the separator before */
+	uint64_t	 run;		/* how many times last came */
+	json_t		*seps;		/* [[count, text], ...] */
+	json_t		*head;
+	int		 bad;		/* not UTF-8 */
+};
+
+static json_t *
+frame_text(struct framer *f, const struct kt_buf *b)
+{
+	json_t *j;
+
+	if ((j = json_stringn(b->p != NULL ? b->p : "", b->n)) == NULL)
+		f->bad = 1;
+	return j;
+}
+
+static void
+frame_sep(struct framer *f)
+{
+	if (f->run > 0)
+		json_array_append_new(f->seps, json_pack("[I,o]",
+		    (json_int_t)f->run, frame_text(f, &f->last)));
+	f->run = 0;
+}
+
+static void
+frame_gap(struct framer *f, size_t i)
+{
+	if (i == 0)
+		f->head = frame_text(f, &f->gap);
+	else if (f->run > 0 && f->gap.n == f->last.n &&
+	    (f->gap.n == 0 || memcmp(f->gap.p, f->last.p, f->gap.n) == 0))
+		f->run++;
+	else {
+		frame_sep(f);
+		f->last.n = 0;
+		kt_buf_add(&f->last, f->gap.p != NULL ? f->gap.p : "", f->gap.n);
+		f->run = 1;
+	}
+	f->gap.n = 0;
+}
+
+/*
+ * Read the trace's bytes again (decompressed, out of its archive member):
+ * their SHA-256 into c->tsha, and, unless c->why says why not, the bytes
+ * around the events into c->frame (head, the separators between events
+ * run-length coded, tail), each event's bytes compared with those held,
+ * so that --restore can write the file back byte for byte.
+ */
+static void
+frame_build(struct cl *c, const char *path)
+{
+	struct kt_source *s;
+	struct kt_reader *rd;
+	struct kt_error err;
+	struct kt_sha256 sh;
+	struct framer f;
+	const char *ev = NULL;
+	char *buf;
+	uint64_t at = 0, start, take;
+	size_t i = 0, k;
+	int64_t n;
+
+	memset(&f, 0, sizeof(f));
+	if ((buf = malloc(BUFSZ)) == NULL)
+		nomem();
+	if ((s = kt_cli_source_open(path, c->o.co.member, c->o.co.rflags,
+	    &err)) == NULL || kt_source_next(s, &rd, &err) != 1)
+		kt_cli_die(&err);
+	if ((f.seps = json_array()) == NULL)
+		nomem();
+	kt_sha256_init(&sh);
+	while ((n = kt_reader_read(rd, buf, BUFSZ, &err)) > 0) {
+		kt_sha256_update(&sh, buf, (size_t)n);
+		for (k = 0; k < (size_t)n && c->why[0] == '\0'; k += take,
+		    at += take) {
+			if (i == c->nrecs) {
+				take = (size_t)n - k;
+				kt_buf_add(&f.gap, buf + k, take);
+				continue;
+			}
+			start = c->evend[i] - c->recs[i].len;
+			if (at < start) {
+				take = start - at < (size_t)n - k ?
+				    start - at : (size_t)n - k;
+				kt_buf_add(&f.gap, buf + k, take);
+				continue;
+			}
+			if (ev == NULL)
+				ev = held_bytes(c, i);
+			take = c->evend[i] - at < (size_t)n - k ?
+			    c->evend[i] - at : (size_t)n - k;
+			if (memcmp(buf + k, ev + (at - start), take) != 0) {
+				snprintf(c->why, sizeof(c->why), "row %llu is "
+				    "not the file's bytes where the reader "
+				    "found it", (unsigned long long)
+				    c->recs[i].index);
+				break;
+			}
+			if (at + take == c->evend[i]) {
+				frame_gap(&f, i++);
+				ev = NULL;
+			}
+		}
+	}
+	if (n == -1)
+		kt_cli_die(&err);
+	kt_sha256_hex(&sh, c->tsha);
+	if (c->why[0] == '\0' && i < c->nrecs)
+		snprintf(c->why, sizeof(c->why), "the trace's bytes end "
+		    "before its events do");
+	if (c->why[0] == '\0') {
+		json_t *tail;
+
+		frame_sep(&f);
+		tail = frame_text(&f, &f.gap);
+		if (c->nrecs == 0)
+			f.head = NULL;
+		if (f.gap.err || f.last.err)
+			nomem();
+		if (f.bad)
+			snprintf(c->why, sizeof(c->why), "the bytes around "
+			    "the events are not UTF-8 (a report is JSON)");
+		else
+			c->frame = json_pack("{s:o,s:o,s:o}", "head",
+			    f.head != NULL ? f.head : json_string(""),
+			    "separators", f.seps, "tail", tail);
+		if (f.bad) {
+			json_decref(f.head);
+			json_decref(f.seps);
+			json_decref(tail);
+		}
+	} else {
+		json_decref(f.head);
+		json_decref(f.seps);
+	}
+	kt_buf_free(&f.gap);
+	kt_buf_free(&f.last);
+	free(buf);
+	kt_reader_free(rd);
+	kt_source_close(s);
+}
+
 static int
 compact(struct cl *c, struct kt_source *src, const char *inpath)
 {
@@ -2019,6 +2223,8 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 	hash_wait(&c->hash);
 	kt_cli_one_trace(src, c->inname, "holds several traces; pick one with "
 	    "--member or merge them with kt rank-tag", 1);
+	if (c->framing)
+		frame_build(c, inpath);
 	c->already = c->already || is_compact(c);
 	if (!c->already)
 		nretired = plan(c);
@@ -2068,6 +2274,24 @@ struct rreport {
 	uint64_t	 want;		/* the source's events, */
 	int		 have_want;	/* when it says */
 	int		 after;		/* ktSourceIndex after the events */
+	json_t		*frame;		/* the bytes around the events, */
+	const char	*tsha;		/* and the SHA-256 they give, */
+	const char	*why;		/* or why there are none */
+};
+
+/*
+ * Where restored events go: through a writer (its own layout), or, with
+ * the report's frame, as the source's bytes themselves, hashed.
+ */
+struct remit {
+	struct kt_writer *w;
+	struct kt_out	*out;		/* NULL: through w */
+	struct kt_sha256 sh;
+	json_t		*seps;		/* [[count, text], ...] */
+	size_t		 sep;		/* the run of the next separator */
+	json_int_t	 left;		/* its uses left */
+	uint64_t	 n;		/* events written */
+	int		 misfit;	/* more events than separators */
 };
 
 /*
@@ -2205,11 +2429,20 @@ load_report(struct cl *c, const char *report, json_t *topj,
 		kt_error_set(&err, report, je.line, je.column, "%s", je.text);
 		kt_cli_die(&err);
 	}
-	if (json_is_true(json_object_get(rr->rep, "alreadyCompact"))) {
-		json_decref(rr->rep);
-		rr->rep = NULL;
-		return 1;
+	jv = json_object_get(rr->rep, "restore");
+	rr->frame = json_object_get(jv, "frame");
+	rr->tsha = json_string_value(json_object_get(jv, "traceSha256"));
+	rr->why = json_string_value(json_object_get(jv, "why"));
+	if (rr->frame != NULL && (rr->tsha == NULL ||
+	    !json_is_string(json_object_get(rr->frame, "head")) ||
+	    !json_is_string(json_object_get(rr->frame, "tail")) ||
+	    !json_is_array(json_object_get(rr->frame, "separators")))) {
+		kt_cli_warn("%s: restore.frame is not a head, separators and "
+		    "tail with a traceSha256", report);
+		kt_cli_die(NULL);
 	}
+	if (json_is_true(json_object_get(rr->rep, "alreadyCompact")))
+		return 1;
 	if (json_object_get(topj, "inputSha256") == NULL) {
 		kt_cli_warn("%s: the view was written without a report",
 		    c->inname);
@@ -2294,12 +2527,66 @@ source_rows(struct cl *c, const struct rreport *rr, size_t *nrows)
 	return rows;
 }
 
+/* Raw bytes of the restored file, hashed as they are written. */
+static int
+remit_bytes(struct remit *e, const char *p, size_t n)
+{
+	kt_sha256_update(&e->sh, p, n);
+	return kt_out_write(e->out, p, n);
+}
+
+/* A JSON string of the frame, as its bytes. */
+static int
+remit_text(struct remit *e, json_t *j)
+{
+	return remit_bytes(e, json_string_value(j), json_string_length(j));
+}
+
+/*
+ * Restored event p[0..n) (row row; an event of the report if retired):
+ * after the separator the source had before it, or through the writer.
+ */
+static int
+remit_event(struct remit *e, const char *p, size_t n, uint64_t row,
+    int retired)
+{
+	struct kt_event ev;
+	json_t *run;
+
+	if (e->out == NULL) {
+		if (!retired)
+			return kt_writer_raw(e->w, p, n, row);
+		memset(&ev, 0, sizeof(ev));
+		ev.raw = p;
+		ev.len = n;
+		ev.index = row;
+		return kt_writer_event(e->w, &ev);
+	}
+	if (e->n++ > 0) {
+		while (e->left == 0) {
+			run = json_array_get(e->seps, e->sep++);
+			if (run == NULL) {
+				e->misfit = 1;
+				return remit_bytes(e, p, n);
+			}
+			e->left = json_integer_value(json_array_get(run, 0));
+			if (e->left < 0)
+				e->left = 0;
+		}
+		e->left--;
+		if (remit_text(e, json_array_get(json_array_get(e->seps,
+		    e->sep - 1), 1)) == -1)
+			return -1;
+	}
+	return remit_bytes(e, p, n);
+}
+
 /*
  * Write the source's events: the retired ones at their positions, the
  * moved ones put back, the added ones left out.
  */
 static int
-restore_events(struct cl *c, struct kt_writer *w, const struct rreport *rr)
+restore_events(struct cl *c, struct remit *w, const struct rreport *rr)
 {
 	static const char mark[] = "{\"_compact_gpu_";
 	struct kt_buf ub = KT_BUF_INIT, chk = KT_BUF_INIT;
@@ -2316,11 +2603,8 @@ restore_events(struct cl *c, struct kt_writer *w, const struct rreport *rr)
 
 		while (rc == 0 && ri < rr->nret && rr->ret[ri].position ==
 		    pos) {
-			memset(&ev, 0, sizeof(ev));
-			ev.raw = rr->ret[ri].text;
-			ev.len = rr->ret[ri].len;
-			ev.index = rr->ret[ri].row;
-			rc = kt_writer_event(w, &ev);
+			rc = remit_event(w, rr->ret[ri].text, rr->ret[ri].len,
+			    rr->ret[ri].row, 1);
 			ri++;
 			pos++;
 		}
@@ -2347,7 +2631,7 @@ restore_events(struct cl *c, struct kt_writer *w, const struct rreport *rr)
 				ev.len = ub.n;
 			}
 		}
-		rc = kt_writer_raw(w, ev.raw, ev.len, r->index);
+		rc = remit_event(w, ev.raw, ev.len, r->index, 0);
 		pos++;
 	}
 	kt_patch_free(&p);
@@ -2398,6 +2682,60 @@ identity_copy(struct cl *c)
 	return 0;
 }
 
+/*
+ * The source's file itself: the frame's head, the events each after the
+ * separator the source had before it, the tail; its SHA-256 must be the
+ * one the report recorded, else the output is removed.
+ */
+static int
+restore_bytes(struct cl *c, struct rreport *rr, int identity)
+{
+	struct kt_error err;
+	struct remit em;
+	uint64_t *rows;
+	size_t i, nrows;
+	char hex[65];
+	int rc;
+
+	if (!identity) {
+		rows = source_rows(c, rr, &nrows);	/* it checks the count */
+		free(rows);
+	}
+	memset(&em, 0, sizeof(em));
+	em.seps = json_object_get(rr->frame, "separators");
+	kt_sha256_init(&em.sh);
+	em.out = kt_cli_out_open(c->o.co.output, c->o.co.level);
+	rc = remit_text(&em, json_object_get(rr->frame, "head"));
+	if (rc == 0 && !identity)
+		rc = restore_events(c, &em, rr);
+	/* A compact view already: its events as they are. */
+	for (i = 0; identity && i < c->nrecs && rc == 0; i++)
+		rc = remit_event(&em, held_bytes(c, i), c->recs[i].len,
+		    c->recs[i].index, 0);
+	if (rc == 0)
+		rc = remit_text(&em, json_object_get(rr->frame, "tail"));
+	kt_sha256_hex(&em.sh, hex);
+	if (rc == 0 && (em.misfit || em.left != 0 ||
+	    json_array_get(em.seps, em.sep) != NULL)) {
+		kt_error_set(&err, c->inname, 0, 0, "the report's separators "
+		    "do not fit the %llu events restored",
+		    (unsigned long long)em.n);
+		kt_cli_out_commit(em.out, 1, &err);
+	}
+	if (rc == 0 && strcmp(hex, rr->tsha) != 0) {
+		kt_error_set(&err, c->inname, 0, 0, "the bytes restored are "
+		    "not the source's (SHA-256 %s, the report says %s)", hex,
+		    rr->tsha);
+		kt_cli_out_commit(em.out, 1, &err);
+	}
+	kt_error_set(&err, c->o.co.output ? c->o.co.output : "<stdout>", 0,
+	    0, "write error");
+	kt_cli_out_commit(em.out, rc == -1, &err);
+	free(rr->ret);
+	json_decref(rr->rep);
+	return 0;
+}
+
 static int
 restore(struct cl *c, struct kt_source *src, const char *path)
 {
@@ -2408,6 +2746,7 @@ restore(struct cl *c, struct kt_source *src, const char *path)
 	struct kt_meta *metas;
 	struct kt_reader *again;
 	struct rreport rr;
+	struct remit em;
 	json_t *topj, *jv;
 	size_t i, nm, k, nrows;
 	uint64_t *rows;
@@ -2431,6 +2770,9 @@ restore(struct cl *c, struct kt_source *src, const char *path)
 	report = restore_report_path(c, path, topj, rpath, sizeof(rpath));
 	if (report != NULL && load_report(c, report, topj, &rr) == 1) {
 		json_decref(topj);
+		if (rr.frame != NULL)
+			return restore_bytes(c, &rr, 1);
+		json_decref(rr.rep);
 		return identity_copy(c);
 	}
 	if (report == NULL) {
@@ -2443,9 +2785,18 @@ restore(struct cl *c, struct kt_source *src, const char *path)
 		}
 	}
 	json_decref(topj);
+	if (rr.frame != NULL)
+		return restore_bytes(c, &rr, 0);
+	/* The events only: say why the file's bytes cannot come back. */
+	kt_cli_warn("%s: the source's events are restored, not its file's "
+	    "bytes: %s", c->inname, report == NULL ? "no report" :
+	    rr.why != NULL ? rr.why : "the report has no restore.frame "
+	    "(an older kt-compact-lanes wrote it)");
 	out = kt_cli_out_open(c->o.co.output, c->o.co.level);
 	if ((w = kt_writer_new(out, 0)) == NULL)
 		nomem();
+	memset(&em, 0, sizeof(em));
+	em.w = w;
 	m = kt_reader_metas(c->rd, &nm);
 	if ((metas = calloc(nm + 1, sizeof(*metas))) == NULL)
 		nomem();
@@ -2461,7 +2812,7 @@ restore(struct cl *c, struct kt_source *src, const char *path)
 	    nrows) == -1)
 		rc = -1;
 	if (rc == 0)
-		rc = restore_events(c, w, &rr);
+		rc = restore_events(c, &em, &rr);
 	if (rc == 0)
 		rc = kt_writer_end_index(w, metas, nm, identity || !rr.after ?
 		    NULL : rows, nrows);
@@ -2513,6 +2864,8 @@ cl_free(struct cl *c)
 	kt_intern_free(c->pids);
 	kt_arena_free(c->arena);
 	kt_hold_free(c->holder);
+	free(c->evend);
+	json_decref(c->frame);
 	free(c);
 }
 
@@ -2609,6 +2962,7 @@ main(int argc, char *argv[])
 	/* The SHA-256 is for the report: no report, no hashing. */
 	if (want_report)
 		hash_start(&c->hash, readpath, c->sha);
+	c->framing = want_report;
 	c->rd = kt_cli_open_one(readpath, c->inname, c->o.co.member,
 	    c->o.co.rflags, &src);
 	if ((c->arena = kt_arena_new()) == NULL ||

@@ -62,6 +62,7 @@ struct viewer {
 	struct vthread	*thr;
 	size_t		 nthr;
 	struct kt_intern *pids, *flows, *counters;
+	struct kt_intern *names;	/* B and E names, unescaped */
 	struct vfirst	*pid;
 	size_t		 npid;
 	struct vflow	*flow;		/* every flow event */
@@ -69,6 +70,7 @@ struct viewer {
 	size_t		*many;		/* counter events of several series */
 	size_t		 nmany, capmany;
 	struct kt_buf	 key;
+	struct kt_buf	 uname;
 };
 
 struct opts {
@@ -381,8 +383,31 @@ viewer_free(struct viewer *vw)
 	kt_intern_free(vw->pids);
 	kt_intern_free(vw->flows);
 	kt_intern_free(vw->counters);
+	kt_intern_free(vw->names);
 	kt_buf_free(&vw->key);
+	kt_buf_free(&vw->uname);
 	free(vw);
+}
+
+/*
+ * The name of B or E event ev as --check compares them: 1 + its id among
+ * the names (unescaped), or 0 when it has none (a missing or empty name
+ * closes any B: catapult compares only a name given).
+ */
+static uint32_t
+be_name(struct viewer *vw, const struct kt_event *ev)
+{
+	const struct kt_val *v = &ev->f[KT_F_NAME];
+	int64_t id;
+
+	if ((ev->ph != 'B' && ev->ph != 'E') || v->type != KT_STRING ||
+	    v->len <= 2)
+		return 0;
+	if (kt_json_unescape(ev->raw + v->off + 1, v->len - 2,
+	    &vw->uname) == -1 || (id = kt_intern_put(vw->names,
+	    vw->uname.p, vw->uname.n)) == -1)
+		nomem();
+	return (uint32_t)id + 1;
 }
 
 /* Keep ev in the store. */
@@ -405,8 +430,10 @@ hold(struct state *st, const struct kt_event *ev)
 		r->tag |= TAG_THREAD_I;
 	if (ev->index >= st->nextindex)
 		st->nextindex = ev->index + 1;
-	if (st->vw != NULL)
+	if (st->vw != NULL) {
+		r->aux = be_name(st->vw, ev);
 		viewer_note(st, ev, r, kt_store_count(st->store) - 1);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -906,15 +933,21 @@ struct finding {
 
 /* The checks; those from "mixed-id" on are the viewer rules. */
 enum check {
-	C_OVERLAP, C_UNMATCHED_B, C_UNMATCHED_E, C_MISSING_TS, C_NEGATIVE_TS,
-	C_UNBOUND_FLOW, C_MIXED_ID, C_ROW_ORDER, C_COUNTER_SERIES,
-	C_ZERO_NESTED, C_FLOW_ARGS, C_N
+	C_OVERLAP, C_UNMATCHED_B, C_UNMATCHED_E, C_BE_NAME, C_MISSING_TS,
+	C_NEGATIVE_TS, C_UNBOUND_FLOW, C_TRUNCATED, C_MIXED_ID, C_ROW_ORDER,
+	C_COUNTER_SERIES, C_ZERO_NESTED, C_FLOW_ARGS, C_N
 };
 
 static const char *const checknames[C_N] = {
-	"overlap", "unmatched-B", "unmatched-E", "missing-ts", "negative-ts",
-	"unbound-flow", "mixed-id", "row-order", "counter-series",
-	"zero-nested", "flow-args"
+	"overlap", "unmatched-B", "unmatched-E", "be-name", "missing-ts",
+	"negative-ts", "unbound-flow", "truncated", "mixed-id", "row-order",
+	"counter-series", "zero-nested", "flow-args"
+};
+
+/* A slice of a thread: an X event (e NULL), or a B and its E. */
+struct span {
+	struct kt_rec	*a, *e;
+	int64_t		 ts, end;
 };
 
 /* Append a raw JSON value, without the quotes of a string. */
@@ -1032,6 +1065,52 @@ zero_nested(struct state *st, struct kt_out *out, struct kt_rec **all,
 				sp--;
 			if (sp == 0 || end_of(r) <= end_of(stack[sp - 1]))
 				stack[sp++] = r;
+		}
+	}
+}
+
+/* Order: thread, then start, then longer first, then file order. */
+static int
+cmp_span(const void *x, const void *y)
+{
+	const struct span *a = x, *b = y;
+
+	if (a->a->thread != b->a->thread)
+		return a->a->thread < b->a->thread ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->end - a->ts != b->end - b->ts)
+		return a->end - a->ts > b->end - b->ts ? -1 : 1;
+	return a->a < b->a ? -1 : a->a > b->a;	/* file order */
+}
+
+/*
+ * A complete slice and a B/E pair of one thread that overlap without
+ * nesting (sp, n of them, sorted by cmp_span): the viewers' stack of a
+ * thread holds both kinds.  X against X is the overlap check's own.
+ */
+static void
+span_overlaps(struct state *st, struct kt_out *out, struct span *sp,
+    size_t n, struct span **stack, uint64_t *counts)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i = j) {
+		k = 0;
+		for (j = i; j < n && sp[j].a->thread == sp[i].a->thread; j++) {
+			struct span *r = &sp[j];
+
+			while (k > 0 && stack[k - 1]->end <= r->ts)
+				k--;
+			if (k > 0 && r->end > stack[k - 1]->end) {
+				if ((stack[k - 1]->e == NULL) != (r->e == NULL))
+					report(st, out, C_OVERLAP,
+					    stack[k - 1]->a, r->a, "a complete "
+					    "slice and a B/E slice on one thread "
+					    "overlap without nesting", counts);
+				continue;
+			}
+			stack[k++] = r;
 		}
 	}
 }
@@ -1165,8 +1244,10 @@ run_check(struct state *st, struct kt_out *out)
 {
 	static const char hdr[] = "check\tid\tother\tpid\ttid\tts_ns\tdetail\n";
 	struct kt_rec **sl, **be, **stack, **all;
+	struct span *spans, **sstack;
+	const struct kt_repairs *rep = kt_reader_repairs(st->r);
 	int64_t *maxend;
-	size_t i, j, nsl = 0, nbe = 0, nall = 0, sp;
+	size_t i, j, nsl = 0, nbe = 0, nall = 0, nspan = 0, sp;
 	uint64_t counts[C_N];
 	int any = 0;
 
@@ -1178,7 +1259,9 @@ run_check(struct state *st, struct kt_out *out)
 	    (be = malloc((st->n + 1) * sizeof(*be))) == NULL ||
 	    (stack = malloc((st->n + 1) * sizeof(*stack))) == NULL ||
 	    (maxend = malloc((st->n + 1) * sizeof(*maxend))) == NULL ||
-	    (all = malloc((st->n + 1) * sizeof(*all))) == NULL)
+	    (all = malloc((st->n + 1) * sizeof(*all))) == NULL ||
+	    (spans = malloc((st->n + 1) * sizeof(*spans))) == NULL ||
+	    (sstack = malloc((st->n + 1) * sizeof(*sstack))) == NULL)
 		nomem();
 	for (i = 0; i < st->n; i++) {
 		struct kt_rec *r = &st->recs[i];
@@ -1217,22 +1300,50 @@ run_check(struct state *st, struct kt_out *out)
 			stack[sp++] = r;
 		}
 	}
-	/* B/E pairing per thread, in time order. */
+	/*
+	 * B/E pairing per thread, in time order: an E ends the innermost B
+	 * open, whatever its name (as both viewers do).
+	 */
 	qsort(be, nbe, sizeof(*be), cmp_slice);
 	for (i = 0; i < nbe; i = j) {
 		sp = 0;
 		for (j = i; j < nbe && be[j]->thread == be[i]->thread; j++) {
-			if (be[j]->ph == 'B')
+			if (be[j]->ph == 'B') {
 				stack[sp++] = be[j];
-			else if (sp > 0)
-				sp--;
-			else
+				continue;
+			}
+			if (sp == 0) {
 				report(st, out, C_UNMATCHED_E, be[j], NULL, "E without a "
 				    "B", counts);
+				continue;
+			}
+			sp--;
+			if (be[j]->aux != 0 && stack[sp]->aux != 0 &&
+			    be[j]->aux != stack[sp]->aux)
+				report(st, out, C_BE_NAME, stack[sp], be[j],
+				    "the E that ends this B has another name: "
+				    "the viewers end the B's slice "
+				    "(chrome://tracing warns title_match_error)",
+				    counts);
+			spans[nspan].a = stack[sp];
+			spans[nspan].e = be[j];
+			spans[nspan].ts = stack[sp]->ts;
+			spans[nspan++].end = be[j]->ts;
 		}
 		while (sp > 0)
 			report(st, out, C_UNMATCHED_B, stack[--sp], NULL, "B without an "
 			    "E", counts);
+	}
+	/* Complete slices against B/E slices, where a thread has both. */
+	if (nspan > 0) {
+		for (i = 0; i < nsl; i++) {
+			spans[nspan].a = sl[i];
+			spans[nspan].e = NULL;
+			spans[nspan].ts = sl[i]->ts;
+			spans[nspan++].end = end_of(sl[i]);
+		}
+		qsort(spans, nspan, sizeof(*spans), cmp_span);
+		span_overlaps(st, out, spans, nspan, sstack, counts);
 	}
 	/*
 	 * Flow ends: s, t and f with bp "e" bind to an enclosing slice of
@@ -1286,12 +1397,41 @@ run_check(struct state *st, struct kt_out *out)
 	free(stack);
 	free(maxend);
 	free(all);
+	free(spans);
+	free(sstack);
+	/*
+	 * An input that ends early: every complete event was checked, but
+	 * the trace is not whole (a data condition, exit 1); its line says
+	 * where it ends, as the error of --strict does.
+	 */
+	if (rep->n[KT_R_TRUNCATED] > 0) {
+		char line[256];
+
+		counts[C_TRUNCATED]++;
+		if (rep->tsv_cut)
+			snprintf(line, sizeof(line), "truncated\t\t\t\t\t\t"
+			    "the TSV input ends without its end row\n");
+		else
+			snprintf(line, sizeof(line), "truncated\t\t\t\t\t\t"
+			    "the input ends inside an event: %llu bytes after "
+			    "the last complete event\n", (unsigned long long)
+			    rep->truncated_bytes);
+		if (kt_out_write(out, line, strlen(line)) == -1)
+			return -1;
+	}
 	for (i = 0; i < C_N; i++) {
 		if (counts[i] == 0)
 			continue;
 		any = 1;
-		kt_cli_warn("%s: check: %llu %s", kt_reader_name(st->r),
-		    (unsigned long long)counts[i], checknames[i]);
+		if (i == C_TRUNCATED)
+			kt_cli_warn("%s:%ld:%ld: check: truncated input: every "
+			    "complete event checked, %llu bytes dropped",
+			    kt_reader_name(st->r), rep->truncated_line,
+			    rep->truncated_col, (unsigned long long)
+			    rep->truncated_bytes);
+		else
+			kt_cli_warn("%s: check: %llu %s", kt_reader_name(st->r),
+			    (unsigned long long)counts[i], checknames[i]);
 	}
 	return any;
 }
@@ -1391,7 +1531,8 @@ main(int argc, char *argv[])
 	if (o.check && ((st.vw = calloc(1, sizeof(*st.vw))) == NULL ||
 	    (st.vw->pids = kt_intern_new()) == NULL ||
 	    (st.vw->flows = kt_intern_new()) == NULL ||
-	    (st.vw->counters = kt_intern_new()) == NULL))
+	    (st.vw->counters = kt_intern_new()) == NULL ||
+	    (st.vw->names = kt_intern_new()) == NULL))
 		nomem();
 	out = kt_cli_out_open(o.co.output, o.co.level);
 	if ((w = kt_writer_new(out, o.tsv ? KT_WRITE_TSV : KT_WRITE_ROWS)) == NULL)
@@ -1421,6 +1562,9 @@ main(int argc, char *argv[])
 	if (rc != -1 && kt_hold_check(st.holder, &err) == -1)
 		kt_cli_die(&err);
 	repairs = *kt_reader_repairs(r);
+	/* --check reported the truncation as a finding, not a repair. */
+	if (o.check)
+		repairs.n[KT_R_TRUNCATED] = 0;
 	snprintf(name, sizeof(name), "%s", kt_reader_name(r));
 	/* When a write failed, commit reports why and removes the file. */
 	kt_cli_out_commit(out, rc == -1, &err);

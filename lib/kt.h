@@ -469,6 +469,8 @@ enum kt_repair {
 struct kt_repairs {
 	uint64_t n[KT_NREPAIRS];
 	uint64_t truncated_bytes;	/* bytes dropped by KT_R_TRUNCATED */
+	long	 truncated_line;	/* where the input ends (1-based), */
+	long	 truncated_col;		/* 0 when not known */
 	int	 tsv_cut;		/* KT_R_TRUNCATED: a TSV without its end row */
 	int	 tsv_counted;		/* a TSV end row gave its row count: */
 	uint64_t tsv_rows_said;		/* that count */
@@ -713,7 +715,7 @@ struct kt_writer *kt_writer_new(struct kt_out *, unsigned);
 int	 kt_writer_begin(struct kt_writer *, const struct kt_meta *, size_t,
 	    const uint64_t *, size_t);
 /*
- * Set the TSV time origin (ts_ns counts from it).  Without it the first
+ * Set the TSV time origin (rel_ns counts from it).  Without it the first
  * event that is not metadata and has a time sets it, and the events
  * before that one wait in memory.
  */

@@ -94,7 +94,7 @@ struct kt_reader {
 	int		 tail_known;	/* keys after the events read first */
 	long		 tsvline;
 	int		 tsvcols;	/* 10, or 11 with a rank column */
-	int64_t		 origin;	/* TSV ts_ns count from here */
+	int64_t		 origin;	/* TSV rel_ns count from here */
 	int		 tsvend;	/* its end row was read */
 };
 
@@ -1130,6 +1130,8 @@ truncated(struct kt_reader *r, uint64_t from, struct kt_error *err)
 		return fail_at(r, r->hi, err, "truncated input");
 	r->repairs.n[KT_R_TRUNCATED]++;
 	r->repairs.truncated_bytes += r->base + r->hi - from;
+	position(r, r->hi, &r->repairs.truncated_line,
+	    &r->repairs.truncated_col);
 	r->lo = r->hi;
 	r->state = R_END;
 	return 0;
@@ -1783,9 +1785,14 @@ tsv_end_row(struct kt_reader *r, const char *p, size_t n,
 static int
 tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 {
+	/* rel_ns: from ktOriginNs; ts_ns, its old name, is read too. */
 	static const char header[] =
-	    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\tjson";
+	    "id\tkind\tph\trel_ns\tdur_ns\tpid\ttid\tcat\tname\tjson";
 	static const char rheader[] =
+	    "id\tkind\tph\trel_ns\tdur_ns\tpid\ttid\tcat\tname\trank\tjson";
+	static const char oheader[] =
+	    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\tjson";
+	static const char orheader[] =
 	    "id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\trank\tjson";
 	size_t s, e, col[TSV_COLS], coln[TSV_COLS];
 	int rc, i, J = r->tsvcols - 1;
@@ -1802,6 +1809,8 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 				}
 				r->repairs.n[KT_R_TRUNCATED]++;
 				r->repairs.tsv_cut = 1;
+				r->repairs.truncated_line = r->tsvline + 1;
+				r->repairs.truncated_col = 1;
 			}
 			if (rc == 0)
 				r->state = R_END;
@@ -1815,11 +1824,15 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 			return fail_at(r, s, err, "data after the TSV end row");
 		}
 		if (r->tsvline == 1) {
-			if (e - s == sizeof(header) - 1 &&
-			    memcmp(r->buf + s, header, e - s) == 0)
+			if ((e - s == sizeof(header) - 1 &&
+			    memcmp(r->buf + s, header, e - s) == 0) ||
+			    (e - s == sizeof(oheader) - 1 &&
+			    memcmp(r->buf + s, oheader, e - s) == 0))
 				r->tsvcols = 10;
-			else if (e - s == sizeof(rheader) - 1 &&
-			    memcmp(r->buf + s, rheader, e - s) == 0)
+			else if ((e - s == sizeof(rheader) - 1 &&
+			    memcmp(r->buf + s, rheader, e - s) == 0) ||
+			    (e - s == sizeof(orheader) - 1 &&
+			    memcmp(r->buf + s, orheader, e - s) == 0))
 				r->tsvcols = 11;
 			else
 				return fail_at(r, s, err, "bad TSV header");
@@ -1936,7 +1949,7 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 			if (col_int(r->buf + col[i], coln[i], &v, &has) == -1) {
 				kt_patch_free(&pt);
 				return fail_at(r, col[i], err, i == 3 ?
-				    "bad ts_ns column: want integer ns (an awk "
+				    "bad rel_ns column: want integer ns (an awk "
 				    "that prints 1e+09 needs -v CONVFMT=%.0f, "
 				    "or use gawk)" :
 				    "bad dur_ns column: want integer ns");
@@ -1945,7 +1958,7 @@ tsv_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 			    &v) == -1) || v > KT_TIME_MAX || v < -KT_TIME_MAX)) {
 				kt_patch_free(&pt);
 				return fail_at(r, col[i], err, i == 3 ?
-				    "ts_ns + " KT_KEY_ORIGIN " out of range: kt "
+				    "rel_ns + " KT_KEY_ORIGIN " out of range: kt "
 				    "holds times within 2^62 ns of 0" :
 				    "dur_ns out of range: kt holds times within "
 				    "2^62 ns of 0");

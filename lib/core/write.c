@@ -324,7 +324,7 @@ struct kt_writer {
 	int		 tsv_after;	/* the first trace row had after-keys */
 	int		 pending;	/* the first trace row waits for ts */
 	int		 origin_set;
-	int64_t		 origin;	/* TSV ts_ns are relative to this */
+	int64_t		 origin;	/* TSV rel_ns are relative to this */
 	struct kt_buf	 row;
 	struct kt_buf	 held;		/* events waiting for the origin */
 	struct kt_buf	 line;
@@ -498,7 +498,7 @@ flush_row(struct kt_writer *w)
 	if (kt_buf_adds(&w->row, "}\n") == -1 ||
 	    kt_out_write(w->out, w->row.p, w->row.n) == -1)
 		return -1;
-	/* Each waited as its row, but for its ts_ns (see kt_writer_event). */
+	/* Each waited as its row, but for its rel_ns (see kt_writer_event). */
 	while (at < w->held.n) {
 		int64_t ts;
 		size_t len, tsat;
@@ -531,9 +531,9 @@ kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	size_t i;
 
 	if (w->flags & KT_WRITE_TSV) {
-		static const char hdr[] = "id\tkind\tph\tts_ns\tdur_ns\tpid\t"
+		static const char hdr[] = "id\tkind\tph\trel_ns\tdur_ns\tpid\t"
 		    "tid\tcat\tname\tjson\n";
-		static const char rhdr[] = "id\tkind\tph\tts_ns\tdur_ns\tpid\t"
+		static const char rhdr[] = "id\tkind\tph\trel_ns\tdur_ns\tpid\t"
 		    "tid\tcat\tname\trank\tjson\n";
 
 		if ((w->flags & KT_WRITE_RANK) ?
@@ -661,7 +661,7 @@ kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 		if (!w->origin_set) {
 			/*
 			 * Keep its row until the origin is known, all but
-			 * ts_ns: its ts, and where that column goes.
+			 * rel_ns: its ts, and where that column goes.
 			 */
 			size_t tsat, len;
 			int has = (ev->flags & KT_EV_TS) != 0;
@@ -703,7 +703,7 @@ tsv_event(struct kt_writer *w, const struct kt_event *ev)
 }
 
 /*
- * Render ev's TSV line into b but for its ts_ns, which the caller puts
+ * Render ev's TSV line into b but for its rel_ns, which the caller puts
  * at *tsat (it depends on the origin).  0 or -1.
  */
 static int

@@ -159,9 +159,29 @@ check_restore() {
 		run kt-compact-lanes --restore "$_v" -o restored.json 2>rerr
 	fi
 	_rc=$?
-	run kt-normalize --keep-order "$_s" -o kept.json 2>kept.err
-	# A source kt wrote comes back itself (kt-compact-lanes(1)), its
+	_r=${4:-$_v.compact.json}
+	# With a report whose restore.exact is true, the restore is the
+	# source's file itself: sha256sum of it equals that of the source
+	# (decompressed by gzip, not kt) and the report's traceSha256.
+	if [ -f "$_r" ] && [ "$(jq -r .restore.exact "$_r")" = true ]; then
+		_want=$(plain "$_s" | sha256sum | cut -d' ' -f1)
+		_got=$(sha256sum <restored.json | cut -d' ' -f1)
+		if [ "$_rc" -eq 0 ] && [ ! -s rerr ] && [ "$_got" = "$_want" ] &&
+		    [ "$(jq -r .restore.traceSha256 "$_r")" = "$_want" ]; then
+			ok "$_n: restore is the source's file (SHA-256 $(echo "$_want" | cut -c1-12)..., $(wc -c <restored.json) bytes)"
+		else
+			bad "$_n: restore (exit $_rc, $(head -c 200 rerr)): SHA-256 $_got, the source's $_want"
+		fi
+		return
+	fi
+	# Else the restore says why not (the report's restore.why), and the
+	# events come back: a source kt wrote comes back itself, its
 	# ktSourceIndex where it was; another as kt normalize writes it.
+	if [ -f "$_r" ] && ! grep -qF "not its file's bytes: $(jq -r '.restore.why // "the report has no restore.frame"' "$_r")" rerr; then
+		bad "$_n: restore: no reason why the bytes are not the file's: $(head -c 200 rerr)"
+		return
+	fi
+	run kt-normalize --keep-order "$_s" -o kept.json 2>kept.err
 	if [ "$_rc" -eq 0 ] && { cmp -s restored.json kept.json ||
 	    cmp -s restored.json "$_s"; }; then
 		ok "$_n: restore is byte-exact ($(wc -c <restored.json) bytes)"
@@ -606,3 +626,50 @@ for t in hta/trace_diff/test/test.json.gz hta/negative_queue_length_values_check
 	check_view "$n" "$f" r.json
 	check_restore "$n" "$f" r.json
 done
+# --- Every real trace compact-lanes accepts: the restore is the file. ---
+# sha256sum of the restored file equals that of the source, decompressed
+# by gzip (not kt); where the report says it cannot be (restore.exact
+# false: a repair on reading changed an event's bytes), it says why, and
+# so does the restore, on one line.
+if [ -f "$KT_SHARED/INDEX.tsv" ]; then
+	nx=0 nw=0
+	for t in $(awk -F'\t' 'NR > 1 { print $1 }' "$KT_SHARED/INDEX.tsv"); do
+		f=$KT_SHARED/$t
+		[ -f "$f" ] || continue
+		rm -f av.json av.json.compact.json ar.json
+		run kt-compact-lanes -n 100000 "$f" -o av.json 2>/dev/null || continue
+		run kt-compact-lanes --restore av.json -o ar.json 2>arerr
+		rc=$?
+		want=$(plain "$f" | sha256sum | cut -d' ' -f1)
+		got=$(sha256sum <ar.json | cut -d' ' -f1)
+		ex=$(jq -r .restore.exact av.json.compact.json)
+		why=$(jq -r '.restore.why // empty' av.json.compact.json)
+		if [ "$ex" = true ] && [ $rc -eq 0 ] && [ ! -s arerr ] &&
+		    [ "$got" = "$want" ] &&
+		    [ "$(jq -r .restore.traceSha256 av.json.compact.json)" = "$want" ]; then
+			nx=$((nx + 1))
+		elif [ "$ex" = false ] && [ -n "$why" ] && [ $rc -eq 0 ] &&
+		    [ "$(wc -l <arerr)" -eq 1 ] &&
+		    grep -qF "not its file's bytes: $why" arerr; then
+			nw=$((nw + 1))
+		else
+			bad "real $t: restore (exit $rc, exact $ex, $(head -c 200 arerr)): SHA-256 $got, the source's $want"
+		fi
+	done
+	if [ $nx -gt 50 ]; then
+		ok "real traces: $nx restored byte for byte (sha256sum), $nw with the reason why not"
+	else
+		bad "real traces: only $nx restored byte for byte"
+	fi
+	# Standard input: the copy kt hashes is what is framed.
+	f=$KT_SHARED/hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz
+	if [ -f "$f" ] && run kt-compact-lanes -o sv.json <"$f" 2>/dev/null &&
+	    run kt-compact-lanes --restore sv.json 2>/dev/null | sha256sum | cut -d' ' -f1 >sv.got &&
+	    [ "$(cat sv.got)" = "$(gzip -dc "$f" | sha256sum | cut -d' ' -f1)" ]; then
+		ok "real: a gzip trace on standard input is restored byte for byte"
+	else
+		bad "real: standard input: the restore is not the source's bytes"
+	fi
+else
+	skip "real traces: no $KT_SHARED/INDEX.tsv"
+fi

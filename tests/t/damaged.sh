@@ -83,6 +83,34 @@ for f in trailing-comma.json control-char.json bad-escape.json \
 		bad "damaged --strict $f: $(cat "$TMP/e")"
 	fi
 done
+# --check of the truncated file: a data condition, status 1, one line at
+# the place --strict names, the bytes after the last complete event
+# counted by Python's own JSON decoder (the events decoded one by one).
+run kt-normalize --strict "$d/truncated.json" >/dev/null 2>"$TMP/e"
+where=$(sed -n 's/.*truncated\.json:\([0-9]*:[0-9]*\): .*/\1/p' "$TMP/e")
+drop=$(python3 -c '
+import json, sys
+t = open(sys.argv[1], encoding="utf-8").read()
+d = json.JSONDecoder()
+i = t.index("[", t.index("\"traceEvents\"")) + 1
+while True:
+    while t[i] in " \t\r\n,":
+        i += 1
+    try:
+        _, i = d.raw_decode(t, i)
+    except ValueError:
+        break
+print(len(t.encode("utf-8")) - len(t[:i].encode("utf-8")))' "$d/truncated.json")
+run kt-normalize --check "$d/truncated.json" >"$TMP/o.tsv" 2>"$TMP/e"
+rc=$?
+if [ $rc -eq 1 ] && [ -n "$where" ] && [ "$(grep -c "check: truncated" "$TMP/e")" -eq 1 ] &&
+    grep -q "truncated\.json:$where: check: truncated input: every complete event checked, $drop bytes dropped\$" "$TMP/e" &&
+    ! grep -q repaired "$TMP/e" &&
+    [ "$(grep -c '^truncated' "$TMP/o.tsv")" -eq 1 ]; then
+	ok "damaged --check truncated.json: status 1, one line at $where, $drop bytes"
+else
+	bad "damaged --check truncated.json: status $rc (want 1 at $where, $drop bytes): $(grep truncated "$TMP/e")"
+fi
 # Deep nesting and a long string are kept verbatim (not via jq, which
 # cannot read 100,000 levels): byte for byte with --keep-order.
 for f in deep-nesting.json long-string.json; do

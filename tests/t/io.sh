@@ -77,6 +77,28 @@ for f in two.tar two.tgz two.zip; do
 	fi
 done
 
+# --member matching nothing on a plain file (and on a gzip file, and on
+# standard input) is an error for every filter that reads a trace with
+# -m: status 2, one line naming the input, nothing on standard output.
+gzip -c t.json >t1.json.gz
+for f in normalize compact-lanes gaps select rank-tag bucket decompose \
+    overlap ops correlate memory summary; do
+	for in in t.json t1.json.gz -; do
+		if [ "$in" = - ]; then
+			run kt-$f -m 'nothing*' <t.json >mout 2>merr
+		else
+			run kt-$f -m 'nothing*' "$in" >mout 2>merr
+		fi
+		rc=$?
+		if [ $rc -eq 2 ] && [ "$(wc -l <merr)" -eq 1 ] && [ ! -s mout ] &&
+		    grep -q "^kt-$f: .*no member matches --member\$" merr; then
+			ok "io: kt-$f -m matching nothing in $in: status 2, one line"
+		else
+			bad "io: kt-$f -m matching nothing in $in: status $rc: $(head -2 merr)"
+		fi
+	done
+done
+
 # Atomic -o: the file appears whole, no temporary is left, and a failed
 # run leaves an existing file as it was.
 run kt-normalize -o out.json t.json 2>/dev/null

@@ -550,7 +550,7 @@ fi
 run kt-rank-tag c0.json c1.json >cj.json 2>/dev/null
 run kt-rank-tag --tsv c0.json c1.json >c.tsv 2>err
 if [ $? -eq 0 ] && [ "$(head -1 c.tsv)" = "$(printf \
-    'id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\trank\tjson')" ] &&
+    'id\tkind\tph\trel_ns\tdur_ns\tpid\ttid\tcat\tname\trank\tjson')" ] &&
     [ "$(awk -F'\t' 'NR > 2 && $2 != "end" { print $10 }' c.tsv | tr '\n' ' ')" = \
     '0 0 0 1 1 1 1 0 1 1 1 1 0 0 0 ' ]; then
 	ok "tsv: a rank column before json"
