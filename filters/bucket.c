@@ -20,7 +20,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: kt-bucket [-jMRStT] [-b keys] [-e name] [-F regex] [-m glob]\n"
-	    "                 [-o file] [-r rules] [file ...]\n"
+	    "                 [-o file] [-r rules] [--step-regex re] [file ...]\n"
 	    "  -b, --by KEYS      group by bucket,name,stream,step,rank,device,op,\n"
 	    "                     frame (comma-separated, in column order;\n"
 	    "                     default bucket)\n"
@@ -34,6 +34,7 @@ usage(FILE *f)
 	    "  -r, --rules FILE   rules bucket<TAB>regex, tried before the defaults\n"
 	    "  -R, --replace      the --rules file replaces the default rules\n"
 	    "  -S, --strict       refuse damaged input instead of repairing it\n"
+	    "      --step-regex RE  steps: the spans RE matches, see kt(7)\n"
 	    "  -t, --tsv          write TSV (the default when not a terminal)\n"
 	    "  -T, --text         write an aligned text table\n"
 	    "  -h, --help         this help;  -V, --version  the version\n");
@@ -165,6 +166,7 @@ main(int argc, char *argv[])
 		{ "strict", no_argument, NULL, 'S' },
 		{ "text", no_argument, NULL, 'T' },
 		{ "tsv", no_argument, NULL, 't' },
+		{ "step-regex", required_argument, NULL, KT_CLI_STEP_REGEX },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};

@@ -20,7 +20,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-decompose [-jRsSTtV] [-m glob] [-o file] [-r rules] [file]\n"
+	    "usage: kt-decompose [-jRsSTtV] [-m glob] [-o file] [-r rules]\n"
+	    "                    [--step-regex re] [file]\n"
 	    "  -j, --json                JSON lines\n"
 	    "  -m, --member GLOB         archive members to take\n"
 	    "  -o, --output FILE         write FILE atomically\n"
@@ -29,6 +30,7 @@ usage(FILE *f)
 	    "                            the default ones\n"
 	    "  -s, --series              one row per step (and startup, trailing)\n"
 	    "  -S, --strict              refuse damaged input\n"
+	    "      --step-regex RE       steps: the spans RE matches, see kt(7)\n"
 	    "  -T, --text                an aligned text table\n"
 	    "  -t, --tsv                 TSV (the default unless on a terminal)\n"
 	    "  -h, --help, -V, --version\n");
@@ -48,6 +50,7 @@ main(int argc, char *argv[])
 		{ "strict", no_argument, NULL, 'S' },
 		{ "text", no_argument, NULL, 'T' },
 		{ "tsv", no_argument, NULL, 't' },
+		{ "step-regex", required_argument, NULL, KT_CLI_STEP_REGEX },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};

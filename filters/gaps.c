@@ -22,7 +22,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: kt-gaps [-jsStT] [-b cause] [-f pct] [-g dur] [-k n] [-m glob]\n"
-	    "               [-n n] [-o file] [-z dur] [file]\n"
+	    "               [-n n] [-o file] [-z dur] [--step-regex re] [file]\n"
 	    "  -b, --by cause        fold the rows by the CPU op and user frame\n"
 	    "                        that were running\n"
 	    "  -f, --fail-above PCT  exit 1 when idle is over PCT%% of the wall\n"
@@ -34,6 +34,7 @@ usage(FILE *f)
 	    "  -o, --output FILE     write FILE atomically\n"
 	    "  -S, --strict          refuse damaged input instead of repairing it\n"
 	    "  -s, --summary         step and total rows in the table, not stderr\n"
+	    "      --step-regex RE   steps: the spans RE matches, see kt(7)\n"
 	    "  -t, --tsv             write TSV (the default when not a terminal)\n"
 	    "  -T, --text            write an aligned text table\n"
 	    "  -z, --tiny DUR        a tiny kernel is shorter (default 5us)\n"
@@ -110,6 +111,7 @@ main(int argc, char *argv[])
 		{ "tiny", required_argument, NULL, 'z' },
 		{ "top", required_argument, NULL, 'k' },
 		{ "tsv", no_argument, NULL, 't' },
+		{ "step-regex", required_argument, NULL, KT_CLI_STEP_REGEX },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};

@@ -21,7 +21,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: kt-ops [-jStTV] [-b keys] [-F regex] [-k kinds] "
 	    "[-m glob] [-n count]\n"
-	    "              [-o file] [-s column] [file]\n"
+	    "              [-o file] [-s column] [--step-regex re] [file]\n"
 	    "  -b, --by LIST           also group by shape, frame, rank\n"
 	    "  -F, --frame-skip REGEX  files that are not the user's code\n"
 	    "  -k, --kind LIST         rows of these kinds (default cpu_op,\n"
@@ -33,6 +33,7 @@ usage(FILE *f)
 	    "  -o, --output FILE       write FILE atomically\n"
 	    "  -s, --sort COLUMN       sort by it (default gpu_total_ns)\n"
 	    "  -S, --strict            refuse damaged input\n"
+	    "      --step-regex RE     steps: the spans RE matches, see kt(7)\n"
 	    "  -T, --text              an aligned text table\n"
 	    "  -t, --tsv               TSV (the default unless on a terminal)\n"
 	    "  -h, --help, -V, --version\n");
@@ -86,6 +87,7 @@ main(int argc, char *argv[])
 		{ "strict", no_argument, NULL, 'S' },
 		{ "text", no_argument, NULL, 'T' },
 		{ "tsv", no_argument, NULL, 't' },
+		{ "step-regex", required_argument, NULL, KT_CLI_STEP_REGEX },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};

@@ -20,7 +20,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: kt-overlap [-jsSTtV] [-m glob] [-n top] [-o file] [-r rules]\n"
-	    "                  [-x pct] [file]\n"
+	    "                  [-x pct] [--step-regex re] [file]\n"
 	    "  -j, --json                JSON lines\n"
 	    "  -m, --member GLOB         archive members to take\n"
 	    "  -n, --top N               only the N most exposed kernels\n"
@@ -31,6 +31,7 @@ usage(FILE *f)
 	    "  -x, --threshold PCT       exposed under PCT%% of the span is no\n"
 	    "                            finding (default 1)\n"
 	    "  -S, --strict              refuse damaged input\n"
+	    "      --step-regex RE       steps: the spans RE matches, see kt(7)\n"
 	    "  -T, --text                an aligned text table\n"
 	    "  -t, --tsv                 TSV (the default unless on a terminal)\n"
 	    "  -h, --help, -V, --version\n");
@@ -51,6 +52,7 @@ main(int argc, char *argv[])
 		{ "strict", no_argument, NULL, 'S' },
 		{ "text", no_argument, NULL, 'T' },
 		{ "tsv", no_argument, NULL, 't' },
+		{ "step-regex", required_argument, NULL, KT_CLI_STEP_REGEX },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};

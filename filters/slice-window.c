@@ -484,6 +484,42 @@ win_open(struct sw *sw, struct window *w)
 }
 
 /*
+ * The top-level keys of window w's output: the input's, with the window
+ * cut (KT_KEY_WINDOW_*, after the events, in ws and we) in place of an
+ * earlier slice's, so that the views know which steps it cut (kt(7)
+ * Step windows).  A new array of *n keys.
+ */
+static struct kt_meta *
+win_metas(struct sw *sw, const struct window *w, size_t *n, char *ws,
+    char *we)
+{
+	const struct kt_meta *m = kt_reader_metas(sw->rd, n);
+	struct kt_meta *o;
+	size_t i, j = 0;
+
+	if ((o = calloc(*n + 2, sizeof(*o))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < *n; i++)
+		if (strcmp(m[i].key, "\"" KT_KEY_WINDOW_START "\"") != 0 &&
+		    strcmp(m[i].key, "\"" KT_KEY_WINDOW_END "\"") != 0)
+			o[j++] = m[i];
+	o[j].key = (char *)"\"" KT_KEY_WINDOW_START "\"";
+	o[j].keylen = strlen(o[j].key);
+	o[j].vallen = kt_int_format(w->start, ws);
+	o[j].val = ws;
+	o[j++].after = 1;
+	if (w->end != NOEND) {
+		o[j].key = (char *)"\"" KT_KEY_WINDOW_END "\"";
+		o[j].keylen = strlen(o[j].key);
+		o[j].vallen = kt_int_format(w->end, we);
+		o[j].val = we;
+		o[j++].after = 1;
+	}
+	*n = j;
+	return o;
+}
+
+/*
  * Write the end of window w's output (the keys after the events, its
  * row numbers mapped through the input's ktSourceIndex) and commit it;
  * then free what the window holds.
@@ -491,14 +527,15 @@ win_open(struct sw *sw, struct window *w)
 static void
 win_commit(struct sw *sw, struct window *w)
 {
-	const struct kt_meta *m;
+	struct kt_meta *m;
 	const uint64_t *si;
 	struct kt_error err;
 	size_t nm, nsi, k;
 	int applied;
+	char ws[24], we[24];
 
 	memset(&err, 0, sizeof(err));
-	m = kt_reader_metas(sw->rd, &nm);
+	m = win_metas(sw, w, &nm, ws, we);
 	si = kt_reader_srcindex(sw->rd, &nsi, &applied);
 	if (si != NULL && !applied)
 		for (k = 0; k < w->nrows; k++)
@@ -511,6 +548,7 @@ win_commit(struct sw *sw, struct window *w)
 		kt_cli_die(&err);
 	kt_cli_out_commit(w->out, kt_writer_end_index(w->w, m, nm,
 	    k == w->nrows ? NULL : w->rows, w->nrows) == -1, &err);
+	free(m);
 	w->out = NULL;
 	if (w->spool[0] != '\0') {
 		/* Its file of our own, to where it goes. */

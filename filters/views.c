@@ -153,7 +153,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: kt-views [-SV] [-c gb] [-m glob] [-n top] [-r rules]\n"
-	    "                [--spool-max size] -o dir [file ...]\n"
+	    "                [--spool-max size] [--step-regex re] -o dir [file ...]\n"
 	    "  -c, --capacity-gb GB      device capacity in GB (10^9 bytes)\n"
 	    "  -m, --member GLOB         archive members to take\n"
 	    "  -n, --top N               rows of the ranked views (default 50)\n"
@@ -161,6 +161,7 @@ usage(FILE *f)
 	    "  -r, --rules FILE          bucket rules (bucket<TAB>regex) before\n"
 	    "                            the default ones\n"
 	    "  -S, --strict              refuse damaged input\n"
+	    "      --step-regex RE       steps: the spans RE matches, see kt(7)\n"
 	    "      --spool-max SIZE      cap on copying a pipe or stdin\n"
 	    "                            (default 64G; K, M, G, T)\n"
 	    "  -h, --help, -V, --version\n");
@@ -486,6 +487,7 @@ main(int argc, char *argv[])
 		{ "strict", no_argument, NULL, 'S' },
 		{ "spool-max", required_argument, NULL, KT_CLI_SPOOL_MAX },
 		{ "top", required_argument, NULL, 'n' },
+		{ "step-regex", required_argument, NULL, KT_CLI_STEP_REGEX },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};

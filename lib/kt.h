@@ -639,6 +639,9 @@ uint64_t		 kt_reader_size(const struct kt_reader *);
 #define KT_KEY_ORIGIN		"ktOriginNs"	/* TSV trace row only */
 #define KT_KEY_RANKS		"ktRanks"
 #define KT_KEY_COMPACT		"ktCompactLanes"
+/* The window kt-slice-window cut (ns, as the events' times): integers. */
+#define KT_KEY_WINDOW_START	"ktWindowStartNs"
+#define KT_KEY_WINDOW_END	"ktWindowEndNs"
 /* args keys kt adds to events. */
 #define KT_ARG_RANK		"rank"		/* rank-tag */
 #define KT_ARG_PID		"kt_pid"	/* rank-tag: the pid before */
@@ -970,6 +973,12 @@ void	 kt_cli_opt(struct kt_cli_opts *, int, const char *,
  * pipe, kt_cli_input_path), which kt_cli_opt handles.
  */
 #define KT_CLI_SPOOL_MAX	0x1000
+/*
+ * The getopt_long value of --step-regex RE, which every view takes and
+ * kt_cli_opt handles: RE is checked (kt_regex_check, regcomp) at once,
+ * and kt_cli_model makes the steps with it (kt_model_step_regex).
+ */
+#define KT_CLI_STEP_REGEX	0x1001
 /*
  * Copy standard input into a temporary file (kt_spool_stdin) removed when
  * the program ends, however it ends.  Returns its path (borrowed; the
@@ -1306,6 +1315,9 @@ struct kt_span {
 	uint32_t	 thread;	/* into threads */
 	uint32_t	 parent;	/* into spans, or KT_NO */
 	uint8_t		 kind;		/* enum kt_kind */
+	uint8_t		 clipped;	/* a step cut by kt-slice-window
+					   --clip (args.kt_clip) */
+	uint8_t		 is_step;	/* a step's span (m->steps) */
 };
 
 /*
@@ -1354,9 +1366,12 @@ struct kt_gpu_ann {
 };
 
 /*
- * A ProfilerStep#N span, sorted by (rank, cpu_start).  gpu_start and
- * gpu_end are the first start and last end of the GPU activities of
- * the step (over all devices of its rank; both -1 when it has none).
+ * A ProfilerStep#N span (or a span --step-regex matched: kt(7) Step
+ * windows), sorted by (rank, cpu_start).  gpu_start and gpu_end are the
+ * first start and last end of the GPU activities of the step (over all
+ * devices of its rank; both -1 when it has none).  partial: the trace
+ * was cut inside the step (a slice's window, KT_KEY_WINDOW_*, starts
+ * after the step does or ends before it does, or --clip cut its span).
  */
 struct kt_step {
 	int64_t		 number;	/* N, or -1 when the name has none */
@@ -1368,6 +1383,7 @@ struct kt_step {
 	uint32_t	 thread;
 	uint32_t	 span;		/* into spans */
 	uint32_t	 nact;		/* activities assigned to it */
+	int		 partial;
 };
 
 /* A link between two spans (m->fwdbwd: a backward op to its forward op). */
@@ -1407,6 +1423,9 @@ struct kt_model {
 						   came from an ac2g flow */
 	int64_t			 rank;		/* the trace's rank, or -1 */
 	uint64_t		 nevents;	/* events read */
+	int64_t			 cut_start;	/* a slice's window (KT_KEY_
+						   WINDOW_*), else INT64_MIN */
+	int64_t			 cut_end;	/* else INT64_MAX */
 };
 
 /*
@@ -1435,6 +1454,49 @@ struct kt_model	*kt_model_load(struct kt_reader *,
 struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
 void		 kt_model_free(struct kt_model *);
+/*
+ * Make the steps again from the spans (user_annotation, cpu_op or
+ * ProfilerStep#N) whose names the regex re (POSIX extended, checked
+ * with kt_regex_check) matches, instead of the ProfilerStep#N spans:
+ * the step number is the text of the regex's first group when it has
+ * one and it is a whole decimal number, else the first run of digits
+ * of the name, else -1; the activities are assigned to them again.
+ * 0, or -1 with err (a bad regex, out of memory).
+ */
+int		 kt_model_step_regex(struct kt_model *, const char *,
+		    struct kt_error *);
+
+/*
+ * Step windows, the one definition every view uses (kt(7) Step
+ * windows).  On a device, the window of a step with activities there
+ * (attributed to it by launch: kt_model_load) runs from the end of the
+ * window of the step before it on that device (for the first, from
+ * the first start of its own activities) to the last end of its own
+ * activities, so the windows tile the device's time and an idle stall
+ * before a step's first kernel is the step's.  busy is the length of
+ * the union of all the device's activities inside the window, idle =
+ * wall - busy; nact the activities attributed to it.  partial: the step
+ * is partial (struct kt_step), or it is the last window of the device,
+ * there are 3 or more, and it is shorter than half the median of the
+ * others (a step the profiler cut short).  ref is the step's CPU start
+ * (ProfilerStep#N), the origin of offsets.
+ */
+struct kt_stepwin {
+	uint32_t	 step;		/* into steps */
+	int64_t		 start, end;
+	int64_t		 busy, idle;
+	int64_t		 ref;
+	int64_t		 nact;
+	int		 partial;
+};
+
+/*
+ * The step windows of device dev in step order: a new array in *out
+ * (free it) and its count (0 and NULL when none).  0, or -1 when out
+ * of memory.
+ */
+int		 kt_step_windows(const struct kt_model *, uint32_t,
+		    struct kt_stepwin **, size_t *);
 /*
  * The element of a side array (stacks, seqs, shapes, nodes: sorted by
  * the row number and the rank that are each element's first two

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -194,6 +195,7 @@ static char cli_temp[CLI_NTEMP][PATH_MAX + 64];
 static char *const *cli_in;
 static int cli_nin = -1;
 static char *cli_spool;		/* the copy of stdin, or NULL */
+static const char *cli_step_regex;	/* --step-regex, or NULL */
 
 /* On a fatal signal, remove the temporary files, then die of it. */
 static void
@@ -424,6 +426,9 @@ kt_cli_model_with(struct kt_reader *rd, unsigned flags)
 	struct kt_model *m;
 
 	if ((m = kt_model_load_with(rd, flags, kt_cli_progress, &err)) == NULL)
+		kt_cli_die(&err);
+	if (cli_step_regex != NULL &&
+	    kt_model_step_regex(m, cli_step_regex, &err) == -1)
 		kt_cli_die(&err);
 	kt_cli_progress_done();
 	return m;
@@ -751,6 +756,24 @@ kt_cli_opt(struct kt_cli_opts *co, int ch, const char *arg,
 	case KT_CLI_SPOOL_MAX:
 		cli_spool_cap = kt_cli_size("--spool-max", arg);
 		break;
+	case KT_CLI_STEP_REGEX: {
+		char why[256];
+		regex_t re;
+		int rc;
+
+		if (kt_regex_check(arg, why, sizeof(why)) == -1) {
+			kt_cli_warn("--step-regex: '%s': %s", arg, why);
+			exit(2);
+		}
+		if ((rc = regcomp(&re, arg, REG_EXTENDED)) != 0) {
+			regerror(rc, &re, why, sizeof(why));
+			kt_cli_warn("--step-regex: '%s': %s", arg, why);
+			exit(2);
+		}
+		regfree(&re);
+		cli_step_regex = arg;
+		break;
+	}
 	default:
 		usage(stderr);
 		exit(2);

@@ -526,6 +526,21 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 			} else if (a->ts + a->dur > b->p90)
 				b->p90 = a->ts + a->dur;
 		}
+		/* A step's busy is its step window's (kt(7) Step windows). */
+		if (ns > 1) {
+			struct kt_stepwin *sw;
+			size_t nsw, q;
+
+			if (kt_step_windows(m, (uint32_t)i, &sw, &nsw) == -1) {
+				free(bs);
+				goto fail;
+			}
+			for (q = 0; q < nsw; q++) {
+				bs[sw[q].step].p50 = -1;
+				bs[sw[q].step].uni = sw[q].busy;
+			}
+			free(sw);
+		}
 		/* Rows: no step first, then steps in order. */
 		for (s = 0; s < ns; s++) {
 			size_t at = s == 0 ? ns - 1 : s - 1;

@@ -2,11 +2,11 @@
  * decompose.c: the runtime decomposition of kt-decompose and kt views,
  * over the analysis model (model.c) and the bucket classes (gpu.c).
  *
- * For each GPU device, time is cut into windows: the startup (before
- * the first ProfilerStep of its rank), one window per step (from its
- * start to the next step's start; the last step to the later of its
- * CPU end and the end of its GPU work), and the trailing part (after
- * the last step, to the rank's last event).  In each window:
+ * For each GPU device, time is cut into windows: the startup (from the
+ * rank's first event to the first step window), one window per step
+ * (kt_step_windows, kt(7) Step windows; partial ones apart), and the
+ * trailing part (after the last step window, to the rank's last
+ * event).  In each window:
  *   wall = its length; busy = the length of the union of the device's
  *   GPU activities (every stream) inside it; idle = wall - busy;
  *   compute, communication, transfer = the length of the union of the
@@ -186,14 +186,6 @@ add_win(struct kt_decompose *dc, const struct unions *u, int64_t rank,
 	return 0;
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The rank's first and last event times (spans and all its devices). */
 static void
 rank_range(const struct kt_model *m, int64_t rank, int64_t *t0, int64_t *t1)
@@ -229,16 +221,17 @@ rank_range(const struct kt_model *m, int64_t rank, int64_t *t0, int64_t *t1)
 	}
 }
 
-/* The windows of device dev. */
+/* The windows of device dev: startup, the step windows, trailing. */
 static int
 device_windows(struct kt_decompose *dc, uint32_t dev,
     const struct kt_rules *rs, const uint32_t *bucket)
 {
 	const struct kt_model *m = dc->m;
 	const struct kt_device *d = &m->devices[dev];
+	struct kt_stepwin *sw;
 	struct unions u;
-	int64_t t0, t1, range, last_end = INT64_MIN, *walls = NULL;
-	size_t i, first = SIZE_MAX, nst = 0, w0;
+	int64_t t0, t1, range;
+	size_t i, nsw;
 	int rc = 0;
 
 	if (unions_make(m, d, rs, bucket, &u) == -1)
@@ -250,70 +243,26 @@ device_windows(struct kt_decompose *dc, uint32_t dev,
 		unions_free(&u);
 		return 0;
 	}
-	w0 = dc->nw;
-	for (i = 0; i < m->nsteps && rc == 0; i++) {
-		const struct kt_step *s = &m->steps[i];
-		int64_t end;
-		size_t j;
-
-		if (s->rank != d->rank)
-			continue;
-		/* A step inside the one before (a nested duplicate): skip. */
-		if (last_end != INT64_MIN && s->cpu_start < last_end &&
-		    nst > 0 && s->cpu_end <= last_end)
-			continue;
-		if (first == SIZE_MAX) {
-			first = i;
-			if (t0 < s->cpu_start)
-				rc |= add_win(dc, &u, d->rank, dev, PH_STARTUP,
-				    -1, t0, s->cpu_start);
-		}
-		for (j = i + 1; j < m->nsteps && m->steps[j].rank == d->rank &&
-		    m->steps[j].cpu_start < s->cpu_end &&
-		    m->steps[j].cpu_end <= s->cpu_end; j++)
-			;
-		if (j < m->nsteps && m->steps[j].rank == d->rank &&
-		    m->steps[j].cpu_start > s->cpu_start)
-			end = m->steps[j].cpu_start;
-		else {
-			end = s->cpu_end;
-			if (s->gpu_end > end)
-				end = s->gpu_end;
-		}
-		rc |= add_win(dc, &u, d->rank, dev, PH_STEP, s->number,
-		    s->cpu_start, end);
-		last_end = end;
-		nst++;
+	if (kt_step_windows(m, dev, &sw, &nsw) == -1) {
+		unions_free(&u);
+		return -1;
 	}
-	if (nst == 0 && rc == 0) {
+	if (nsw == 0) {
 		if (t0 < t1)
 			rc |= add_win(dc, &u, d->rank, dev, PH_ALL, -1, t0, t1);
-	} else if (rc == 0) {
-		/* The last step is partial when it is cut short. */
-		struct kt_dwin *lw = NULL;
-		size_t k, n = 0;
-
-		for (k = w0; k < dc->nw; k++)
-			if (dc->w[k].phase == PH_STEP)
-				lw = &dc->w[k];
-		if (nst >= 3 && (walls = malloc(nst * sizeof(*walls))) != NULL) {
-			for (k = w0; k < dc->nw; k++)
-				if (dc->w[k].phase == PH_STEP &&
-				    &dc->w[k] != lw)
-					walls[n++] = dc->w[k].end -
-					    dc->w[k].start;
-			qsort(walls, n, sizeof(*walls), cmp_i64);
-			if (2 * (lw->end - lw->start) < walls[(n - 1) / 2])
-				lw->phase = PH_PARTIAL;
-		} else if (nst >= 3)
-			rc = -1;
-		if (lw != NULL && lw->nact == 0 && d->nact > 0)
-			lw->phase = PH_PARTIAL;
-		if (t1 > last_end && rc == 0)
+	} else {
+		if (t0 < sw[0].start)
+			rc |= add_win(dc, &u, d->rank, dev, PH_STARTUP, -1, t0,
+			    sw[0].start);
+		for (i = 0; i < nsw && rc == 0; i++)
+			rc |= add_win(dc, &u, d->rank, dev, sw[i].partial ?
+			    PH_PARTIAL : PH_STEP, m->steps[sw[i].step].number,
+			    sw[i].start, sw[i].end);
+		if (t1 > sw[nsw - 1].end && rc == 0)
 			rc |= add_win(dc, &u, d->rank, dev, PH_TRAILING, -1,
-			    last_end, t1);
+			    sw[nsw - 1].end, t1);
 	}
-	free(walls);
+	free(sw);
 	unions_free(&u);
 	return rc;
 }

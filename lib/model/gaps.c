@@ -25,7 +25,9 @@ static const char *const kind_names[] = { "gap", "tiny-run", "step",
 /* A window: one step on one device. */
 struct win {
 	int64_t	 start, end, idle;
+	int64_t	 ref;		/* the origin of offsets: the step's start */
 	uint32_t step;		/* into m->steps, or KT_NO */
+	int	 partial;
 	int64_t	 nact;		/* activities starting in it */
 };
 
@@ -35,6 +37,7 @@ struct row {
 	uint32_t dev, step, before, after, first;
 	int64_t	 kernels;
 	int	 kind;
+	int	 partial;	/* a step row of a partial step */
 };
 
 struct rows {
@@ -59,46 +62,26 @@ row_add(struct rows *v)
 }
 
 /*
- * The windows of device d: a new array in *out and its count, or -1
- * when out of memory.
+ * The windows of device d: the step windows (kt_step_windows), else
+ * the device's first activity to its last end; a new array in *out and
+ * its count, or -1 when out of memory.
  */
 static int
-windows(const struct kt_model *m, const struct kt_device *d,
+windows(const struct kt_model *m, const struct kt_device *d, uint32_t dev,
     struct win **out, size_t *nout)
 {
+	struct kt_stepwin *sw;
 	struct win *w;
-	int64_t *s = NULL, *e = NULL;
-	size_t i, n = 0;
-	int any = 0;
+	size_t i, n;
 
 	*out = NULL;
 	*nout = 0;
 	if (d->nact == 0)
 		return 0;
-	if (m->nsteps > 0) {
-		if ((s = malloc(m->nsteps * sizeof(*s))) == NULL ||
-		    (e = malloc(m->nsteps * sizeof(*e))) == NULL) {
-			free(s);
-			return -1;
-		}
-		for (i = 0; i < m->nsteps; i++)
-			s[i] = e[i] = -1;
-		for (i = d->first; i < (size_t)d->first + d->nact; i++) {
-			const struct kt_act *a = &m->act[i];
-
-			if (a->step == KT_NO)
-				continue;
-			any = 1;
-			if (s[a->step] == -1 || a->ts < s[a->step])
-				s[a->step] = a->ts;
-			if (e[a->step] == -1 || a->ts + a->dur > e[a->step])
-				e[a->step] = a->ts + a->dur;
-		}
-	}
-	if (!any) {
+	if (kt_step_windows(m, dev, &sw, &n) == -1)
+		return -1;
+	if (n == 0) {
 		/* No steps: the whole span of the device. */
-		free(s);
-		free(e);
 		if ((w = calloc(1, sizeof(*w))) == NULL)
 			return -1;
 		w->start = m->act[d->first].ts;
@@ -106,27 +89,24 @@ windows(const struct kt_model *m, const struct kt_device *d,
 		for (i = d->first; i < (size_t)d->first + d->nact; i++)
 			if (m->act[i].ts + m->act[i].dur > w->end)
 				w->end = m->act[i].ts + m->act[i].dur;
+		w->ref = w->start;
 		w->step = KT_NO;
 		*out = w;
 		*nout = 1;
 		return 0;
 	}
-	if ((w = calloc(m->nsteps, sizeof(*w))) == NULL) {
-		free(s);
-		free(e);
+	if ((w = calloc(n, sizeof(*w))) == NULL) {
+		free(sw);
 		return -1;
 	}
-	/* Steps are in (rank, CPU start) order: tile in that order. */
-	for (i = 0; i < m->nsteps; i++) {
-		if (s[i] == -1)
-			continue;
-		w[n].start = n == 0 ? s[i] : w[n - 1].end;
-		w[n].end = e[i] > w[n].start ? e[i] : w[n].start;
-		w[n].step = (uint32_t)i;
-		n++;
+	for (i = 0; i < n; i++) {
+		w[i].start = sw[i].start;
+		w[i].end = sw[i].end;
+		w[i].ref = sw[i].ref;
+		w[i].step = sw[i].step;
+		w[i].partial = sw[i].partial;
 	}
-	free(s);
-	free(e);
+	free(sw);
 	*out = w;
 	*nout = n;
 	return 0;
@@ -179,7 +159,7 @@ idle(const struct kt_gaps_opts *o, struct win *w, size_t nw, uint32_t dev,
 		r->start = s;
 		r->dur = e - s;
 		r->cost = e - s;
-		r->wstart = w[k].start;
+		r->wstart = w[k].ref;
 		r->wall = w[k].end - w[k].start;
 		r->dev = dev;
 		r->step = w[k].step;
@@ -227,7 +207,7 @@ run_close(const struct kt_model *m, const struct kt_gaps_opts *o,
 	r->dur = reach - r->start;
 	r->busy = busy;
 	r->cost = r->dur - busy;
-	r->wstart = w[k].start;
+	r->wstart = w[k].ref;
 	r->wall = w[k].end - w[k].start;
 	r->dev = dev;
 	r->step = w[k].step;
@@ -253,7 +233,7 @@ device_rows(const struct kt_model *m, const struct kt_gaps_opts *o,
 	uint32_t reach_act;
 	struct row *r;
 
-	if (windows(m, d, &w, &nw) == -1)
+	if (windows(m, d, dev, &w, &nw) == -1)
 		return -1;
 	if (nw == 0)
 		return 0;
@@ -306,7 +286,9 @@ device_rows(const struct kt_model *m, const struct kt_gaps_opts *o,
 		if ((r = row_add(sv)) == NULL)
 			goto fail;
 		r->kind = R_STEP;
-		r->start = r->wstart = w[i].start;
+		r->partial = w[i].partial;
+		r->start = w[i].start;
+		r->wstart = w[i].ref;
 		r->dur = r->wall = wl;
 		r->busy = wl - w[i].idle;
 		r->cost = w[i].idle;
@@ -389,7 +371,7 @@ longest(const struct kt_model *m, uint32_t th, int64_t a, int64_t b)
 		const struct kt_span *sp = &m->spans[s];
 		int64_t e = sp->ts + sp->dur, ov;
 
-		if (skip & (1u << sp->kind) || e <= a)
+		if (skip & (1u << sp->kind) || sp->is_step || e <= a)
 			continue;
 		ov = (e < b ? e : b) - a;
 		if (ov > bo || (ov == bo && sp->dur > m->spans[best].dur)) {
@@ -411,7 +393,7 @@ longest(const struct kt_model *m, uint32_t th, int64_t a, int64_t b)
 		const struct kt_span *sp = &m->spans[i];
 		int64_t e = sp->ts + sp->dur, ov;
 
-		if (skip & (1u << sp->kind))
+		if (skip & (1u << sp->kind) || sp->is_step)
 			continue;
 		ov = (e < b ? e : b) - sp->ts;
 		if (ov > bo || (ov == bo && best != KT_NO &&
@@ -475,7 +457,8 @@ put_row(const struct kt_model *m, struct kt_chains *c, struct kt_table *t,
 		rc |= put_int_or(t, r->step == KT_NO ? -1 :
 		    m->steps[r->step].number, r->step == KT_NO ||
 		    m->steps[r->step].number < 0);
-	rc |= kt_table_cell(t, kind_names[r->kind]);
+	rc |= kt_table_cell(t, r->partial ? "partial" :
+	    kind_names[r->kind]);
 	rc |= kt_table_int(t, r->start);
 	rc |= kt_table_int(t, r->start - r->wstart);
 	rc |= kt_table_int(t, r->dur);

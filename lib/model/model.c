@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,6 +283,33 @@ thread_of(struct load *l, const struct kt_event *ev, int64_t rank)
 	t->rank = rank;
 	t->key = KT_NO;
 	return (uint32_t)id;
+}
+
+/* The integer top-level key of the reader, else dflt. */
+static int64_t
+meta_int(const struct kt_reader *rd, const char *key, int64_t dflt)
+{
+	const struct kt_meta *k;
+	long long v;
+	char b[24];
+
+	if ((k = kt_reader_meta_find(rd, key)) == NULL || k->vallen == 0 ||
+	    k->vallen >= sizeof(b))
+		return dflt;
+	memcpy(b, k->val, k->vallen);
+	b[k->vallen] = '\0';
+	return kt_int_parse(b, -KT_TIME_MAX, KT_TIME_MAX, &v) == 0 ? v : dflt;
+}
+
+/* Does a step span carry kt-slice-window --clip's args.kt_clip? */
+static int
+clipped(const struct kt_event *ev)
+{
+	const struct kt_val *args = &ev->f[KT_F_ARGS];
+	struct kt_val v;
+
+	return args->type == KT_OBJECT && kt_event_find(ev, args,
+	    KT_ARG_CLIP, &v) == 0;
 }
 
 /* Keep the communication args of a GPU activity when it has them. */
@@ -641,6 +669,7 @@ take(struct load *l, const struct kt_event *ev)
 		s->index = ev->index;
 		s->kind = (uint8_t)ev->kind;
 		s->parent = KT_NO;
+		s->clipped = (uint8_t)(ev->kind == KT_STEP && clipped(ev));
 		if ((id = intern_val(l, ev, &ev->f[KT_F_NAME])) == -1)
 			return -1;
 		s->name = (uint32_t)id;
@@ -972,12 +1001,14 @@ renumber(struct load *l)
 	return 0;
 }
 
+static int	steps_build(struct kt_model *, const regex_t *);
+
 /* Parents, per-thread ranges, steps. */
 static int
 spans_finish(struct kt_model *m)
 {
 	uint32_t *stack = NULL;
-	size_t i, sp = 0, cap = 0, nsteps = 0;
+	size_t i, sp = 0, cap = 0;
 
 	for (i = 0; i < m->nthreads; i++)
 		m->threads[i].first = m->threads[i].nspans = 0;
@@ -1012,21 +1043,79 @@ spans_finish(struct kt_model *m)
 			cap = nc;
 		}
 		stack[sp++] = (uint32_t)i;
-		if (s->kind == KT_STEP)
-			nsteps++;
 	}
 	free(stack);
+	return steps_build(m, NULL);
+}
+
+/*
+ * The step number of a span re matched (kt_model_step_regex): its first
+ * group when that is a whole decimal number, else the first digits of
+ * the name, else -1.
+ */
+static int64_t
+regex_number(const char *name, const regmatch_t *g)
+{
+	long long v;
+	char b[24];
+	size_t n, i;
+
+	if (g[1].rm_so >= 0 && (n = (size_t)(g[1].rm_eo - g[1].rm_so)) > 0 &&
+	    n < sizeof(b)) {
+		memcpy(b, name + g[1].rm_so, n);
+		b[n] = '\0';
+		for (i = 0; i < n && b[i] >= '0' && b[i] <= '9'; i++)
+			;
+		if (i == n && kt_int_parse(b, 0, INT64_MAX, &v) == 0)
+			return v;
+	}
+	for (i = 0; name[i] != '\0' && (name[i] < '0' || name[i] > '9'); i++)
+		;
+	for (n = 0; name[i + n] >= '0' && name[i + n] <= '9'; n++)
+		;
+	if (n == 0 || n >= sizeof(b))
+		return -1;
+	memcpy(b, name + i, n);
+	b[n] = '\0';
+	return kt_int_parse(b, 0, INT64_MAX, &v) == 0 ? v : -1;
+}
+
+/*
+ * The steps: the ProfilerStep#N spans, or with re the spans of the
+ * kinds --step-regex takes whose names it matches; partial where the
+ * trace was cut inside one.  0, or -1 out of memory.
+ */
+static int
+steps_build(struct kt_model *m, const regex_t *re)
+{
+	size_t i, nsteps = 0;
+	unsigned kinds = re == NULL ? 1u << KT_STEP : 1u << KT_STEP |
+	    1u << KT_USER_ANNOTATION | 1u << KT_CPU_OP;
+	regmatch_t g[2];
+
+	free(m->steps);
+	m->steps = NULL;
+	m->nsteps = 0;
+	for (i = 0; i < m->nspans; i++) {
+		m->spans[i].is_step = 0;
+		if (kinds & (1u << m->spans[i].kind))
+			nsteps++;
+	}
 	if (nsteps == 0)
 		return 0;
 	if ((m->steps = calloc(nsteps, sizeof(*m->steps))) == NULL)
 		return -1;
 	for (i = 0; i < m->nspans; i++) {
-		const struct kt_span *s = &m->spans[i];
+		struct kt_span *s = &m->spans[i];
 		struct kt_step *st;
 		const char *name;
 
-		if (s->kind != KT_STEP)
+		if (!(kinds & (1u << s->kind)))
 			continue;
+		name = kt_model_str(m, s->name);
+		if (re != NULL && regexec(re, name, 2, g, 0) != 0)
+			continue;
+		s->is_step = 1;
 		st = &m->steps[m->nsteps++];
 		st->rank = m->threads[s->thread].rank;
 		st->cpu_start = s->ts;
@@ -1034,9 +1123,10 @@ spans_finish(struct kt_model *m)
 		st->gpu_start = st->gpu_end = -1;
 		st->thread = s->thread;
 		st->span = (uint32_t)i;
-		st->number = -1;
-		name = kt_model_str(m, s->name);
-		st->number = kt_step_parse(name, strlen(name));
+		st->number = re != NULL ? regex_number(name, g) :
+		    kt_step_parse(name, strlen(name));
+		st->partial = s->clipped || st->cpu_start < m->cut_start ||
+		    st->cpu_end > m->cut_end;
 	}
 	kt_qsort(m->steps, m->nsteps, sizeof(*m->steps), cmp_step);
 	return 0;
@@ -1238,6 +1328,8 @@ bind_flows(struct load *l)
 	return 0;
 }
 
+static void	steps_assign(struct kt_model *);
+
 /* Join activities to runtime calls by correlation; assign steps. */
 static int
 join(struct kt_model *m)
@@ -1286,11 +1378,38 @@ join(struct kt_model *m)
 				}
 			}
 		}
+	}
+	free(pairs);
+	steps_assign(m);
+	return 0;
+}
+
+/*
+ * Assign each activity to the step whose span contains its launching
+ * call, else the one whose span contains its start, else none.
+ */
+static void
+steps_assign(struct kt_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nact; i++) {
+		struct kt_act *a = &m->act[i];
+		int64_t rank = m->devices[a->dev].rank;
+
+		a->step = KT_NO;
 		if (m->nsteps == 0)
 			continue;
 		if (a->launch != KT_NO)
 			a->step = step_at(m, rank, m->spans[a->launch].ts);
-		if (a->step == KT_NO)
+		/*
+		 * Launched before a slice's window (its call is there, or
+		 * the activity starts at the cut, cut by --clip): not a step
+		 * of the slice.
+		 */
+		if (a->step == KT_NO && (a->launch != KT_NO ?
+		    m->spans[a->launch].ts >= m->cut_start :
+		    a->ts > m->cut_start))
 			a->step = step_at(m, rank, a->ts);
 		if (a->step != KT_NO) {
 			struct kt_step *st = &m->steps[a->step];
@@ -1302,7 +1421,34 @@ join(struct kt_model *m)
 			st->nact++;
 		}
 	}
-	free(pairs);
+}
+
+int
+kt_model_step_regex(struct kt_model *m, const char *re_text,
+    struct kt_error *err)
+{
+	regex_t re;
+	char msg[256];
+	int rc;
+
+	if (kt_regex_check(re_text, msg, sizeof(msg)) == -1) {
+		kt_error_set(err, NULL, 0, 0, "--step-regex: '%s': %s",
+		    re_text, msg);
+		return -1;
+	}
+	if ((rc = regcomp(&re, re_text, REG_EXTENDED)) != 0) {
+		regerror(rc, &re, msg, sizeof(msg));
+		kt_error_set(err, NULL, 0, 0, "--step-regex: '%s': %s",
+		    re_text, msg);
+		return -1;
+	}
+	rc = steps_build(m, &re);
+	regfree(&re);
+	if (rc == -1) {
+		kt_error_set(err, NULL, 0, 0, "out of memory");
+		return -1;
+	}
+	steps_assign(m);
 	return 0;
 }
 
@@ -1394,6 +1540,8 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	if (rc == -1)
 		goto fail;
 	m->rank = kt_reader_rank(rd);
+	m->cut_start = meta_int(rd, KT_KEY_WINDOW_START, INT64_MIN);
+	m->cut_end = meta_int(rd, KT_KEY_WINDOW_END, INT64_MAX);
 	m->devices = vec_trim(&l.devs, sizeof(*m->devices));
 	m->ndevices = l.devs.n;
 	m->act = vec_trim(&l.acts, sizeof(*m->act));

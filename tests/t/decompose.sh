@@ -1,6 +1,7 @@
 # tests/t/decompose.sh: kt-decompose.  The generator's truth judges
-# every step exactly to the ns: busy = the truth's union_ns, wall = the
-# next step's cpu_start_ns minus this one's (the last step: its cpu end),
+# every step exactly to the ns: busy = the truth's union_ns, the window
+# (kt(7) Step windows) from the end of the step before's (the first
+# step: its first GPU start, start_ns) to its last GPU end (end_ns),
 # idle = wall - busy, and the --truth-more rows give compute,
 # communication, transfer, exposed and hidden communication.  awk
 # recomputes the steady summary from the series; on two merged ranks
@@ -19,13 +20,13 @@ gen=$KT_BUILD/ktgen
 expect() {
 	awk -F '\t' '
 	FNR == 1 { f++; next }
-	f == 1 && $1 == "step" { n++; st[n] = $2; cs[n] = $8; ce[n] = $9; un[n] = $14 }
+	f == 1 && $1 == "step" { n++; st[n] = $2; gs[n] = $6; ge[n] = $7; un[n] = $14 }
 	f == 2 && $1 == "step" { c[$2] = $6; m[$2] = $7; t[$2] = $8; e[$2] = $9; h[$2] = $10 }
 	END {
 		for (i = 1; i <= n; i++) {
-			end = i < n ? cs[i + 1] : ce[i]
-			w = end - cs[i]
-			print st[i], cs[i], end, w, un[i], w - un[i], c[st[i]], m[st[i]], e[st[i]], h[st[i]], t[st[i]]
+			start = i > 1 ? ge[i - 1] : gs[i]
+			w = ge[i] - start
+			print st[i], start, ge[i], w, un[i], w - un[i], c[st[i]], m[st[i]], e[st[i]], h[st[i]], t[st[i]]
 		}
 	}' "$1" "$2"
 }
@@ -70,11 +71,11 @@ run kt-rank-tag r0.json r1.json -o m.json 2>/dev/null
 run kt-decompose --ranks m.json >rk.tsv
 awk -F '\t' '
 	FNR == 1 { f++; next }
-	$1 == "step" { n[f]++; st[f, n[f]] = $2; cs[f, n[f]] = $8; ce[f, n[f]] = $9 }
+	$1 == "step" { n[f]++; st[f, n[f]] = $2; gs[f, n[f]] = $6; ge[f, n[f]] = $7 }
 	END {
 		for (i = 1; i <= n[1]; i++) {
 			for (r = 1; r <= 2; r++)
-				w[r] = (i < n[r] ? cs[r, i + 1] : ce[r, i]) - cs[r, i]
+				w[r] = ge[r, i] - (i > 1 ? ge[r, i - 1] : gs[r, i])
 			slow = w[2] > w[1] ? 1 : 0
 			lo = w[1] < w[2] ? w[1] : w[2]; hi = w[1] < w[2] ? w[2] : w[1]
 			if (w[1] == w[2]) slow = 1

@@ -30,13 +30,14 @@ acts() {
 "$gen" --steps 5 --layers 4 --inject-gap 300000 --inject-tiny 12 \
     --truth g.truth -C g.chain -o g.json
 if run kt-gaps --summary g.json >g.tsv 2>g.err && [ ! -s g.err ]; then
-	# Window starts: a step's from the previous step's GPU end.
-	awk -F'\t' -v OFS='\t' '$1 == "step" { print $2, (n++ ? prev : $6); prev = $7 }' \
+	# Window starts: a step's from the previous step's GPU end; and
+	# the step's CPU start (ProfilerStep#N), the origin of offsets.
+	awk -F'\t' -v OFS='\t' '$1 == "step" { print $2, (n++ ? prev : $6), $8; prev = $7 }' \
 	    g.truth >win.tsv
 	# Every injected gap: start, duration, step, offset, the CPU
 	# record and python frame at its middle, the longest CPU span.
-	if awk -F'\t' 'FILENAME == "win.tsv" { w[$1] = $2; next }
-	    FILENAME == "g.truth" { if ($1 == "gap") { n++; k = $2 SUBSEP $6; want[k] = ($7 - $6) "|" ($6 - w[$2]) "|" $16 }
+	if awk -F'\t' 'FILENAME == "win.tsv" { w[$1] = $2; c[$1] = $3; next }
+	    FILENAME == "g.truth" { if ($1 == "gap") { n++; k = $2 SUBSEP $6; want[k] = ($7 - $6) "|" ($6 - c[$2]) "|" $16 }
 		if ($1 == "gap-python") py[$2 SUBSEP $6] = $16; next }
 	    $4 == "gap" { k = $3 SUBSEP $5; if (k in want) { got = $7 "|" $6 "|" $14
 		if (got != want[k] || $16 != py[k] || $15 != "ktgen: injected stall" || $9 != $7 || $8 != 0) { print "got", got, $15, $16, "want", want[k], py[k]; exit 1 }
@@ -69,9 +70,9 @@ if run kt-gaps --summary g.json >g.tsv 2>g.err && [ ! -s g.err ]; then
 	fi
 	# Every tiny run: start, span, busy (the union), cost, kernels, the
 	# CPU record at its middle.
-	if awk -F'\t' 'FILENAME == "win.tsv" { w[$1] = $2; next }
+	if awk -F'\t' 'FILENAME == "win.tsv" { w[$1] = $2; c[$1] = $3; next }
 	    FILENAME == "g.truth" { if ($1 == "tiny") { n++; k = $2 SUBSEP $6
-		want[k] = ($7 - $6) "|" $14 "|" ($7 - $6 - $14) "|" $10 "|" ($6 - w[$2]) "|" $16 } next }
+		want[k] = ($7 - $6) "|" $14 "|" ($7 - $6 - $14) "|" $10 "|" ($6 - c[$2]) "|" $16 } next }
 	    $4 == "tiny-run" { k = $3 SUBSEP $5; if (k in want) {
 		got = $7 "|" $8 "|" $9 "|" $11 "|" $6 "|" $14
 		if (got != want[k]) { print "got", got, "want", want[k]; exit 1 }
@@ -84,7 +85,7 @@ if run kt-gaps --summary g.json >g.tsv 2>g.err && [ ! -s g.err ]; then
 	fi
 	# Step rows: busy is the truth's union, wall runs from the window
 	# start to the step's GPU end; the total row adds them up.
-	if awk -F'\t' 'FILENAME == "win.tsv" { w[$1] = $2; next }
+	if awk -F'\t' 'FILENAME == "win.tsv" { w[$1] = $2; c[$1] = $3; next }
 	    FILENAME == "g.truth" { if ($1 == "step") { u[$2] = $14; e[$2] = $7; n++ } next }
 	    $4 == "step" { if ($8 != u[$3] || $7 != e[$3] - w[$3] || $5 != w[$3] || $9 != $7 - $8) exit 1; m++; tw += $7; tb += $8 }
 	    $4 == "total" { t = ($7 == tw && $8 == tb) }

@@ -1077,7 +1077,7 @@ elif "$gen" --size 200M | kt-normalize -o big.json 2>/dev/null; then
 	toplevel big.json >a
 	toplevel big6.json >b
 	check "early stop: the keys after traceEvents are kept" cmp a b
-	if [ "$(jq -c 'keys_unsorted | map(select(. != "ktSourceIndex"))' big6.json)" = \
+	if [ "$(jq -c 'keys_unsorted | map(select(. != "ktSourceIndex" and (startswith("ktWindow") | not)))' big6.json)" = \
 	    "$(jq -c 'keys_unsorted | map(select(. != "ktSourceIndex"))' big.json)" ]; then
 		ok "early stop: the top-level keys in their places"
 	else
