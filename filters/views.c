@@ -291,7 +291,8 @@ memory_view(const struct views *vw, struct input *in, struct kt_reader *rd)
 	if (!vw->quiet)
 		kt_cli_progress_done();
 	m = kt_reader_metas(rd, &nm);
-	if (kt_memory_finish(in->mem, m, nm, vw->o.capacity) == -1)
+	if (kt_memory_finish(in->mem, m, nm, vw->o.capacity,
+	    kt_reader_rank(rd)) == -1)
 		kt_cli_nomem();
 	need(in->tsv[4] = kt_memory_table(in->mem));
 	in->txt[4][0] = in->tsv[4];
