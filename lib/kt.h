@@ -1854,6 +1854,14 @@ struct kt_overlap;
 struct kt_overlap *kt_overlap_new(const struct kt_model *,
 		    const struct kt_rules *, struct kt_error *);
 void		 kt_overlap_free(struct kt_overlap *);
+/*
+ * The communication kernels of ov (in no given order): kernel i's
+ * activity in *act, and the number of the join across ranks it is in,
+ * or -1 when it joined none.
+ */
+size_t		 kt_overlap_count(const struct kt_overlap *);
+int64_t		 kt_overlap_join(const struct kt_overlap *, size_t,
+		    uint32_t *);
 /* The kernels, most exposed first; top > 0 keeps that many rows. */
 struct kt_table	*kt_overlap_table(const struct kt_overlap *, size_t);
 /* One row per device; exposed under threshold % of the span: no finding. */
