@@ -206,7 +206,7 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	need(in->tsv[0] = kt_decompose_table(dc));
 	in->txt[0][0] = in->tsv[0];
 	need(in->txt[0][1] = kt_decompose_series(dc));
-	need(in->txt[0][2] = kt_decompose_ranks(dc));
+	need(in->txt[0][2] = kt_decompose_ranks(dc, ov));
 	in->txtname[0][0] = "per phase";
 	in->txtname[0][1] = "per step";
 	in->txtname[0][2] = "across ranks";

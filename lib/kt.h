@@ -1840,8 +1840,16 @@ void		 kt_decompose_free(struct kt_decompose *);
 struct kt_table	*kt_decompose_table(const struct kt_decompose *);
 /* One row per window (the step-time series). */
 struct kt_table	*kt_decompose_series(const struct kt_decompose *);
-/* One row per step number across ranks: slowest rank, straggler gap. */
-struct kt_table	*kt_decompose_ranks(const struct kt_decompose *);
+struct kt_overlap;
+/*
+ * One row per step number across ranks: the longest wall and its gap to
+ * the median, and, from the collectives ov joined across ranks (may be
+ * NULL: "-"), the straggler, the rank whose summed lateness at the
+ * step's collectives (its start minus the first rank's) is largest, and
+ * the ranks that waited for it (their start before the last rank's).
+ */
+struct kt_table	*kt_decompose_ranks(const struct kt_decompose *,
+		    const struct kt_overlap *);
 
 /*
  * Communication against compute per collective (lib/overlap.c;
