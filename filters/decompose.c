@@ -61,7 +61,7 @@ main(int argc, char *argv[])
 	struct kt_error err;
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	const char *rules = NULL;
-	int ch, series = 0, ranks = 0;
+	int ch, series = 0, ranks = 0, rc;
 
 	kt_cli_init("kt-decompose");
 	while ((ch = getopt_long(argc, argv, "hjm:o:Rr:sSTtV", longopts,
@@ -112,6 +112,7 @@ main(int argc, char *argv[])
 		kt_cli_nomem();
 	kt_cli_write_table(t, co.output, co.form);
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	rc = kt_cli_no_device(rd, m);
 	kt_table_free(t);
 	kt_decompose_free(dc);
 	kt_overlap_free(ov);
@@ -119,5 +120,5 @@ main(int argc, char *argv[])
 	kt_rules_free(rs);
 	kt_reader_free(rd);
 	kt_source_close(src);
-	return 0;
+	return rc;
 }

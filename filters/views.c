@@ -52,6 +52,7 @@ struct input {
 	struct kt_table	*txt[NVIEWS][3];
 	const char	*txtname[NVIEWS][3];
 	struct kt_memory *mem;
+	int		 nodev;		/* no device activity: exit 1 */
 };
 
 struct opts {
@@ -200,6 +201,7 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	struct kt_gaps_opts go = KT_GAPS_OPTS_INIT;
 
 	m = kt_cli_model(rd);
+	in->nodev = kt_cli_no_device(rd, m);
 	if ((dc = kt_decompose_new(m, rs, &err)) == NULL ||
 	    (ov = kt_overlap_new(m, rs, &err)) == NULL)
 		kt_cli_die(&err);
@@ -613,6 +615,9 @@ main(int argc, char *argv[])
 			return leave(&vw, 2);
 		}
 	}
+	/* An input without device activity is a data condition. */
+	for (i = 0, rc = 0; i < (int)vw.nins; i++)
+		rc |= vw.ins[i].nodev;
 	free_views(&vw, rs);
-	return leave(&vw, 0);
+	return leave(&vw, rc);
 }

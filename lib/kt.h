@@ -896,6 +896,13 @@ int	 kt_cli_report_repairs(const char *, const struct kt_repairs *);
  * the rank added, or -1.
  */
 int64_t	 kt_cli_keep_rank(struct kt_writer *, const struct kt_reader *);
+/*
+ * A view's data condition: when m has no device activity at all (no
+ * kernel, gpu_memcpy, gpu_memset or MTIA device event), say so in one
+ * line and return 1 (the exit status), else 0.
+ */
+struct kt_model;
+int	 kt_cli_no_device(const struct kt_reader *, const struct kt_model *);
 /* Print progress on stderr when it is a terminal and the work is long. */
 void	 kt_cli_progress(const struct kt_reader *);
 void	 kt_cli_progress_done(void);

@@ -197,6 +197,16 @@ kt_cli_keep_rank(struct kt_writer *w, const struct kt_reader *rd)
 	return rank;
 }
 
+int
+kt_cli_no_device(const struct kt_reader *rd, const struct kt_model *m)
+{
+	if (m->nact > 0)
+		return 0;
+	kt_cli_warn("%s: no device activity (kernel, gpu_memcpy, gpu_memset, "
+	    "mtia_ccp_events) in the trace", kt_reader_name(rd));
+	return 1;
+}
+
 /*
  * What a fatal end removes: the outputs not yet committed (a list, since
  * a filter may write several files at once) and a few temporary files.

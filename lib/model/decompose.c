@@ -408,7 +408,7 @@ kt_decompose_table(const struct kt_decompose *dc)
 		return NULL;
 	if (dc->nw == 0) {
 		rc |= kt_table_cell(t, "-");
-		rc |= kt_table_cell(t, "no GPU activity");
+		rc |= kt_table_cell(t, "no device activity");
 		for (k = 2; k < ncols; k++)
 			rc |= kt_table_cell(t, "-");
 	}

@@ -532,7 +532,7 @@ kt_overlap_summary(const struct kt_overlap *ov, int64_t threshold_pct)
 		return NULL;
 	if (ov->nd == 0) {
 		rc |= kt_table_cell(t, "-");
-		rc |= kt_table_cell(t, "no GPU activity");
+		rc |= kt_table_cell(t, "no device activity");
 		for (k = 2; k < ncols; k++)
 			rc |= kt_table_cell(t, "-");
 	}

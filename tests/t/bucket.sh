@@ -361,12 +361,15 @@ fi
 
 # On every real trace with at least 1 ms of GPU time: at most 5% of it
 # in other; on the DLRM traces no FBGEMM or embedding kernel in gemm.
+# The MTIA traces are left out: their device activities are MTIA ops
+# ("add-dtype_Float"), which the CUDA and ROCm kernel rules do not name.
 if have_shared && [ -z "$VALGRIND" ]; then
 	s=$KT_SHARED
 	badf=
 	n=0
 	for f in $(awk -F'\t' 'NR > 1 && $1 !~ /^damaged/ { print $1 }' "$s/INDEX.tsv"); do
 		[ -f "$s/$f" ] || continue
+		case $f in *mtia*) continue ;; esac
 		run kt-bucket "$s/$f" 2>/dev/null | awk -F'\t' '
 		    NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		    $1 == "group" { t += $c["total_ns"]; if ($c["bucket"] == "other") o += $c["total_ns"] }

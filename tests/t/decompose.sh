@@ -124,9 +124,13 @@ else
 	bad decompose-forms
 fi
 
-# No GPU activity: one clear row.
+# No device activity: one clear row, one line on stderr, exit 1 (a data
+# condition).
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}\n' >cpu.json
-if run kt-decompose cpu.json >c.tsv && [ "$(awk -F '\t' 'NR == 2 { print $2 }' c.tsv)" = "no GPU activity" ]; then
+run kt-decompose cpu.json >c.tsv 2>c.err
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(awk -F '\t' 'NR == 2 { print $2 }' c.tsv)" = "no device activity" ] &&
+    [ "$(wc -l <c.err)" -eq 1 ] && grep -q '^kt-decompose: cpu.json: no device activity' c.err; then
 	ok decompose-no-gpu
 else
 	bad decompose-no-gpu
