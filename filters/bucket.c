@@ -177,7 +177,7 @@ main(int argc, char *argv[])
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	const char *by = KT_BUCKET_BY_DEFAULT, *explain = NULL, *rulefile = NULL;
 	const char *skip = NULL;
-	int ch, merge = 0, replace = 0;
+	int ch, merge = 0, replace = 0, nodev = 0;
 
 	memset(&err, 0, sizeof(err));
 	memset(&bo, 0, sizeof(bo));
@@ -284,9 +284,7 @@ main(int argc, char *argv[])
 		    kt_reader_repairs(rd));
 		kt_cli_one_trace(src, name, "several traces: pick one with "
 		    "--member, bucket each and sum the tables with --merge", 0);
-		if (m->nact == 0)
-			kt_cli_warn("%s: no GPU activity (kernel, gpu_memcpy, "
-			    "gpu_memset) in the trace", kt_reader_name(rd));
+		nodev = kt_cli_no_device(rd, m);
 		if ((t = kt_bucket_table(m, &bo)) == NULL)
 			kt_cli_nomem();
 		kt_chains_free(bo.chains);
@@ -297,5 +295,5 @@ main(int argc, char *argv[])
 	kt_cli_write_table(t, co.output, co.form);
 	kt_table_free(t);
 	kt_rules_free(rules);
-	return 0;
+	return nodev;
 }

@@ -2233,6 +2233,9 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 	out = kt_cli_out_open(c->o.co.output, c->o.co.level);
 	if ((w = kt_writer_new(out, 0)) == NULL)
 		nomem();
+	/* A view of a view is its input unchanged: no ktRank then. */
+	if (!c->already)
+		(void)kt_cli_keep_rank(w, c->rd);
 	metas = out_metas(c, &nm, &top, nretired, report);
 	if (kt_writer_begin(w, metas, nm, od.identity || od.at_end ? NULL :
 	    od.rows, od.n) == -1)

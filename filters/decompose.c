@@ -59,11 +59,12 @@ main(int argc, char *argv[])
 	struct kt_model *m;
 	struct kt_rules *rs;
 	struct kt_decompose *dc;
+	struct kt_overlap *ov = NULL;
 	struct kt_table *t;
 	struct kt_error err;
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	const char *rules = NULL;
-	int ch, series = 0, ranks = 0;
+	int ch, series = 0, ranks = 0, rc;
 
 	kt_cli_init("kt-decompose");
 	while ((ch = getopt_long(argc, argv, "hjm:o:Rr:sSTtV", longopts,
@@ -105,17 +106,22 @@ main(int argc, char *argv[])
 	m = kt_cli_model(rd);
 	if ((dc = kt_decompose_new(m, rs, &err)) == NULL)
 		kt_cli_die(&err);
+	/* Across ranks, the collectives joined as kt-overlap joins them. */
+	if (ranks && (ov = kt_overlap_new(m, rs, &err)) == NULL)
+		kt_cli_die(&err);
 	t = series ? kt_decompose_series(dc) : ranks ?
-	    kt_decompose_ranks(dc) : kt_decompose_table(dc);
+	    kt_decompose_ranks(dc, ov) : kt_decompose_table(dc);
 	if (t == NULL)
 		kt_cli_nomem();
 	kt_cli_write_table(t, co.output, co.form);
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	rc = kt_cli_no_device(rd, m);
 	kt_table_free(t);
 	kt_decompose_free(dc);
+	kt_overlap_free(ov);
 	kt_model_free(m);
 	kt_rules_free(rs);
 	kt_reader_free(rd);
 	kt_source_close(src);
-	return 0;
+	return rc;
 }

@@ -176,16 +176,14 @@ main(int argc, char *argv[])
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
 	kt_cli_one_trace(src, argc ? argv[0] : "<stdin>", "several traces: "
 	    "pick one with --member", 0);
-	if (m->nact == 0)
-		kt_cli_warn("%s: no GPU activity (kernel, gpu_memcpy, "
-		    "gpu_memset) in the trace", kt_reader_name(rd));
 	if ((t = kt_gaps_table(m, &go, go.summary ? NULL : &st, &tot)) ==
 	    NULL)
 		kt_cli_nomem();
 	kt_cli_write_table(t, co.output, co.form);
 	if (st != NULL)
 		summary(st);
-	rc = 0;
+	/* No device activity is a data condition: --fail-above fails. */
+	rc = kt_cli_no_device(rd, m);
 	if (fail >= 0 && tot.wall > 0 &&
 	    (i128)tot.idle * 100000 > (i128)fail * tot.wall) {
 		char pct[64];

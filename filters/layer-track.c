@@ -617,6 +617,7 @@ pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 
 			si = kt_reader_srcindex(r, &nsi, NULL);
 			metas = kt_reader_metas(r, &nm);
+			(void)kt_cli_keep_rank(w, r);
 			if (kt_writer_begin(w, metas, nm, si, nsi) == -1)
 				return UINT64_MAX;
 			begun = 1;
@@ -1954,8 +1955,10 @@ splice_ok(struct lt *lt, struct kt_source *src, struct kt_reader *r,
 	ssize_t n, i;
 	int fd, k, ok = 0;
 
+	/* A rank of the file name goes in as ktRank: through the writer. */
 	if (lt->nread == 0 || kt_source_archived(src) ||
-	    kt_reader_form(r) == KT_FORM_TSV || rp->truncated_bytes != 0)
+	    kt_reader_form(r) == KT_FORM_TSV || rp->truncated_bytes != 0 ||
+	    kt_reader_rank_to_keep(r) >= 0)
 		return 0;
 	for (k = 0; k < KT_NREPAIRS; k++)
 		if (rp->n[k] != 0)

@@ -170,6 +170,7 @@ main(int argc, char *argv[])
 		if (w != NULL) {
 			if (nin++ == 0) {
 				m = kt_reader_metas(rd, &nm);
+				(void)kt_cli_keep_rank(w, rd);
 				if (kt_writer_begin(w, m, nm, NULL, 0) == -1)
 					goto werr;
 			}
@@ -197,7 +198,8 @@ main(int argc, char *argv[])
 		kt_cli_die(&err);
 	kt_cli_progress_done();
 	m = kt_reader_metas(rd, &nm);
-	if (kt_memory_finish(mem, m, nm, o.capacity) == -1)
+	if (kt_memory_finish(mem, m, nm, o.capacity,
+	    kt_reader_rank(rd)) == -1)
 		kt_cli_nomem();
 	if (w != NULL) {
 		struct kt_buf b = { 0 };
@@ -207,8 +209,11 @@ main(int argc, char *argv[])
 		uint64_t next = nin;
 		int applied, sr, got;
 
-		if (nin == 0 && kt_writer_begin(w, m, nm, NULL, 0) == -1)
-			goto werr;
+		if (nin == 0) {
+			(void)kt_cli_keep_rank(w, rd);
+			if (kt_writer_begin(w, m, nm, NULL, 0) == -1)
+				goto werr;
+		}
 		/* Row numbers: map positions through the input's. */
 		si = kt_reader_srcindex(rd, &nsi, &applied);
 		if (si != NULL && !applied)

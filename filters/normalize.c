@@ -774,6 +774,7 @@ write_held(struct state *st, const struct opts *o, struct kt_writer *w)
 		identity = srcindex[i] == i;
 	metas = out_metas(st->r, shift, o->rebase, &nm, numbuf);
 	kt_writer_origin(w, minkey - shift);
+	(void)kt_cli_keep_rank(w, st->r);
 	if (kt_writer_begin(w, metas, nm, identity ? NULL : srcindex,
 	    nout) == -1)
 		rc = -1;
@@ -839,6 +840,7 @@ run_stream(struct state *st, struct kt_writer *w, int strict)
 			/* Row ids read from the input go on as they were. */
 			si = kt_reader_srcindex(st->r, &nsi, NULL);
 			metas = kt_reader_metas(st->r, &nm);
+			(void)kt_cli_keep_rank(w, st->r);
 			if (kt_writer_begin(w, metas, nm, si, nsi) == -1)
 				goto fail;
 			begun = 1;

@@ -65,7 +65,7 @@ main(int argc, char *argv[])
 	struct kt_error err;
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	const char *rules = NULL;
-	int ch, summary = 0;
+	int ch, summary = 0, rc;
 	size_t top = 0;
 	int64_t threshold = KT_OVERLAP_THRESHOLD;
 
@@ -114,11 +114,12 @@ main(int argc, char *argv[])
 		kt_cli_nomem();
 	kt_cli_write_table(t, co.output, co.form);
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	rc = kt_cli_no_device(rd, m);
 	kt_table_free(t);
 	kt_overlap_free(ov);
 	kt_model_free(m);
 	kt_rules_free(rs);
 	kt_reader_free(rd);
 	kt_source_close(src);
-	return 0;
+	return rc;
 }

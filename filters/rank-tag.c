@@ -416,7 +416,7 @@ survey_all(struct rt *rt, char **argv, int argc)
 	rt->jobs = NULL;
 }
 
-/* The rank of an input: --rank, distributedInfo.rank, the file name. */
+/* The rank of an input: --rank, distributedInfo.rank, ktRank, the file name. */
 static void
 find_rank(struct input *in, const struct opts *o)
 {
@@ -439,6 +439,22 @@ find_rank(struct input *in, const struct opts *o)
 		if (json_is_integer(v)) {
 			in->rank = json_integer_value(v);
 			in->rank_from = "distributedInfo.rank";
+			json_decref(j);
+			return;
+		}
+		json_decref(j);
+	}
+	/* The rank a kt filter kept from its input's name (ktRank). */
+	for (i = 0; i < in->nmetas; i++) {
+		struct kt_error err;
+		json_t *j;
+
+		if (strcmp(in->metas[i].key, "\"" KT_KEY_RANK "\"") != 0 ||
+		    (j = kt_meta_json(&in->metas[i], &err)) == NULL)
+			continue;
+		if (json_is_integer(j) && json_integer_value(j) >= 0) {
+			in->rank = json_integer_value(j);
+			in->rank_from = KT_KEY_RANK;
 			json_decref(j);
 			return;
 		}

@@ -788,6 +788,7 @@ pass2(struct sel *s)
 		if (!begun) {
 			/* The keys before traceEvents are known now. */
 			m = kt_reader_metas(rd, &nm);
+			(void)kt_cli_keep_rank(w, rd);
 			bad = kt_writer_begin(w, m, nm, NULL, 0) == -1;
 			begun = 1;
 		}
@@ -804,8 +805,10 @@ pass2(struct sel *s)
 	if (!bad && rc == -1)
 		kt_cli_die(&err);
 	m = kt_reader_metas(rd, &nm);
-	if (!bad && !begun)
+	if (!bad && !begun) {
+		(void)kt_cli_keep_rank(w, rd);
 		bad = kt_writer_begin(w, m, nm, NULL, 0) == -1;
+	}
 	if (!bad)
 		bad = kt_writer_end(w, m, nm) == -1;
 	kt_cli_out_commit(out, bad, NULL);

@@ -477,6 +477,7 @@ win_open(struct sw *sw, struct window *w)
 	    NULL)
 		kt_cli_nomem();
 	m = kt_reader_metas(sw->rd, &nm);
+	(void)kt_cli_keep_rank(w->w, sw->rd);
 	if (kt_writer_begin(w->w, m, nm, NULL, 0) == -1)
 		kt_cli_out_commit(w->out, 1, NULL);
 	for (i = 0; i < kt_store_count(sw->metas_ev); i++)

@@ -52,6 +52,7 @@ struct input {
 	struct kt_table	*txt[NVIEWS][3];
 	const char	*txtname[NVIEWS][3];
 	struct kt_memory *mem;
+	int		 nodev;		/* no device activity: exit 1 */
 };
 
 struct opts {
@@ -201,13 +202,14 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	struct kt_gaps_opts go = KT_GAPS_OPTS_INIT;
 
 	m = kt_cli_model(rd);
+	in->nodev = kt_cli_no_device(rd, m);
 	if ((dc = kt_decompose_new(m, rs, &err)) == NULL ||
 	    (ov = kt_overlap_new(m, rs, &err)) == NULL)
 		kt_cli_die(&err);
 	need(in->tsv[0] = kt_decompose_table(dc));
 	in->txt[0][0] = in->tsv[0];
 	need(in->txt[0][1] = kt_decompose_series(dc));
-	need(in->txt[0][2] = kt_decompose_ranks(dc));
+	need(in->txt[0][2] = kt_decompose_ranks(dc, ov));
 	in->txtname[0][0] = "per phase";
 	in->txtname[0][1] = "per step";
 	in->txtname[0][2] = "across ranks";
@@ -292,7 +294,8 @@ memory_view(const struct views *vw, struct input *in, struct kt_reader *rd)
 	if (!vw->quiet)
 		kt_cli_progress_done();
 	m = kt_reader_metas(rd, &nm);
-	if (kt_memory_finish(in->mem, m, nm, vw->o.capacity) == -1)
+	if (kt_memory_finish(in->mem, m, nm, vw->o.capacity,
+	    kt_reader_rank(rd)) == -1)
 		kt_cli_nomem();
 	need(in->tsv[4] = kt_memory_table(in->mem));
 	in->txt[4][0] = in->tsv[4];
@@ -614,6 +617,9 @@ main(int argc, char *argv[])
 			return leave(&vw, 2);
 		}
 	}
+	/* An input without device activity is a data condition. */
+	for (i = 0, rc = 0; i < (int)vw.nins; i++)
+		rc |= vw.ins[i].nodev;
 	free_views(&vw, rs);
-	return leave(&vw, 0);
+	return leave(&vw, rc);
 }

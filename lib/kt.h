@@ -603,10 +603,16 @@ const struct kt_meta	*kt_reader_meta_find(const struct kt_reader *,
 			    const char *);
 /*
  * The trace's rank: distributedInfo.rank (of the keys read so far), else
- * the one its name gives (kt_rank_from_name), else -1.  An event of a
- * merged trace has its own (args.rank, KT_F_RANK).
+ * ktRank (the rank a kt filter resolved from its input's name, see
+ * kt_writer_rank), else the one its name gives (kt_rank_from_name), else
+ * -1.  An event of a merged trace has its own (args.rank, KT_F_RANK).
+ * kt_reader_rank_how() also says where it came from (static text:
+ * "distributedInfo.rank", "ktRank", a kt_rank_from_name pattern; NULL
+ * with -1).
  */
 int64_t			 kt_reader_rank(const struct kt_reader *);
+int64_t			 kt_reader_rank_how(const struct kt_reader *,
+			    const char **);
 /*
  * The input's ktSourceIndex (row numbers), or NULL.  *applied (may be
  * NULL) says whether the events' index came from it: one written after
@@ -642,6 +648,7 @@ uint64_t		 kt_reader_size(const struct kt_reader *);
 /* The window kt-slice-window cut (ns, as the events' times): integers. */
 #define KT_KEY_WINDOW_START	"ktWindowStartNs"
 #define KT_KEY_WINDOW_END	"ktWindowEndNs"
+#define KT_KEY_RANK		"ktRank"	/* the rank of the input's name */
 /* args keys kt adds to events. */
 #define KT_ARG_RANK		"rank"		/* rank-tag */
 #define KT_ARG_PID		"kt_pid"	/* rank-tag: the pid before */
@@ -723,6 +730,17 @@ int	 kt_writer_begin(struct kt_writer *, const struct kt_meta *, size_t,
  * before that one wait in memory.
  */
 void	 kt_writer_origin(struct kt_writer *, int64_t);
+/*
+ * Before kt_writer_begin(): write "ktRank": rank among the keys before
+ * traceEvents (rank >= 0), so that the rank an input's file name gave
+ * survives a pipe.  kt_writer_keep_rank() does it when rd's rank came
+ * from its name (not from distributedInfo or ktRank, and rd is no
+ * merged trace: no ktRanks) and returns that rank, else -1.
+ */
+void	 kt_writer_rank(struct kt_writer *, int64_t);
+int64_t	 kt_writer_keep_rank(struct kt_writer *, const struct kt_reader *);
+/* The rank kt_writer_keep_rank() would write for rd, or -1. */
+int64_t	 kt_reader_rank_to_keep(const struct kt_reader *);
 int	 kt_writer_event(struct kt_writer *, const struct kt_event *);
 /*
  * Write an event given only as its bytes and row number: JSON writes
@@ -887,6 +905,20 @@ void	 kt_cli_ids(const char *, const char *, uint64_t **, size_t *);
 int	 kt_cli_check_output(const char *, char *const *, int);
 /* Print one stderr line per kind of repair; returns the number of kinds. */
 int	 kt_cli_report_repairs(const char *, const struct kt_repairs *);
+/*
+ * Before kt_writer_begin(): kt_writer_keep_rank(w, rd), and when it adds
+ * ktRank, say so on stderr ("note: rank N (file name: rank-N) written as
+ * ktRank"), for the output is then not the input's bytes alone.  Returns
+ * the rank added, or -1.
+ */
+int64_t	 kt_cli_keep_rank(struct kt_writer *, const struct kt_reader *);
+/*
+ * A view's data condition: when m has no device activity at all (no
+ * kernel, gpu_memcpy, gpu_memset or MTIA device event), say so in one
+ * line and return 1 (the exit status), else 0.
+ */
+struct kt_model;
+int	 kt_cli_no_device(const struct kt_reader *, const struct kt_model *);
 /* Print progress on stderr when it is a terminal and the work is long. */
 void	 kt_cli_progress(const struct kt_reader *);
 void	 kt_cli_progress_done(void);
@@ -1196,8 +1228,9 @@ void		 kt_debug_scans(uint64_t *, uint64_t *);
  * instants of a trace per device (rank, Device Type, Device Id), in
  * integer bytes and ns.  Feed every event of a pass with
  * kt_memory_add() (it keeps [memory] instants and ProfilerStep spans
- * only), then call kt_memory_finish() once with the top-level keys and
- * a capacity in bytes that overrides deviceProperties (-1: none).
+ * only), then call kt_memory_finish() once with the top-level keys, a
+ * capacity in bytes that overrides deviceProperties (-1: none) and the
+ * trace's rank (kt_reader_rank: the rank of events without args.rank).
  */
 struct kt_memory;
 
@@ -1207,7 +1240,7 @@ void		 kt_memory_free(struct kt_memory *);
 int		 kt_memory_add(struct kt_memory *, const struct kt_event *);
 /* Sort, find the peaks and capacities.  0, or -1 when out of memory. */
 int		 kt_memory_finish(struct kt_memory *, const struct kt_meta *,
-		    size_t, int64_t);
+		    size_t, int64_t, int64_t);
 size_t		 kt_memory_ndevices(const struct kt_memory *);
 uint64_t	 kt_memory_nevents(const struct kt_memory *);
 /* Device i's name ("cuda:0", "cpu") into buf; returns buf. */
@@ -1892,8 +1925,16 @@ void		 kt_decompose_free(struct kt_decompose *);
 struct kt_table	*kt_decompose_table(const struct kt_decompose *);
 /* One row per window (the step-time series). */
 struct kt_table	*kt_decompose_series(const struct kt_decompose *);
-/* One row per step number across ranks: slowest rank, straggler gap. */
-struct kt_table	*kt_decompose_ranks(const struct kt_decompose *);
+struct kt_overlap;
+/*
+ * One row per step number across ranks: the longest wall and its gap to
+ * the median, and, from the collectives ov joined across ranks (may be
+ * NULL: "-"), the straggler, the rank whose summed lateness at the
+ * step's collectives (its start minus the first rank's) is largest, and
+ * the ranks that waited for it (their start before the last rank's).
+ */
+struct kt_table	*kt_decompose_ranks(const struct kt_decompose *,
+		    const struct kt_overlap *);
 
 /*
  * Communication against compute per collective (lib/overlap.c;
@@ -1906,6 +1947,14 @@ struct kt_overlap;
 struct kt_overlap *kt_overlap_new(const struct kt_model *,
 		    const struct kt_rules *, struct kt_error *);
 void		 kt_overlap_free(struct kt_overlap *);
+/*
+ * The communication kernels of ov (in no given order): kernel i's
+ * activity in *act, and the number of the join across ranks it is in,
+ * or -1 when it joined none.
+ */
+size_t		 kt_overlap_count(const struct kt_overlap *);
+int64_t		 kt_overlap_join(const struct kt_overlap *, size_t,
+		    uint32_t *);
 /* The kernels, most exposed first; top > 0 keeps that many rows. */
 struct kt_table	*kt_overlap_table(const struct kt_overlap *, size_t);
 /* One row per device; exposed under threshold % of the span: no finding. */

@@ -46,7 +46,7 @@ events_byvalue() {
 
 # The top-level keys other than traceEvents and kt's own, as sorted JSON.
 toplevel() {
-	jq -S 'if type == "array" then {} else del(.traceEvents, .ktSourceIndex, .ktRebaseNs, .ktWindowStartNs, .ktWindowEndNs) end' "$1"
+	jq -S 'if type == "array" then {} else del(.traceEvents, .ktSourceIndex, .ktRebaseNs, .ktWindowStartNs, .ktWindowEndNs, .ktRank) end' "$1"
 }
 
 # Every ts and dur number text, sorted (raw text: exact digits).

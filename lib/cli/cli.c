@@ -182,6 +182,32 @@ kt_cli_report_repairs(const char *name, const struct kt_repairs *r)
 	return n;
 }
 
+int64_t
+kt_cli_keep_rank(struct kt_writer *w, const struct kt_reader *rd)
+{
+	const char *how;
+	int64_t rank;
+
+	if ((rank = kt_writer_keep_rank(w, rd)) < 0)
+		return -1;
+	(void)kt_reader_rank_how(rd, &how);
+	kt_cli_progress_done();
+	fprintf(stderr, "%s: %s: note: rank %lld (%s) written as "
+	    KT_KEY_RANK "\n", progname, kt_reader_name(rd), (long long)rank,
+	    how);
+	return rank;
+}
+
+int
+kt_cli_no_device(const struct kt_reader *rd, const struct kt_model *m)
+{
+	if (m->nact > 0)
+		return 0;
+	kt_cli_warn("%s: no device activity (kernel, gpu_memcpy, gpu_memset, "
+	    "mtia_ccp_events) in the trace", kt_reader_name(rd));
+	return 1;
+}
+
 /*
  * What a fatal end removes: the outputs not yet committed (a list, since
  * a filter may write several files at once) and a few temporary files.

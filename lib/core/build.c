@@ -103,28 +103,55 @@ kt_meta_json(const struct kt_meta *m, struct kt_error *err)
 	return j;
 }
 
-/* The trace's rank: distributedInfo.rank, else from the file name. */
-int64_t
-kt_reader_rank(const struct kt_reader *rd)
+/* An integer member "rank" of a JSON value (or the value), or -1. */
+static int64_t
+meta_rank(const struct kt_meta *mt, int member)
 {
-	const struct kt_meta *mt;
 	struct kt_error e;
 	json_t *j, *r;
 	int64_t rank = -1;
+
+	if (mt == NULL || (j = kt_meta_json(mt, &e)) == NULL)
+		return -1;
+	r = member ? json_object_get(j, "rank") : j;
+	if (r != NULL && json_is_integer(r) && json_integer_value(r) >= 0)
+		rank = json_integer_value(r);
+	json_decref(j);
+	return rank;
+}
+
+/*
+ * The trace's rank: distributedInfo.rank, else ktRank, else from the
+ * file name.
+ */
+int64_t
+kt_reader_rank_how(const struct kt_reader *rd, const char **how)
+{
+	int64_t rank;
+
+	*how = NULL;
+	if ((rank = meta_rank(kt_reader_meta_find(rd, "distributedInfo"),
+	    1)) >= 0) {
+		*how = "distributedInfo.rank";
+		return rank;
+	}
+	if ((rank = meta_rank(kt_reader_meta_find(rd, KT_KEY_RANK), 0)) >=
+	    0) {
+		*how = KT_KEY_RANK;
+		return rank;
+	}
+	if (kt_rank_from_name(kt_reader_name(rd), &rank, how) == 0)
+		return rank;
+	*how = NULL;
+	return -1;
+}
+
+int64_t
+kt_reader_rank(const struct kt_reader *rd)
+{
 	const char *how;
 
-	if ((mt = kt_reader_meta_find(rd, "distributedInfo")) != NULL &&
-	    (j = kt_meta_json(mt, &e)) != NULL) {
-		if ((r = json_object_get(j, "rank")) != NULL &&
-		    json_is_integer(r))
-			rank = json_integer_value(r);
-		json_decref(j);
-		if (rank >= 0)
-			return rank;
-	}
-	if (kt_rank_from_name(kt_reader_name(rd), &rank, &how) == 0)
-		return rank;
-	return -1;
+	return kt_reader_rank_how(rd, &how);
 }
 
 /* The 4 hex digits at p as a number, or -1. */

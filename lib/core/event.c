@@ -274,6 +274,10 @@ kt_val_int(const struct kt_event *ev, const struct kt_val *val, int64_t *v)
 /*
  * Classify an event by ph, cat and name, the way Kineto labels them,
  * including the 2021-era names (Kernel, Runtime, Memcpy, Operator).
+ * Other accelerators: XPU and PrivateUse1 devices write kernel and
+ * gpu_memcpy as CUDA does; MTIA writes its device activities as
+ * mtia_ccp_events, of which dma_request is a copy and event_record and
+ * event_wait are synchronisation, not work (other).
  */
 enum kt_kind
 kt_event_classify(const struct kt_event *ev)
@@ -296,6 +300,7 @@ kt_event_classify(const struct kt_event *ev)
 		{ "Runtime", KT_CUDA_RUNTIME },
 		{ "Memcpy", KT_GPU_MEMCPY },
 		{ "Memset", KT_GPU_MEMSET },
+		{ "mtia_ccp_events", KT_KERNEL },
 	};
 	enum kt_kind k = KT_OTHER;
 	size_t i;
@@ -326,6 +331,14 @@ kt_event_classify(const struct kt_event *ev)
 				k = cats[i].kind;
 				break;
 			}
+		if (k == KT_KERNEL && c[0] == 'm') {
+			if (kt_event_field_is(ev, KT_F_NAME, "dma_request"))
+				k = KT_GPU_MEMCPY;
+			else if (kt_event_field_is(ev, KT_F_NAME,
+			    "event_record") || kt_event_field_is(ev, KT_F_NAME,
+			    "event_wait"))
+				k = KT_OTHER;
+		}
 	}
 	if ((k == KT_USER_ANNOTATION || k == KT_CPU_OP ||
 	    (k == KT_OTHER && ev->f[KT_F_CAT].type == KT_NONE)) &&

@@ -333,6 +333,7 @@ struct kt_writer {
 	size_t		 nrows, rowcap;
 	int		 rows_moved;
 	int		 rows_given;	/* kt_writer_begin wrote an index */
+	int64_t		 rank;		/* ktRank to write, or -1 */
 };
 
 /* KT_WRITE_ROWS: note the row number of the event written next. */
@@ -375,6 +376,7 @@ kt_writer_new(struct kt_out *out, unsigned flags)
 		return NULL;
 	w->out = out;
 	w->flags = flags;
+	w->rank = -1;
 	return w;
 }
 
@@ -458,6 +460,13 @@ tsv_trace_row(struct kt_writer *w, const struct kt_meta *m, size_t n,
 				return -1;
 		}
 	}
+	if (which == 0 && w->rank >= 0) {
+		char num[32];
+
+		kt_buf_adds(b, first ? "\"" KT_KEY_RANK "\":" :
+		    ",\"" KT_KEY_RANK "\":");
+		kt_buf_add(b, num, kt_int_format(w->rank, num));
+	}
 	if (which == 0) {
 		w->pending = 1;
 		return 0;
@@ -465,6 +474,35 @@ tsv_trace_row(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	if (kt_buf_adds(b, "}\n") == -1)
 		return -1;
 	return kt_out_write(w->out, b->p, b->n);
+}
+
+void
+kt_writer_rank(struct kt_writer *w, int64_t rank)
+{
+	w->rank = rank;
+}
+
+int64_t
+kt_reader_rank_to_keep(const struct kt_reader *rd)
+{
+	const char *how;
+	int64_t rank = kt_reader_rank_how(rd, &how);
+
+	if (rank < 0 || strcmp(how, "distributedInfo.rank") == 0 ||
+	    strcmp(how, KT_KEY_RANK) == 0 ||
+	    kt_reader_meta_find(rd, KT_KEY_RANKS) != NULL)
+		return -1;
+	return rank;
+}
+
+int64_t
+kt_writer_keep_rank(struct kt_writer *w, const struct kt_reader *rd)
+{
+	int64_t rank = kt_reader_rank_to_keep(rd);
+
+	if (rank >= 0)
+		kt_writer_rank(w, rank);
+	return rank;
 }
 
 void
@@ -557,6 +595,13 @@ kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
 				return -1;
 			b->n = 0;
 		}
+	}
+	if (w->rank >= 0) {
+		char num[32];
+
+		kt_buf_adds(b, "\n  \"" KT_KEY_RANK "\": ");
+		kt_buf_add(b, num, kt_int_format(w->rank, num));
+		kt_buf_addc(b, ',');
 	}
 	if (srcindex != NULL) {
 		char num[24];

@@ -357,7 +357,7 @@ kt_decompose_table(const struct kt_decompose *dc)
 		return NULL;
 	if (dc->nw == 0) {
 		rc |= kt_table_cell(t, "-");
-		rc |= kt_table_cell(t, "no GPU activity");
+		rc |= kt_table_cell(t, "no device activity");
 		for (k = 2; k < ncols; k++)
 			rc |= kt_table_cell(t, "-");
 	}
@@ -452,6 +452,8 @@ kt_decompose_series(const struct kt_decompose *dc)
 /* A (step, rank, wall) of a steady step, for the table across ranks. */
 struct srw {
 	int64_t	 step, rank, wall;
+	int64_t	 late, wait;	/* summed over the step's joined collectives */
+	int64_t	 ncoll;
 };
 
 static int
@@ -466,16 +468,109 @@ cmp_srw(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+static int
+cmp_step_rank(const void *a, const void *b)
+{
+	const struct srw *x = a, *y = b;
+
+	if (x->step != y->step)
+		return x->step < y->step ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* A joined collective's kernel: (join, rank, start, step number). */
+struct jrow {
+	int64_t	 grp, rank, ts, step;
+};
+
+static int
+cmp_jrow(const void *a, const void *b)
+{
+	const struct jrow *x = a, *y = b;
+
+	if (x->grp != y->grp)
+		return x->grp < y->grp ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->ts > y->ts) - (x->ts < y->ts);
+}
+
+/*
+ * Add each join of ov to the (step, rank) entries of v (sorted by step
+ * and rank): lateness = the rank's first start minus the earliest
+ * rank's, wait = the last rank's start minus the rank's.  The step of a
+ * join is that of its earliest kernel.  0 or -1 (memory).
+ */
+static int
+add_joins(const struct kt_model *m, const struct kt_overlap *ov,
+    struct srw *v, size_t n)
+{
+	struct jrow *j;
+	size_t i, k, q, nj = 0, nr = kt_overlap_count(ov);
+
+	if ((j = calloc(nr + 1, sizeof(*j))) == NULL)
+		return -1;
+	for (i = 0; i < nr; i++) {
+		uint32_t act;
+		int64_t g = kt_overlap_join(ov, i, &act);
+		const struct kt_act *a = &m->act[act];
+
+		if (g < 0)
+			continue;
+		j[nj].grp = g;
+		j[nj].rank = m->devices[a->dev].rank;
+		j[nj].ts = a->ts;
+		j[nj++].step = a->step != KT_NO ? m->steps[a->step].number :
+		    -1;
+	}
+	qsort(j, nj, sizeof(*j), cmp_jrow);
+	for (i = 0; i < nj; i = k) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN, step = -1;
+
+		for (k = i; k < nj && j[k].grp == j[i].grp; k++) {
+			if (k > i && j[k].rank == j[k - 1].rank)
+				continue;	/* a rank's first kernel */
+			if (j[k].ts < lo) {
+				lo = j[k].ts;
+				step = j[k].step;
+			}
+			if (j[k].ts > hi)
+				hi = j[k].ts;
+		}
+		if (step < 0)
+			continue;
+		for (q = i; q < k; q++) {
+			struct srw key, *e;
+
+			if (q > i && j[q].rank == j[q - 1].rank)
+				continue;
+			key.step = step;
+			key.rank = j[q].rank;
+			if ((e = bsearch(&key, v, n, sizeof(*v),
+			    cmp_step_rank)) == NULL)
+				continue;
+			e->late += j[q].ts - lo;
+			e->wait += hi - j[q].ts;
+			e->ncoll++;
+		}
+	}
+	free(j);
+	return 0;
+}
+
 struct kt_table *
-kt_decompose_ranks(const struct kt_decompose *dc)
+kt_decompose_ranks(const struct kt_decompose *dc, const struct kt_overlap *ov)
 {
 	static const char *const cols[] = {
-		"step:n", "ranks:n", "slowest_rank:n", "slowest_wall_ns:n",
-		"median_wall_ns:n", "fastest_wall_ns:n", "straggler_gap_ns:n"
+		"step:n", "ranks:n", "longest_wall_rank:n",
+		"longest_wall_ns:n", "median_wall_ns:n", "shortest_wall_ns:n",
+		"wall_gap_ns:n", "collectives:n", "straggler_rank:n",
+		"straggler_late_ns:n", "waiting_ranks:n",
+		"longest_wait_rank:n", "longest_wait_ns:n"
 	};
 	struct kt_table *t;
 	struct srw *v;
-	size_t i, j, n = 0;
+	size_t i, j, k, n = 0;
 	int rc = 0;
 
 	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
@@ -499,9 +594,16 @@ kt_decompose_ranks(const struct kt_decompose *dc)
 		v[n].rank = w->rank;
 		v[n++].wall = w->end - w->start;
 	}
+	qsort(v, n, sizeof(*v), cmp_step_rank);
+	if (ov != NULL && add_joins(dc->m, ov, v, n) == -1) {
+		free(v);
+		kt_table_free(t);
+		return NULL;
+	}
 	qsort(v, n, sizeof(*v), cmp_srw);
 	for (i = 0; i < n && rc == 0; i = j) {
-		size_t c;
+		size_t c, sl = 0, wt = 0;
+		int64_t nc = 0, nwait = 0;
 
 		for (j = i; j < n && v[j].step == v[i].step; j++)
 			;
@@ -514,6 +616,34 @@ kt_decompose_ranks(const struct kt_decompose *dc)
 		rc |= kt_table_int(t, v[i + (c - 1) / 2].wall);
 		rc |= kt_table_int(t, v[i].wall);
 		rc |= kt_table_int(t, v[j - 1].wall - v[i + (c - 1) / 2].wall);
+		/* The latest and the longest waiting: ties to the lower rank. */
+		for (k = i; k < j; k++) {
+			if (v[k].ncoll > nc)
+				nc = v[k].ncoll;
+			if (sl == 0 || v[k].late > v[sl - 1].late ||
+			    (v[k].late == v[sl - 1].late &&
+			    v[k].rank < v[sl - 1].rank))
+				sl = k + 1;
+			if (wt == 0 || v[k].wait > v[wt - 1].wait ||
+			    (v[k].wait == v[wt - 1].wait &&
+			    v[k].rank < v[wt - 1].rank))
+				wt = k + 1;
+		}
+		for (k = i; k < j; k++)
+			if (k + 1 != sl && v[k].wait > 0)
+				nwait++;
+		rc |= ov != NULL ? kt_table_int(t, nc) :
+		    kt_table_cell(t, "-");
+		if (nc == 0 || v[sl - 1].late == 0) {
+			for (k = 0; k < 5; k++)
+				rc |= kt_table_cell(t, "-");
+			continue;
+		}
+		rc |= kt_table_int(t, v[sl - 1].rank);
+		rc |= kt_table_int(t, v[sl - 1].late);
+		rc |= kt_table_int(t, nwait);
+		rc |= kt_table_int(t, v[wt - 1].rank);
+		rc |= kt_table_int(t, v[wt - 1].wait);
 	}
 	free(v);
 	if (rc != 0) {

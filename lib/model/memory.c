@@ -6,8 +6,8 @@
  * be given with their step.  Everything is integer: bytes and ns.
  *
  * A device is (rank, Device Type, Device Id); rank is args.rank (kt
- * rank-tag), else distributedInfo.rank, else -1.  Allocated is args."Total Allocated"; in traces that
- * lack it (Kineto before 2022) it is the running sum of args.Bytes in
+ * rank-tag), else the trace's (kt_reader_rank), else -1.  Allocated is
+ * args."Total Allocated"; in traces that lack it (Kineto before 2022) it is the running sum of args.Bytes in
  * input order, counted from 0 at the device's first instant, and the
  * device is marked so.  Reserved is args."Total Reserved" or unknown.
  */
@@ -317,31 +317,10 @@ meta_capacity(const struct mdev *d, const struct kt_meta *metas, size_t nm)
 	return cap;
 }
 
-/* distributedInfo.rank of the top-level keys, or -1. */
-static int64_t
-meta_rank(const struct kt_meta *metas, size_t nm)
-{
-	struct kt_error err;
-	int64_t r = -1;
-	size_t i;
-	json_t *j, *v;
-
-	for (i = 0; i < nm; i++)
-		if (strcmp(metas[i].key, "\"distributedInfo\"") == 0 &&
-		    (j = kt_meta_json(&metas[i], &err)) != NULL) {
-			v = json_object_get(j, "rank");
-			if (json_is_integer(v) && json_integer_value(v) >= 0)
-				r = json_integer_value(v);
-			json_decref(j);
-		}
-	return r;
-}
-
 int
 kt_memory_finish(struct kt_memory *m, const struct kt_meta *metas, size_t nm,
-    int64_t capacity)
+    int64_t capacity, int64_t rank)
 {
-	int64_t rank = meta_rank(metas, nm);
 	size_t i, k;
 
 	/* Events without args.rank belong to the trace's rank. */

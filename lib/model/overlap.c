@@ -30,7 +30,12 @@ struct crow {
 	int64_t		 skew;		/* -1: no join */
 	int64_t		 last_rank;
 	int64_t		 nranks;
+	int		 by;		/* the key that joined: J_* */
+	int64_t		 grp;		/* the join's number, or -1 */
 };
+
+enum { J_NONE, J_SEQ, J_COMMS_ID, J_ORDER };
+static const char *const jname[] = { "-", "seq", "comms_id", "order" };
 
 struct cdev {
 	uint32_t	 dev;
@@ -45,6 +50,7 @@ struct kt_overlap {
 	size_t			 nr;
 	struct cdev		*d;
 	size_t			 nd;
+	int64_t			 ngrp;		/* joins made */
 };
 
 enum coll { C_OTHER, C_ALLREDUCE, C_ALLGATHER, C_REDUCESCATTER,
@@ -134,17 +140,24 @@ cmp_row(const void *a, const void *b, void *ctx)
 	return (x->act > y->act) - (x->act < y->act);
 }
 
-/* Join key of a row: (process group, seq) or comms id; 0 when none. */
+/*
+ * Join key of a row: (process group, seq), comms id, or (group, kind,
+ * n-th call of the rank).  kind is the collective's name (order only).
+ */
 struct jkey {
 	int64_t	 a, b;
 	uint32_t row;
 	uint32_t coll;
+	int64_t	 rank;		/* order only: for numbering the calls */
+	int64_t	 ts;
+	const char *kind;
 };
 
 static int
 cmp_jkey(const void *x, const void *y)
 {
 	const struct jkey *p = x, *q = y;
+	int c;
 
 	if (p->a != q->a)
 		return p->a < q->a ? -1 : 1;
@@ -152,47 +165,48 @@ cmp_jkey(const void *x, const void *y)
 		return p->b < q->b ? -1 : 1;
 	if (p->coll != q->coll)
 		return p->coll < q->coll ? -1 : 1;
+	if (p->kind != NULL && (c = strcmp(p->kind, q->kind)) != 0)
+		return c;
 	return (p->row > q->row) - (p->row < q->row);
 }
 
-/* Join the same collective across ranks: skew and the last rank. */
+/* For numbering: rank, group, kind, then start, then row. */
 static int
-join_ranks(struct kt_overlap *ov)
+cmp_calls(const void *x, const void *y)
+{
+	const struct jkey *p = x, *q = y;
+	int c;
+
+	if (p->rank != q->rank)
+		return p->rank < q->rank ? -1 : 1;
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if ((c = strcmp(p->kind, q->kind)) != 0)
+		return c;
+	if (p->ts != q->ts)
+		return p->ts < q->ts ? -1 : 1;
+	return (p->row > q->row) - (p->row < q->row);
+}
+
+static int
+same_key(const struct jkey *p, const struct jkey *q)
+{
+	return p->a == q->a && p->b == q->b && p->coll == q->coll &&
+	    (p->kind == NULL || strcmp(p->kind, q->kind) == 0);
+}
+
+/* Join the rows of each key of k (sorted): skew, last rank, ranks. */
+static void
+join_keys(struct kt_overlap *ov, const struct jkey *k, size_t n, int by)
 {
 	const struct kt_model *m = ov->m;
-	struct jkey *k;
-	size_t i, j, n = 0;
+	size_t i, j;
 
-	if ((k = calloc(ov->nr + 1, sizeof(*k))) == NULL)
-		return -1;
-	for (i = 0; i < ov->nr; i++) {
-		const struct kt_act *a = &m->act[ov->r[i].act];
-		const struct kt_comm *c;
-
-		ov->r[i].skew = -1;
-		ov->r[i].last_rank = -1;
-		ov->r[i].nranks = 1;
-		if (a->comm == KT_NO)
-			continue;
-		c = &m->comms[a->comm];
-		if (c->seq >= 0) {
-			k[n].a = 1 + (int64_t)(c->pg == KT_NO ? 0 : c->pg);
-			k[n].b = c->seq;
-		} else if (c->comms_id >= 0) {
-			k[n].a = 0;
-			k[n].b = c->comms_id;
-		} else
-			continue;
-		k[n].coll = c->coll;
-		k[n++].row = (uint32_t)i;
-	}
-	qsort(k, n, sizeof(*k), cmp_jkey);
 	for (i = 0; i < n; i = j) {
 		int64_t lo = INT64_MAX, hi = INT64_MIN, last = -1, nr;
 		size_t q, r;
 
-		for (j = i; j < n && k[j].a == k[i].a && k[j].b == k[i].b &&
-		    k[j].coll == k[i].coll; j++)
+		for (j = i; j < n && same_key(&k[j], &k[i]); j++)
 			;
 		/* Distinct ranks only; one rank alone is no join. */
 		for (q = i, nr = 0; q < j; q++) {
@@ -214,12 +228,95 @@ join_ranks(struct kt_overlap *ov)
 		}
 		if (nr < 2)
 			continue;
+		ov->ngrp++;
 		for (q = i; q < j; q++) {
+			ov->r[k[q].row].grp = ov->ngrp - 1;
 			ov->r[k[q].row].skew = hi - lo;
 			ov->r[k[q].row].last_rank = last;
 			ov->r[k[q].row].nranks = nr;
+			ov->r[k[q].row].by = by;
 		}
 	}
+}
+
+/*
+ * Join the same collective across ranks: skew and the last rank.  By
+ * (process group, Seq), else Comms Id; a row with neither joins by call
+ * order, as NCCL has every rank of a group issue its collectives in the
+ * same order: the n-th call of a kind (the collective's name) in a
+ * group (Process Group Name, else the kernel's stream) of each rank.
+ */
+static int
+join_ranks(struct kt_overlap *ov)
+{
+	const struct kt_model *m = ov->m;
+	struct jkey *k;
+	char (*kname)[64] = NULL;
+	size_t i, j, n = 0, no = 0;
+
+	if ((k = calloc(ov->nr + 1, sizeof(*k))) == NULL ||
+	    (kname = calloc(ov->nr + 1, sizeof(*kname))) == NULL) {
+		free(k);
+		return -1;
+	}
+	for (i = 0; i < ov->nr; i++) {
+		const struct kt_act *a = &m->act[ov->r[i].act];
+		const struct kt_comm *c = a->comm != KT_NO ?
+		    &m->comms[a->comm] : NULL;
+
+		ov->r[i].skew = -1;
+		ov->r[i].last_rank = -1;
+		ov->r[i].nranks = 1;
+		ov->r[i].by = J_NONE;
+		ov->r[i].grp = -1;
+		if (c != NULL && c->seq >= 0) {
+			k[n].a = 1 + (int64_t)(c->pg == KT_NO ? 0 : c->pg);
+			k[n].b = c->seq;
+		} else if (c != NULL && c->comms_id >= 0) {
+			k[n].a = 0;
+			k[n].b = c->comms_id;
+		} else
+			continue;
+		k[n].coll = c->coll;
+		k[n++].row = (uint32_t)i;
+	}
+	qsort(k, n, sizeof(*k), cmp_jkey);
+	/* Seq first, then Comms Id: both sort by a (0: Comms Id). */
+	for (i = 0; i < n && k[i].a == 0; i++)
+		;
+	join_keys(ov, k, i, J_COMMS_ID);
+	join_keys(ov, k + i, n - i, J_SEQ);
+	/* The rest by call order. */
+	for (i = 0; i < ov->nr; i++) {
+		const struct kt_act *a = &m->act[ov->r[i].act];
+		const struct kt_comm *c = a->comm != KT_NO ?
+		    &m->comms[a->comm] : NULL;
+		const char *cn;
+
+		if (c != NULL && (c->seq >= 0 || c->comms_id >= 0))
+			continue;
+		cn = coll_name(m, a, kname[i]);
+		if (cn != kname[i])
+			snprintf(kname[i], sizeof(kname[i]), "%s", cn);
+		k[no].kind = kname[i];
+		if (c != NULL && c->pg != KT_NO)
+			k[no].a = INT64_MIN + (int64_t)c->pg;
+		else
+			k[no].a = a->stream < 0 ? -1 : a->stream;
+		k[no].coll = 0;
+		k[no].rank = m->devices[a->dev].rank;
+		k[no].ts = a->ts;
+		k[no++].row = (uint32_t)i;
+	}
+	qsort(k, no, sizeof(*k), cmp_calls);
+	for (i = 0; i < no; i = j) {
+		for (j = i; j < no && k[j].rank == k[i].rank &&
+		    k[j].a == k[i].a && strcmp(k[j].kind, k[i].kind) == 0; j++)
+			k[j].b = (int64_t)(j - i);
+	}
+	qsort(k, no, sizeof(*k), cmp_jkey);
+	join_keys(ov, k, no, J_ORDER);
+	free(kname);
 	free(k);
 	return 0;
 }
@@ -314,6 +411,19 @@ nomem:
 	return NULL;
 }
 
+size_t
+kt_overlap_count(const struct kt_overlap *ov)
+{
+	return ov->nr;
+}
+
+int64_t
+kt_overlap_join(const struct kt_overlap *ov, size_t i, uint32_t *act)
+{
+	*act = ov->r[i].act;
+	return ov->r[i].grp;
+}
+
 void
 kt_overlap_free(struct kt_overlap *ov)
 {
@@ -338,7 +448,7 @@ kt_overlap_table(const struct kt_overlap *ov, size_t top)
 		"exposed_ns:n", "hidden_ns:n", "exposed_pct:n", "verdict",
 		"collective", "seq:n", "comms_id:n", "group_size:n", "dtype",
 		"bytes:n", "algbw_gbps:n", "busbw_gbps:n", "ranks:n",
-		"skew_ns:n", "last_rank:n", "name"
+		"skew_ns:n", "last_rank:n", "joined_by", "name"
 	};
 	const struct kt_model *m = ov->m;
 	struct kt_table *t;
@@ -393,6 +503,7 @@ kt_overlap_table(const struct kt_overlap *ov, size_t top)
 		rc |= kt_table_int(t, r->nranks);
 		int_or_dash(t, r->skew, &rc);
 		int_or_dash(t, r->last_rank, &rc);
+		rc |= kt_table_cell(t, jname[r->by]);
 		rc |= kt_table_cell(t, kt_model_str(m, a->name));
 	}
 	if (rc != 0) {
@@ -421,7 +532,7 @@ kt_overlap_summary(const struct kt_overlap *ov, int64_t threshold_pct)
 		return NULL;
 	if (ov->nd == 0) {
 		rc |= kt_table_cell(t, "-");
-		rc |= kt_table_cell(t, "no GPU activity");
+		rc |= kt_table_cell(t, "no device activity");
 		for (k = 2; k < ncols; k++)
 			rc |= kt_table_cell(t, "-");
 	}

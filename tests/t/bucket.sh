@@ -494,6 +494,8 @@ fi
 # torch.cuda._sleep's spin_kernel) may have more, but all of it in
 # those kernels.  On the DLRM traces no FBGEMM or embedding kernel is
 # in gemm.
+# The MTIA traces are left out: their device activities are MTIA ops
+# ("add-dtype_Float"), which the CUDA and ROCm kernel rules do not name.
 if have_shared && [ -z "$VALGRIND" ]; then
 	s=$KT_SHARED
 	gputime=$(dirname "$0")/../oracles/gputime.py
@@ -502,6 +504,7 @@ if have_shared && [ -z "$VALGRIND" ]; then
 	n=0
 	for f in $(awk -F'\t' 'NR > 1 && $1 !~ /^damaged/ { print $1 }' "$s/INDEX.tsv"); do
 		[ -f "$s/$f" ] || continue
+		case $f in *mtia*) continue ;; esac
 		r=$(python3 "$gputime" "$s/$f") || { badf="$badf $f(oracle)"; continue; }
 		wn=${r% *}
 		wt=${r#* }

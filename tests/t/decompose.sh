@@ -85,6 +85,37 @@ awk -F '\t' '
 awk -F '\t' 'NR > 1 { print $1, $2, $3, $4, $5, $6, $7 }' rk.tsv >have
 if cmp -s want have; then ok decompose-ranks; else bad "decompose-ranks: $(diff want have | head -4)"; fi
 
+# The straggler: three ranks, one step, two all-reduces without Seq
+# (joined by call order).  Rank 2's compute is delayed (400 us against
+# 100), so it starts the first all-reduce last, at 415 us; rank 0 starts
+# it at 110 us and rank 1 at 115 us, so they wait for rank 2 (305 and
+# 300 us).  The second all-reduce starts at 565 us on every rank.  By
+# hand: straggler 2, late 415 - 110 = 305 us; 2 ranks waiting, the
+# longest rank 0 with 305 us.  (Rank 0's wait made it the "slowest
+# rank" before: its all-reduce kernel runs longest.)
+for r in 0 1 2; do
+	c0=10 cd=100
+	[ "$r" = 0 ] && c0=5
+	[ "$r" = 2 ] && cd=400
+	n1=$((c0 + cd + 5))
+	printf '{"traceEvents": [
+{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1, "ts": 0, "dur": 1000},
+{"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7, "ts": %d, "dur": %d, "args": {"stream": 7}},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 20, "ts": %d, "dur": %d, "args": {"stream": 20}},
+{"ph": "X", "cat": "kernel", "name": "gemm_kernel", "pid": 0, "tid": 7, "ts": 510, "dur": 50, "args": {"stream": 7}},
+{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 20, "ts": 565, "dur": 20, "args": {"stream": 20}}
+]}\n' "$c0" "$cd" "$n1" $((500 - n1)) >rank-$r.json
+done
+run kt-rank-tag rank-0.json rank-1.json rank-2.json -o st.json 2>/dev/null
+run kt-decompose --ranks st.json >st.tsv
+got=$(awk -F '\t' 'NR == 2 { print $1, $2, $8, $9, $10, $11, $12, $13 }' st.tsv)
+if [ "$got" = "1 3 2 2 305000 2 0 305000" ] &&
+    [ "$(head -n 1 st.tsv | cut -f 9-13)" = "$(printf 'straggler_rank\tstraggler_late_ns\twaiting_ranks\tlongest_wait_rank\tlongest_wait_ns')" ]; then
+	ok decompose-straggler
+else
+	bad "decompose-straggler: $got"
+fi
+
 # The text and JSON forms carry the same numbers.
 run kt-decompose --json g.json >d.jsonl
 if [ "$(jq -r 'select(.phase == "steady") | .busy_ns' d.jsonl)" = "$(awk -F '\t' '$3 == "steady" { print $6 }' d.tsv)" ] &&
@@ -94,9 +125,13 @@ else
 	bad decompose-forms
 fi
 
-# No GPU activity: one clear row.
+# No device activity: one clear row, one line on stderr, exit 1 (a data
+# condition).
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}\n' >cpu.json
-if run kt-decompose cpu.json >c.tsv && [ "$(awk -F '\t' 'NR == 2 { print $2 }' c.tsv)" = "no GPU activity" ]; then
+run kt-decompose cpu.json >c.tsv 2>c.err
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(awk -F '\t' 'NR == 2 { print $2 }' c.tsv)" = "no device activity" ] &&
+    [ "$(wc -l <c.err)" -eq 1 ] && grep -q '^kt-decompose: cpu.json: no device activity' c.err; then
 	ok decompose-no-gpu
 else
 	bad decompose-no-gpu

@@ -63,8 +63,10 @@ for f in two.tar two.tgz two.zip; do
 	else
 		bad "io: $f --member"
 	fi
+	# The member's name gives rank 0, which the output keeps as its one
+	# added line, "ktRank": 0 (kt(7)); the rest is t.json's output.
 	if run kt-normalize -m 'x/rank0.json' "$f" 2>/dev/null |
-	    cmp -s - want.json; then
+	    grep -v '^  "ktRank": 0,$' | cmp -s - want.json; then
 		ok "io: $f member read exactly"
 	else
 		bad "io: $f member differs"
