@@ -67,12 +67,12 @@ static const struct {
 	    "wgmma|matmul|nvjet|splitkreduce|convolve|winograd|fprop|dgrad|"
 	    "wgrad|conv(olution|_?[123]d|_fwd|_bwd|uni)|"
 	    "cudnn(::(cnn|winograd|detail)|_)|scudnn|miopen|fft|"
-	    "ck_moe|fused_moe|epilogue|cask_|flip_filter" },
+	    "ck_moe|fused_moe|epilogue|cask_|flip_filter|^fc([-_]|$)" },
 	{ "reduction",
 	    "reduce|reduction|softmax|argmax|argmin|topk|cub::|rocprim|"
 	    "radix|sort|scan|cumsum|nll_?loss|nllcriterion|cross_entropy|"
 	    "(max|avg|average)_?pool|pooling|sum_kernel|mean_kernel|"
-	    "(^|_)(sum|dot)(_|$)" },
+	    "(^|_)(sum|dot)(_|$)|vector_norm|(^|_)(min|max)_dim" },
 	{ "elementwise",
 	    "elementwise|vectorized|unrolled|pointwise|fill|copy|"
 	    "cat_?array|index|gather|scatter|where|relu|gelu|silu|swiglu|"
@@ -80,7 +80,9 @@ static const struct {
 	    "act_and_mul|activation|bias|cast|convert|multi_tensor_apply|"
 	    "foreach|adam|tensorop|im2d?2?col|quant|qparam|fp8|to_float|"
 	    "float_to|scal(e|_)|nchw|nhwc|routing|upsample|interpolat|resize|"
-	    "indices|offsets|bucketize|lengths|bounds_check" },
+	    "indices|offsets|bucketize|lengths|bounds_check|adagrad|^split_eb_|"
+	    "(^|::|_)(add|sub|mul|div|divide|neg|log2?|exp|sqrt|rsqrt|abs|pow|"
+	    "eq|ne|gt|ge|lt|le|cat|clip|clamp|nan_to_num)([-_.]|$)" },
 };
 
 /*

@@ -6,15 +6,19 @@ of kt's code, for tests/t/bucket.sh.
 
 prints "COUNT TOTAL_NS": the number of GPU activities (ph X events of
 cat kernel, gpu_memcpy or gpu_memset, or the 2021 names Kernel, Memcpy,
-Memset) and the sum of their durations in integer ns, each read from its
-decimal text (microseconds) without a float.  TRACE may be gzipped.
+Memset; MTIA's mtia_ccp_events but its event_record and event_wait,
+which are synchronisation) and the sum of their durations in integer ns,
+each read from its decimal text (microseconds) without a float.  TRACE
+may be gzipped.
 """
 import gzip
 import json
 import sys
 from decimal import Decimal
 
-CATS = ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset")
+CATS = ("kernel", "gpu_memcpy", "gpu_memset", "Kernel", "Memcpy", "Memset",
+        "mtia_ccp_events")
+SYNC = ("event_record", "event_wait")
 
 
 def main():
@@ -28,7 +32,9 @@ def main():
     n = total = 0
     for e in events:
         if (isinstance(e, dict) and e.get("ph") == "X" and
-                e.get("cat") in CATS and e.get("dur") is not None):
+                e.get("cat") in CATS and e.get("dur") is not None and
+                not (e.get("cat") == "mtia_ccp_events" and
+                     e.get("name") in SYNC)):
             n += 1
             total += int(Decimal(e["dur"]) * 1000)
     print(n, total)

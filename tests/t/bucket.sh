@@ -458,6 +458,24 @@ norm	void at::native::(anonymous namespace)::RowwiseMomentsCUDAKernel<float>(lon
 # transfer: memcpy and memset by their names.
 transfer	Memcpy HtoD (Pinned -> Device)
 transfer	Memset (Device)
+# MTIA device ops, as HTA's MTIA training trace names them: fc is a fully
+# connected layer, batch_matmul a GEMM, vector_norm computes a norm's
+# value (a reduction, not a normalisation layer), the rest are pointwise,
+# a concatenation and FBGEMM's embedding backward with its optimiser.
+gemm	fc-dtype_Float
+gemm	batch_matmul-dtype_Float
+reduction	vector_norm_float_order-dtype_Float
+reduction	reduce_sum-dtype_Float
+reduction	max_dim_max-dtype_Long
+norm	layer_norm_backward-dtype_Float
+elementwise	add-dtype_Float
+elementwise	aten::mul.out-dtype_Float
+elementwise	customized_fba_mul_const-dtype_Float
+elementwise	divide-dtype_Float
+elementwise	aten::sqrt.out-dtype_Float
+elementwise	aten::cat.out-dtype_Float-extraKey_2
+elementwise	clip-dtype_Float
+elementwise	split_eb_bwd_rowwise_adagrad-dtype_Half
 # other: the name says nothing of what the kernel does: Inductor's 2023
 # names without a prefix (triton__0d1d...), torch.cuda._sleep's spin_kernel
 # (it waits), a kernel named Kernel.
@@ -494,8 +512,9 @@ fi
 # torch.cuda._sleep's spin_kernel) may have more, but all of it in
 # those kernels.  On the DLRM traces no FBGEMM or embedding kernel is
 # in gemm.
-# The MTIA traces are left out: their device activities are MTIA ops
-# ("add-dtype_Float"), which the CUDA and ROCm kernel rules do not name.
+# MTIA's device activities are its ops ("fc-dtype_Float", "add-..."),
+# which the rules name too; its inference trace's are the compiler's
+# (merge, pe_exe, remote), which say nothing of what they do.
 if have_shared && [ -z "$VALGRIND" ]; then
 	s=$KT_SHARED
 	gputime=$(dirname "$0")/../oracles/gputime.py
@@ -504,7 +523,6 @@ if have_shared && [ -z "$VALGRIND" ]; then
 	n=0
 	for f in $(awk -F'\t' 'NR > 1 && $1 !~ /^damaged/ { print $1 }' "$s/INDEX.tsv"); do
 		[ -f "$s/$f" ] || continue
-		case $f in *mtia*) continue ;; esac
 		r=$(python3 "$gputime" "$s/$f") || { badf="$badf $f(oracle)"; continue; }
 		wn=${r% *}
 		wt=${r#* }
@@ -514,6 +532,8 @@ if have_shared && [ -z "$VALGRIND" ]; then
 		kineto/before_fix_trace.json|kineto/after_fix_trace.json|\
 		hta/critical_path/cuda_event_sync/event_sync_trace.json.gz)
 			allow='^(Kernel|at::cuda::[(]anonymous namespace[)]::spin_kernel[(]long[)])$' ;;
+		hta/mtia_inference_trace/mtia_inference_rank_0.json.gz)
+			allow='^(merge|pe_exe|remote)$' ;;
 		*)	allow='^$' ;;
 		esac
 		run kt-bucket --by bucket,name "$s/$f" 2>/dev/null | awk -F'\t' \
