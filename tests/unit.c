@@ -870,6 +870,11 @@ test_rank_name(void)
 	CHECK(kt_rank_from_name("rank3/trace.json", &r, &how) == -1);
 	CHECK(kt_rank_from_name("trace-12x.json", &r, &how) == -1);
 	CHECK(kt_rank_from_name("ranking.json", &r, &how) == -1);
+	/* A version number is no rank: -0.5B is not "-N." before .json. */
+	CHECK(kt_rank_from_name("Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", &r,
+	    &how) == -1);
+	CHECK(kt_rank_from_name("model-1.3b-trace-2.json", &r, &how) == 0 &&
+	    r == 2);
 }
 
 /* The skimming reader finds the same top-level fields as the scanner. */

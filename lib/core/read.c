@@ -646,7 +646,11 @@ kt_rank_from_name(const char *name, int64_t *rank, const char **how)
 				v = v * 10 + (d[k] - '0');
 			if (k == 0 || (d[k] >= '0' && d[k] <= '9'))
 				continue;
-			if (i == 4 && d[k] != '.')
+			/* -N. only before a file extension: "trace-3.json",
+			   not a version ("Qwen1.5-0.5B-Chat"). */
+			if (i == 4 && (d[k] != '.' || !((d[k + 1] >= 'a' &&
+			    d[k + 1] <= 'z') || (d[k + 1] >= 'A' &&
+			    d[k + 1] <= 'Z'))))
 				continue;
 			*rank = v;
 			*how = pats[i].how;
