@@ -276,7 +276,7 @@ add_trace(struct kt_diff *d, int side, struct run *r, const struct opts *o,
 
 /* Whether a view name (of a table read back) is one --views keeps. */
 static int
-view_wanted(const char *kind, const char *file, const struct opts *o)
+view_wanted(const char *kind, const struct opts *o)
 {
 	size_t i;
 
@@ -289,7 +289,6 @@ view_wanted(const char *kind, const char *file, const struct opts *o)
 	for (i = 0; i < NVIEWS; i++)
 		if (strcmp(kind, viewnames[i]) == 0)
 			return (o->views & (1u << i)) != 0;
-	(void)file;
 	return 1;
 }
 
@@ -313,7 +312,7 @@ add_table(struct kt_diff *d, int side, const char *path, const struct opts *o,
 		    "decompose --series, kt views)");
 		kt_cli_die(&err);
 	}
-	if (!view_wanted(kind, path, o)) {
+	if (!view_wanted(kind, o)) {
 		kt_table_free(t);
 		return 1;
 	}

@@ -723,6 +723,19 @@ kname(struct lt *lt, uint32_t id, size_t max)
 	return s;
 }
 
+/* Print "refused: " and why (printf-like) on one line. */
+static void refused(const char *, va_list)
+    __attribute__((format(printf, 1, 0)));
+
+static void
+refused(const char *fmt, va_list ap)
+{
+	kt_cli_progress_done();
+	fprintf(stderr, "%s: refused: ", kt_cli_name());
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 /* Refuse: print why (printf-like) and exit 2, removing the output. */
 static void refuse(const char *, ...)
     __attribute__((format(printf, 1, 2), noreturn));
@@ -732,12 +745,9 @@ refuse(const char *fmt, ...)
 {
 	va_list ap;
 
-	kt_cli_progress_done();
-	fprintf(stderr, "%s: refused: ", kt_cli_name());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	refused(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	kt_cli_die(NULL);
 }
 
@@ -753,12 +763,9 @@ refuse_periodic(const char *fmt, ...)
 {
 	va_list ap;
 
-	kt_cli_progress_done();
-	fprintf(stderr, "%s: refused: ", kt_cli_name());
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	refused(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(1);
 }
 

@@ -165,23 +165,33 @@ ar_read(struct archive *a, void *arg, const void **out)
 	return r;
 }
 
-/* The gzip decoder's input: the peeked bytes first, then the fd. */
+/* Copy up to n of the bytes of p[*pos..len) into buf; the count. */
+static size_t
+take(const unsigned char *p, size_t len, size_t *pos, void *buf, size_t n)
+{
+	size_t m = len - *pos;
+
+	if (m > n)
+		m = n;
+	memcpy(buf, p + *pos, m);
+	*pos += m;
+	return m;
+}
+
+/*
+ * A plain input's bytes, the peeked ones first, then the fd's (arg: the
+ * source; also the gzip decoder's input).
+ */
 static ssize_t
-gz_src(void *arg, void *buf, size_t n)
+plain_read(void *arg, void *buf, size_t n)
 {
 	struct kt_source *s = arg;
 
-	if (s->peekpos < s->npeek) {
-		size_t m = s->npeek - s->peekpos;
-
-		if (m > n)
-			m = n;
-		memcpy(buf, s->peek + s->peekpos, m);
-		s->peekpos += m;
-		return (ssize_t)m;
-	}
+	if (s->peekpos < s->npeek)
+		return (ssize_t)take(s->peek, s->npeek, &s->peekpos, buf, n);
 	return fd_read(s->fd, buf, n);
 }
+
 
 /*
  * A gzip stream: decompress it with ISA-L unless it holds a tar archive
@@ -198,7 +208,7 @@ gz_try(struct kt_source *s, struct kt_error *err)
 	ssize_t r;
 	int ok = 1;
 
-	if ((s->gz = kt_gz_new(gz_src, s)) == NULL)
+	if ((s->gz = kt_gz_new(plain_read, s)) == NULL)
 		return 0;
 	while (n < PEEK) {
 		if ((r = kt_gz_read(s->gz, s->gzhead + n, PEEK - n,
@@ -375,15 +385,9 @@ src_read(struct kt_source *s, char *buf, size_t n, struct kt_error *err)
 	if (s->gz != NULL) {
 		const char *msg;
 
-		if (s->gzheadpos < s->ngzhead) {
-			size_t m = s->ngzhead - s->gzheadpos;
-
-			if (m > n)
-				m = n;
-			memcpy(buf, s->gzhead + s->gzheadpos, m);
-			s->gzheadpos += m;
-			return (ssize_t)m;
-		}
+		if (s->gzheadpos < s->ngzhead)
+			return (ssize_t)take(s->gzhead, s->ngzhead,
+			    &s->gzheadpos, buf, n);
 		if ((r = kt_gz_read(s->gz, buf, n, &msg)) == -1)
 			kt_error_set(err, s->cur ? s->cur->name : s->name, 0,
 			    0, "%s", msg != NULL ? msg : strerror(errno));
@@ -398,16 +402,7 @@ src_read(struct kt_source *s, char *buf, size_t n, struct kt_error *err)
 		}
 		return r;
 	}
-	if (s->peekpos < s->npeek) {
-		size_t m = s->npeek - s->peekpos;
-
-		if (m > n)
-			m = n;
-		memcpy(buf, s->peek + s->peekpos, m);
-		s->peekpos += m;
-		return (ssize_t)m;
-	}
-	r = fd_read(s->fd, buf, n);
+	r = plain_read(s, buf, n);
 	if (r == -1)
 		kt_error_set(err, s->name, 0, 0, "%s", strerror(errno));
 	return r;

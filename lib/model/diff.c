@@ -752,35 +752,48 @@ group_of(struct kt_diff *d, struct sgroup *g)
 	}
 }
 
+/*
+ * The steps of a side's first (rank, device), in order, into a new array
+ * *out of *n (NULL and 0 when it has none).  0, or -1 out of memory.
+ */
+static int
+side_steps(const struct kt_diff *d, const struct sgroup *g, int side,
+    struct dstep **out, size_t *n)
+{
+	size_t i;
+
+	*out = NULL;
+	*n = 0;
+	if (g->s[side] == NULL)
+		return 0;
+	if ((*out = calloc(g->n[side], sizeof(**out))) == NULL)
+		return -1;
+	/* Other groups' steps may come between: gather. */
+	for (i = 0; i < d->nsteps && *n < g->n[side]; i++)
+		if (d->steps[i].side == side && strcmp(d->steps[i].rank,
+		    g->s[side]->rank) == 0 && strcmp(d->steps[i].device,
+		    g->s[side]->device) == 0)
+			(*out)[(*n)++] = d->steps[i];
+	return 0;
+}
+
 int
 kt_diff_mean(struct kt_diff *d, int side, int what, int64_t *v,
     int64_t *range)
 {
 	struct sgroup g;
-	int64_t m[3], r;
-	size_t i, k = 0;
+	struct dstep *st;
+	int64_t m[3], r, se;
+	size_t n;
+	int rc;
 
 	group_of(d, &g);
-	if (g.s[side] == NULL)
+	if (side_steps(d, &g, side, &st, &n) == -1)
 		return -1;
-	/* The steps of the first group are not all adjacent: gather. */
-	{
-		struct dstep *tmp = calloc(g.n[side], sizeof(*tmp));
-
-		if (tmp == NULL)
-			return -1;
-		for (i = 0; i < d->nsteps && k < g.n[side]; i++)
-			if (d->steps[i].side == side && strcmp(d->steps[i].rank,
-			    g.s[side]->rank) == 0 && strcmp(d->steps[i].device,
-			    g.s[side]->device) == 0)
-				tmp[k++] = d->steps[i];
-		int64_t se;
-
-		i = (size_t)means(tmp, k, m, &r, &se);
-		free(tmp);
-		if (i != 0)
-			return -1;
-	}
+	rc = means(st, n, m, &r, &se);
+	free(st);
+	if (rc != 0)
+		return -1;
 	*v = m[what];
 	if (range != NULL)
 		*range = r;
@@ -806,24 +819,17 @@ kt_diff_steps(struct kt_diff *d, struct kt_error *err)
 	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
 		goto nomem;
 	group_of(d, &g);
-	for (s = 0; s < 2; s++) {
-		if (g.s[s] == NULL)
-			continue;
-		if ((side[s] = calloc(g.n[s], sizeof(*side[s]))) == NULL)
+	for (s = 0; s < 2; s++)
+		if (side_steps(d, &g, (int)s, &side[s], &ns[s]) == -1)
 			goto nomem;
-		for (i = 0; i < d->nsteps && ns[s] < g.n[s]; i++)
-			if (d->steps[i].side == s && strcmp(d->steps[i].rank,
-			    g.s[s]->rank) == 0 && strcmp(d->steps[i].device,
-			    g.s[s]->device) == 0)
-				side[s][ns[s]++] = d->steps[i];
-	}
 	for (s = 0; s < 2; s++)
 		have[s] = means(side[s], ns[s], mean[s], &range[s],
 		    &se[s]) == 0;
 	/* The n-th step of A against the n-th of B, then the means. */
 	n = ns[0] > ns[1] ? ns[0] : ns[1];
 	for (i = 0; i <= n; i++) {
-		int64_t a[3] = { 0, 0, 0 }, b[3] = { 0, 0, 0 }, noise = have[0] ? range[0] : -1;
+		int64_t a[3] = { 0, 0, 0 }, b[3] = { 0, 0, 0 };
+		int64_t noise = have[0] ? range[0] : -1;
 		int ha, hb, rc = 0, k;
 		const char *sa, *sb, *verdict;
 

@@ -145,11 +145,18 @@ run kt-diff --steps --fail-above $((pct + 3)) a.json g.json >/dev/null 2>f2.err
 s2=$?
 run kt-diff --fail-above 0 a.json a.json >/dev/null 2>f3.err
 s3=$?
+# --fail-on idle: the stall more than doubles the mean idle (truth's idle
+# intervals add 2 ms a step to steps of about 1 ms idle), busy it leaves.
+run kt-diff --steps --fail-above 100 --fail-on idle a.json g.json >/dev/null 2>f4.err
+s4=$?
+run kt-diff --steps --fail-above 100 --fail-on busy a.json g.json >/dev/null 2>f5.err
+s5=$?
 if [ $s1 -eq 1 ] && [ "$(wc -l <f1.err)" -eq 1 ] && [ $s2 -eq 0 ] &&
-    [ $s3 -eq 0 ] && [ "$pct" -gt 2 ]; then
+    [ $s3 -eq 0 ] && [ "$pct" -gt 2 ] && [ $s4 -eq 1 ] &&
+    grep -q "mean step idle time" f4.err && [ $s5 -eq 0 ]; then
 	ok "diff-fail-above: exit 1 at $((pct - 3))% (truth ${pct}%), 0 at $((pct + 3))% and on the same run"
 else
-	bad "diff-fail-above: statuses $s1 $s2 $s3 (truth ${pct}%)"
+	bad "diff-fail-above: statuses $s1 $s2 $s3 $s4 $s5 (truth ${pct}%)"
 fi
 
 # 6. A run against itself: every change 0, "same"; the comment lines name
@@ -194,7 +201,8 @@ fi
 # 9. Usage errors: exit 2, one line.
 n=0
 for args in "a.json" "a.json g.json t.json" "- -" "--views nope a.json g.json" \
-    "--fail-above x a.json g.json" "a.json a.tsv" "a.json nonexistent.json"; do
+    "--fail-above x a.json g.json" "--fail-on nope a.json g.json" \
+    "a.json a.tsv" "a.json nonexistent.json"; do
 	# shellcheck disable=SC2086
 	run kt-diff $args >u.out 2>u.err </dev/null
 	st=$?
