@@ -481,6 +481,19 @@ else
 	bad "layertrack graph streams: $nst streams, $moves, rc $rc1 $rc2: $(cat gs.ferr gs.berr | head -2)"
 fi
 
+# --device: the only GPU of e.json is device 0, so -d 0 changes nothing;
+# -d 5 has no anchor and is refused.
+run kt-layer-track -a "$FWD" -n 4 -d 0 e.json >d0.out 2>/dev/null
+rc0=$?
+run kt-layer-track -a "$FWD" -n 4 -d 5 e.json >d5.out 2>d5.err
+rc5=$?
+if [ "$rc0" -eq 0 ] && cmp -s d0.out e.out && [ "$rc5" -eq 2 ] && [ ! -s d5.out ] &&
+    grep -q 'no anchor on the chosen GPU' d5.err; then
+	ok "layertrack --device"
+else
+	bad "layertrack --device: rc $rc0/$rc5, $(head -1 d5.err)"
+fi
+
 # Real traces.
 tl=$KT_SHARED/tracelens
 if ! have_shared || [ ! -d "$tl" ]; then
@@ -582,15 +595,3 @@ else
 	skip "layertrack timesformer: no $f"
 fi
 
-# --device: the only GPU of e.json is device 0, so -d 0 changes nothing;
-# -d 5 has no anchor and is refused.
-run kt-layer-track -a "$FWD" -n 4 -d 0 e.json >d0.out 2>/dev/null
-rc0=$?
-run kt-layer-track -a "$FWD" -n 4 -d 5 e.json >d5.out 2>d5.err
-rc5=$?
-if [ "$rc0" -eq 0 ] && cmp -s d0.out e.out && [ "$rc5" -eq 2 ] && [ ! -s d5.out ] &&
-    grep -q 'no anchor on the chosen GPU' d5.err; then
-	ok "layertrack --device"
-else
-	bad "layertrack --device: rc $rc0/$rc5, $(head -1 d5.err)"
-fi
