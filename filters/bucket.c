@@ -118,14 +118,16 @@ explain_trace(const struct kt_rules *rules, const char *name,
 	}
 	kt_buf_adds(&b, " activities in the trace\n");
 	for (j = 0; j < nw; j++) {
-		char line[128];
+		char line[96];
 
-		snprintf(line, sizeof(line), "%llu (first %s:%llu): bucket %s: ",
+		/* The bucket name, a rules file's, may be of any length. */
+		snprintf(line, sizeof(line), "%llu (first %s:%llu): bucket ",
 		    (unsigned long long)w[j].count,
 		    kt_kind_name((enum kt_kind)w[j].kind),
-		    (unsigned long long)w[j].first,
-		    kt_rules_bucket_name(rules, w[j].d.bucket));
+		    (unsigned long long)w[j].first);
 		kt_buf_adds(&b, line);
+		kt_buf_adds(&b, kt_rules_bucket_name(rules, w[j].d.bucket));
+		kt_buf_adds(&b, ": ");
 		kt_rules_describe(rules, m, &w[j].d, &b);
 		kt_buf_addc(&b, '\n');
 	}

@@ -192,6 +192,19 @@ else
 	bad "bucket-rules: $(grep -E 'tensorcore|other' r1.tsv r2.tsv | head -3)"
 fi
 
+# --explain on a trace quotes a rule and a bucket name of any length
+# whole (it once cut its line at 1024 bytes).
+lb=$(printf 'b%.0s' $(seq 300))
+lr="sm90_xmma$(seq 400 | awk '{ printf "|nomatch%d", $1 }')"
+printf '%s\t%s\n' "$lb" "$lr" >rl.tsv
+k=$(awk -F'\t' '$3 ~ /sm90_xmma/ { print $3; exit }' acts.tsv)
+if [ -n "$k" ] && run kt-bucket --rules rl.tsv --explain "$k" g.json >rl.out 2>/dev/null &&
+    tail -1 rl.out | grep -qF ": bucket $lb: rule 1 (rl.tsv:1) $lb /$lr/"; then
+	ok "bucket-explain-long-rule"
+else
+	bad "bucket-explain-long-rule: '$k', $(tail -1 rl.out | cut -c 1-200)"
+fi
+
 # Communication kernels whatever their names: the default rules ...
 fails=
 for k in 'ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)' \
