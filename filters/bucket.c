@@ -108,26 +108,14 @@ explain_trace(const struct kt_rules *rules, const char *name,
 		if (m->act[i].index < w[j].first)
 			w[j].first = m->act[i].index;
 	}
-	kt_buf_adds(&b, name);
-	kt_buf_adds(&b, ": ");
-	{
-		char num[32];
-
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)n);
-		kt_buf_adds(&b, num);
-	}
-	kt_buf_adds(&b, " activities in the trace\n");
+	kt_buf_printf(&b, "%s: %llu activities in the trace\n", name,
+	    (unsigned long long)n);
 	for (j = 0; j < nw; j++) {
-		char line[96];
-
-		/* The bucket name, a rules file's, may be of any length. */
-		snprintf(line, sizeof(line), "%llu (first %s:%llu): bucket ",
+		kt_buf_printf(&b, "%llu (first %s:%llu): bucket %s: ",
 		    (unsigned long long)w[j].count,
 		    kt_kind_name((enum kt_kind)w[j].kind),
-		    (unsigned long long)w[j].first);
-		kt_buf_adds(&b, line);
-		kt_buf_adds(&b, kt_rules_bucket_name(rules, w[j].d.bucket));
-		kt_buf_adds(&b, ": ");
+		    (unsigned long long)w[j].first,
+		    kt_rules_bucket_name(rules, w[j].d.bucket));
 		kt_rules_describe(rules, m, &w[j].d, &b);
 		kt_buf_addc(&b, '\n');
 	}

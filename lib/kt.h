@@ -53,6 +53,9 @@ int	 kt_buf_reserve(struct kt_buf *, size_t);
 int	 kt_buf_add(struct kt_buf *, const void *, size_t);
 int	 kt_buf_addc(struct kt_buf *, char);
 int	 kt_buf_adds(struct kt_buf *, const char *);
+/* Append printf-formatted text of any length.  0 or -1. */
+int	 kt_buf_printf(struct kt_buf *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
 /* Empty the buffer and clear its error, keeping its memory. */
 void	 kt_buf_clear(struct kt_buf *);
 void	 kt_buf_free(struct kt_buf *);

@@ -45,6 +45,25 @@ roundtrip(const char *s, int64_t want)
 	return strcmp(buf, s) == 0;
 }
 
+/* kt_buf_printf appends text of any length whole, after what is there. */
+static void
+test_buf_printf(void)
+{
+	struct kt_buf b = KT_BUF_INIT;
+	char big[5000];
+	size_t i;
+
+	for (i = 0; i < sizeof(big) - 1; i++)
+		big[i] = (char)('a' + i % 26);
+	big[sizeof(big) - 1] = '\0';
+	CHECK(kt_buf_adds(&b, "x=") == 0);
+	CHECK(kt_buf_printf(&b, "%d:%s;", 42, big) == 0);
+	CHECK(b.n == 2 + 3 + 4999 + 1 && memcmp(b.p, "x=42:", 5) == 0 &&
+	    memcmp(b.p + 5, big, 4999) == 0 && b.p[b.n - 1] == ';');
+	CHECK(kt_buf_printf(&b, "%s", "") == 0 && b.n == 2 + 3 + 4999 + 1);
+	kt_buf_free(&b);
+}
+
 static void
 test_time(void)
 {
@@ -1981,6 +2000,7 @@ int
 main(void)
 {
 	test_time();
+	test_buf_printf();
 	test_scan();
 	test_kinds();
 	test_patch();

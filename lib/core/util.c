@@ -85,6 +85,24 @@ kt_buf_adds(struct kt_buf *b, const char *s)
 	return kt_buf_add(b, s, strlen(s));
 }
 
+int
+kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || kt_buf_reserve(b, (size_t)n + 1) == -1)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->n, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->n += (size_t)n;
+	return 0;
+}
+
 void
 kt_buf_clear(struct kt_buf *b)
 {

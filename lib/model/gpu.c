@@ -658,48 +658,29 @@ kt_rules_describe(const struct kt_rules *rs, const struct kt_model *m,
 	const struct rule *r;
 	const char *op = d->op != KT_NO ?
 	    kt_model_str(m, m->spans[d->op].name) : NULL;
-	char num[32];
 
-	/* Appended piece by piece: names and rules of any length. */
 	switch (d->how) {
 	case KT_DECIDED_KIND:
-		kt_buf_adds(out, "every memcpy and memset is a transfer");
-		break;
+		return kt_buf_adds(out, "every memcpy and memset is a "
+		    "transfer");
 	case KT_DECIDED_ARGS:
-		kt_buf_adds(out, "collective args (Collective name, In msg "
-		    "nelems) make it communication");
-		break;
+		return kt_buf_adds(out, "collective args (Collective name, "
+		    "In msg nelems) make it communication");
 	case KT_DECIDED_OP:
-		kt_buf_adds(out, "its launching op ");
-		kt_buf_adds(out, kt_model_str(m, m->spans[d->op].name));
-		kt_buf_adds(out, " is ");
-		kt_buf_adds(out, rs->bucket[d->bucket]);
-		kt_buf_adds(out, " (op evidence /");
-		kt_buf_adds(out, evidence[d->rule].re);
-		kt_buf_adds(out, "/)");
-		break;
+		return kt_buf_printf(out, "its launching op %s is %s (op "
+		    "evidence /%s/)", op, rs->bucket[d->bucket],
+		    evidence[d->rule].re);
 	case KT_DECIDED_RULE:
 		r = &rs->r[d->rule];
-		snprintf(num, sizeof(num), "%zu", d->rule + 1);
-		kt_buf_adds(out, "rule ");
-		kt_buf_adds(out, num);
-		kt_buf_adds(out, " (");
-		kt_buf_adds(out, r->origin);
-		kt_buf_adds(out, ") ");
-		kt_buf_adds(out, rs->bucket[r->bucket]);
-		kt_buf_adds(out, " /");
-		kt_buf_adds(out, r->text);
-		kt_buf_addc(out, '/');
-		break;
+		return kt_buf_printf(out, "rule %zu (%s) %s /%s/%s%s",
+		    d->rule + 1, r->origin, rs->bucket[r->bucket], r->text,
+		    op != NULL ? "; its launching op " : "",
+		    op != NULL ? op : "");
 	default:
-		kt_buf_adds(out, "no rule matches");
+		return kt_buf_printf(out, "no rule matches%s%s",
+		    op != NULL ? "; its launching op " : "",
+		    op != NULL ? op : "");
 	}
-	if (op != NULL && d->how != KT_DECIDED_OP &&
-	    d->how != KT_DECIDED_KIND && d->how != KT_DECIDED_ARGS) {
-		kt_buf_adds(out, "; its launching op ");
-		kt_buf_adds(out, op);
-	}
-	return out->err ? -1 : 0;
 }
 
 size_t
