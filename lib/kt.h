@@ -838,6 +838,89 @@ int		 kt_table_column(const struct kt_table *, const char *);
  * and lines that begin with '#' are skipped.  NULL with err set.
  */
 struct kt_table	*kt_table_load(const char *, struct kt_error *);
+
+/*
+ * Merging tables (lib/model/merge.c): TSV tables of one kind, one per
+ * rank or per trace, into the table the merged trace would give.  Each
+ * column has a role: key columns join the rows (equal keys become one
+ * row), sums add (an overflow is an error, never a wrap), max and min
+ * keep the extreme, a ratio or a percentage is computed again from the
+ * merged numerator and denominator (never averaged), a percentile
+ * stays only on a row that one input alone has ("-" otherwise), a row
+ * id (kind:index, per file) is taken from the row that gave the max of
+ * its column and cites that file ("FILE:kind:index"), and a "first"
+ * cell is the first input's.  A cell "-" is no value (a sum or max of
+ * none is "-").  NULL with err set: unreadable, not a table of that
+ * kind ("not a KIND table (TSV with its header)"), columns that differ
+ * from the first input's, a cell that is not an integer, an overflow,
+ * or (for kinds whose keys are per rank) a key in two inputs.
+ */
+enum kt_merge_role {
+	KT_MERGE_KEY, KT_MERGE_SUM, KT_MERGE_MAX, KT_MERGE_MIN,
+	KT_MERGE_RATIO, KT_MERGE_PCT, KT_MERGE_PCTL, KT_MERGE_ROWID,
+	KT_MERGE_FIRST
+};
+
+struct kt_merge_col {
+	const char	*name;		/* as in the header */
+	int		 role;		/* enum kt_merge_role */
+	int		 num;		/* a number column (text and JSON forms) */
+	int		 need;		/* every table of the kind has it */
+	const char	*a;		/* RATIO, PCT: the numerator column;
+					   ROWID: the MAX column that picks
+					   the row */
+	const char	*b;		/* RATIO: the denominator column; PCT:
+					   the column whose sum over the
+					   denominator rows is the whole */
+	int		 decimals;	/* RATIO */
+	const char	*alt;		/* PCT: in rows whose first cell is
+					   alt_row, alt is the numerator */
+	const char	*alt_row;
+};
+
+/* A merged row as the order and the sections see it. */
+struct kt_merge_row {
+	const char	*const *cell;	/* per spec column: the output cell,
+					   NULL when the tables lack it */
+	const size_t	*hdr;		/* the tables' columns in order: each
+					   one's spec column */
+	size_t		 nhdr;
+	const char	*key;		/* the key cells joined by tabs */
+	size_t		 first;		/* first seen: file, then row order */
+	int		 inputs;	/* how many input rows it merges */
+};
+
+struct kt_merge_spec {
+	const char	*kind;		/* "kt-bucket", for messages */
+	const struct kt_merge_col *cols;	/* every column a table may have */
+	size_t		 ncols;
+	const char	*first;		/* the name of the first column */
+	/* PCT: the denominator rows are those whose den_col is den_row;
+	   without such rows, every row. */
+	const char	*den_col, *den_row;
+	int		 unique;	/* a key in two inputs is an error */
+	/* The rows in order: section (ascending), then cmp; the top
+	   (when > 0) is kept of section 0, every row of the others. */
+	int		(*section)(const struct kt_merge_row *,
+			    const struct kt_merge_spec *);
+	int		(*cmp)(const struct kt_merge_row *,
+			    const struct kt_merge_row *,
+			    const struct kt_merge_spec *, const void *);
+	const void	*ctx;		/* for cmp */
+	/* Cells that are the same in every row that is not data (rows
+	   that may be left out when others exist): a row whose cell of
+	   column none_col is none_val is kept only when no row is not. */
+	const char	*none_col, *none_val;
+};
+
+struct kt_table	*kt_merge_tables(const struct kt_merge_spec *,
+		    char *const *, size_t, int64_t, struct kt_error *);
+/* The index of column name in spec, or -1. */
+int		 kt_merge_spec_col(const struct kt_merge_spec *, const char *);
+/* A whole decimal integer cell: 0 and *v, or -1. */
+int		 kt_merge_int(const char *, int64_t *);
+/* Compare two cells as integers when both are, else as text. */
+int		 kt_merge_cmp_cells(const char *, const char *);
 /* Write the table (header: whether to write the header line).  0 or -1. */
 int		 kt_table_write(const struct kt_table *, enum kt_table_form,
 		    int, struct kt_out *);
