@@ -1334,6 +1334,13 @@ const char	*kt_memory_device_name(const struct kt_memory *, size_t,
 		    char *, size_t);
 /* One row per device (a "no memory events" row when none); new, or NULL. */
 struct kt_table	*kt_memory_table(const struct kt_memory *);
+/*
+ * Merge kt-memory TSV tables (one per rank) into the table of the
+ * merged trace: every rank's devices in rank order; a (rank, device) in
+ * two inputs is an error (its peaks need its whole series).  NULL with
+ * err set.
+ */
+struct kt_table	*kt_memory_merge(char *const *, size_t, struct kt_error *);
 /* The series in at most points rows per device (0: all, max per bucket). */
 struct kt_table	*kt_memory_series(const struct kt_memory *, size_t);
 /*
@@ -1737,8 +1744,10 @@ struct kt_ops_opts {
 	const char		*sort;		/* a column; NULL: gpu_total_ns */
 	int64_t			 limit;		/* rows; -1: all */
 	struct kt_chains	*chains;	/* borrowed: for KT_OPS_BY_FRAME */
+	int			 totals;	/* a last row "total": the
+						   wholes of the shares */
 };
-#define KT_OPS_OPTS_INIT	{ 0, 0, NULL, -1, NULL }
+#define KT_OPS_OPTS_INIT	{ 0, 0, NULL, -1, NULL, 0 }
 
 struct kt_ops_totals {
 	uint64_t	 calls;		/* spans in the op tree */
@@ -1760,6 +1769,16 @@ int		 kt_ops_column(const char *, unsigned);
 struct kt_table	*kt_ops_table(const struct kt_model *,
 		    const struct kt_ops_opts *, struct kt_ops_totals *,
 		    struct kt_error *);
+/*
+ * Merge kt-ops TSV tables (one per rank, same columns) into the table
+ * of the merged trace: rows of equal keys add up, averages and shares
+ * are computed again, longest_ns is the largest and longest_row cites
+ * the file of that call (FILE:kind:index).  The shares' wholes are the
+ * inputs' "total" rows (--totals), else the sums of cpu_self_ns and
+ * gpu_self_ns over the rows (exact for whole tables: no --limit, the
+ * default kinds, every GPU activity launched).  Sorted by gpu_total_ns.
+ */
+struct kt_table	*kt_ops_merge(char *const *, size_t, struct kt_error *);
 
 /* ------------------------------------------------------------------ */
 /*
@@ -1992,6 +2011,17 @@ struct kt_gaps_total {
 struct kt_table	*kt_gaps_table(const struct kt_model *,
 		    const struct kt_gaps_opts *, struct kt_table **,
 		    struct kt_gaps_total *);
+/*
+ * Merge kt-gaps TSV tables (one per rank; gap rows, --summary rows or
+ * --by cause rows) into the table of the merged trace: the rows of
+ * every rank ranked together by cost, the step and total rows after.
+ * The top (> 0) keeps that many gap and run rows: the global top N is
+ * within the union of the per-rank top N, so per-rank tables cut at N
+ * merge exactly into a top N.  A rank in two inputs is an error.
+ */
+struct kt_table	*kt_gaps_merge(char *const *, size_t, struct kt_error *);
+struct kt_table	*kt_gaps_merge_top(char *const *, size_t, int64_t,
+		    struct kt_error *);
 
 /* ------------------------------------------------------------------ */
 /*
