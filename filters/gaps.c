@@ -205,7 +205,7 @@ main(int argc, char *argv[])
 		return merge_tables(argv, argc, go.top, other || fail >= 0 ||
 		    co.member != NULL, &co);
 	if (argc > 1) {
-		kt_cli_warn("one trace at a time (or tables with --merge)");
+		kt_cli_warn("one trace at a time");
 		return 2;
 	}
 	kt_cli_inputs(argv, argc);

@@ -90,6 +90,32 @@ input_name(const char *path)
 	return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
+/*
+ * Whether t's header is one of the kind's: its first column, only the
+ * kind's columns (each once) and all of those it needs.
+ */
+static int
+of_kind(const struct kt_merge_spec *sp, const struct kt_table *t)
+{
+	size_t c, d, n = kt_table_ncols(t);
+	int k;
+
+	if (strcmp(kt_table_colname(t, 0), sp->first) != 0)
+		return 0;
+	for (c = 0; c < n; c++) {
+		if ((k = kt_merge_spec_col(sp, kt_table_colname(t, c))) == -1)
+			return 0;
+		for (d = 0; d < c; d++)
+			if (strcmp(kt_table_colname(t, d),
+			    kt_table_colname(t, c)) == 0)
+				return 0;
+	}
+	for (k = 0; k < (int)sp->ncols; k++)
+		if (sp->cols[k].need && kt_table_column(t, sp->cols[k].name) < 0)
+			return 0;
+	return 1;
+}
+
 /* Load input i and check its header against the kind and input 0. */
 static int
 load(struct merge *mg, size_t i, struct kt_error *err)
@@ -113,6 +139,8 @@ load(struct merge *mg, size_t i, struct kt_error *err)
 	}
 	mg->in[i] = t;
 	n = kt_table_ncols(t);
+	if (!of_kind(sp, t))
+		goto notone;
 	if (i == 0) {
 		if ((mg->hdr = calloc(n, sizeof(*mg->hdr))) == NULL)
 			goto nomem;
@@ -121,16 +149,9 @@ load(struct merge *mg, size_t i, struct kt_error *err)
 			mg->at[c] = SIZE_MAX;
 		for (c = 0; c < n; c++) {
 			k = kt_merge_spec_col(sp, kt_table_colname(t, c));
-			if (k == -1 || mg->at[k] != SIZE_MAX)
-				goto notone;
 			mg->hdr[c] = (size_t)k;
 			mg->at[k] = c;
 		}
-		if (strcmp(kt_table_colname(t, 0), sp->first) != 0)
-			goto notone;
-		for (c = 0; c < sp->ncols; c++)
-			if (sp->cols[c].need && mg->at[c] == SIZE_MAX)
-				goto notone;
 		return 0;
 	}
 	if (n != mg->nhdr)
@@ -145,9 +166,6 @@ notone:
 	    sp->kind);
 	return -1;
 differ:
-	if (kt_merge_spec_col(sp, kt_table_colname(t, 0)) == -1 ||
-	    strcmp(kt_table_colname(t, 0), sp->first) != 0)
-		goto notone;
 	kt_error_set(err, name, 1, 1, "its columns differ from those of %s",
 	    input_name(mg->paths[0]));
 	return -1;
