@@ -42,6 +42,8 @@ struct merge {
 	size_t		 nhdr;
 	size_t		*at;		/* per spec column: its table column,
 					   or SIZE_MAX */
+	int		*ia, *ib, *ialt;	/* per spec column: its a, b and
+					   alt columns (spec index), or -1 */
 	struct kt_intern *keys;
 	struct mrow	*rows;
 	size_t		 nrows, cap;
@@ -325,8 +327,8 @@ put_cells(const struct merge *mg, size_t k, const int64_t *den,
 			    kt_table_cell(tmp, "-");
 			break;
 		case KT_MERGE_RATIO:
-			ka = kt_merge_spec_col(sp, mc->a);
-			kb2 = kt_merge_spec_col(sp, mc->b);
+			ka = mg->ia[j];
+			kb2 = mg->ib[j];
 			x = ka >= 0 ? &a[ka] : NULL;
 			y = kb2 >= 0 ? &a[kb2] : NULL;
 			if (x == NULL || y == NULL || !x->has || !y->has)
@@ -336,8 +338,8 @@ put_cells(const struct merge *mg, size_t k, const int64_t *den,
 				    mc->decimals);
 			break;
 		case KT_MERGE_PCT:
-			ka = kt_merge_spec_col(sp, mc->alt != NULL &&
-			    strcmp(first, mc->alt_row) == 0 ? mc->alt : mc->a);
+			ka = mc->alt != NULL && strcmp(first, mc->alt_row) == 0 ?
+			    mg->ialt[j] : mg->ia[j];
 			x = ka >= 0 ? &a[ka] : NULL;
 			if (x == NULL || !x->has)
 				rc |= kt_table_cell(tmp, "-");
@@ -349,7 +351,7 @@ put_cells(const struct merge *mg, size_t k, const int64_t *den,
 			    src_cell(mg, &a[j], j) : "-");
 			break;
 		case KT_MERGE_ROWID:
-			ka = kt_merge_spec_col(sp, mc->a);
+			ka = mg->ia[j];
 			if (ka < 0 || !a[ka].has) {
 				rc |= kt_table_cell(tmp, "-");
 				break;
@@ -420,7 +422,7 @@ output(struct merge *mg, int64_t top, struct kt_error *err)
 		int bj, any = 0;
 
 		if (sp->cols[j].role != KT_MERGE_PCT || mg->at[j] == SIZE_MAX ||
-		    (bj = kt_merge_spec_col(sp, sp->cols[j].b)) < 0)
+		    (bj = mg->ib[j]) < 0)
 			continue;
 		for (i = 0; nc >= 0 && mg->at[nc] != SIZE_MAX && i < mg->nrows;
 		    i++)
@@ -532,9 +534,21 @@ kt_merge_tables(const struct kt_merge_spec *sp, char *const *paths,
 	}
 	if ((mg.in = calloc(npaths, sizeof(*mg.in))) == NULL ||
 	    (mg.at = calloc(sp->ncols, sizeof(*mg.at))) == NULL ||
+	    (mg.ia = calloc(sp->ncols, sizeof(*mg.ia))) == NULL ||
+	    (mg.ib = calloc(sp->ncols, sizeof(*mg.ib))) == NULL ||
+	    (mg.ialt = calloc(sp->ncols, sizeof(*mg.ialt))) == NULL ||
 	    (mg.keys = kt_intern_new()) == NULL) {
 		kt_error_set(err, NULL, 0, 0, "out of memory");
 		goto done;
+	}
+	/* The columns each role reads, found once. */
+	for (i = 0; i < sp->ncols; i++) {
+		const struct kt_merge_col *mc = &sp->cols[i];
+
+		mg.ia[i] = mc->a != NULL ? kt_merge_spec_col(sp, mc->a) : -1;
+		mg.ib[i] = mc->b != NULL ? kt_merge_spec_col(sp, mc->b) : -1;
+		mg.ialt[i] = mc->alt != NULL ? kt_merge_spec_col(sp, mc->alt) :
+		    -1;
 	}
 	for (i = 0; i < npaths; i++) {
 		if (load(&mg, i, err) == -1)
@@ -551,6 +565,9 @@ done:
 	free(mg.in);
 	free(mg.hdr);
 	free(mg.at);
+	free(mg.ia);
+	free(mg.ib);
+	free(mg.ialt);
 	free(mg.rows);
 	free(mg.acc);
 	kt_intern_free(mg.keys);
