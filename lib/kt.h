@@ -1965,6 +1965,57 @@ struct kt_table	*kt_overlap_summary(const struct kt_overlap *, int64_t);
 /* The threshold of kt-overlap without --threshold, and of kt views. */
 #define KT_OVERLAP_THRESHOLD	1
 
+/*
+ * The merges of per-rank tables (lib/model/ranks.c, decompose.c,
+ * overlap.c; kt-decompose and kt-overlap --merge, kt views --merge):
+ * from the TSV tables of several runs (files, "-" for stdin), one per
+ * rank, the table the merged trace of those ranks gives (kt-rank-tag),
+ * with the cross-rank figures computed again from the rows.  NULL with
+ * err set.  kt-decompose(1) and kt-overlap(1) say what cannot be exact.
+ */
+/* kt-decompose's default table, --series, and --ranks (from --series
+ * and kt-overlap tables, in any order). */
+struct kt_table	*kt_decompose_merge(char *const *, size_t, struct kt_error *);
+struct kt_table	*kt_decompose_series_merge(char *const *, size_t,
+		    struct kt_error *);
+struct kt_table	*kt_decompose_ranks_merge(char *const *, size_t,
+		    struct kt_error *);
+/* kt-overlap's table (top > 0 keeps that many rows), and --summary. */
+struct kt_table	*kt_overlap_merge(char *const *, size_t, struct kt_error *);
+struct kt_table	*kt_overlap_merge_top(char *const *, size_t, size_t,
+		    struct kt_error *);
+struct kt_table	*kt_overlap_summary_merge(char *const *, size_t,
+		    struct kt_error *);
+/*
+ * The joins of the kernels of kt-overlap tables (loaded, checked with
+ * kt_overlap_is_table; names: their files, for messages) across ranks:
+ * for each row, in the tables' order, its join's number (-1: none),
+ * rank, start and step (-1: none) in *out.  0, or -1 with err set.
+ */
+struct kt_join_row {
+	int64_t		 grp, rank, ts, step;
+};
+int		 kt_overlap_is_table(const struct kt_table *);
+int		 kt_overlap_tables_join(struct kt_table *const *, size_t,
+		    char *const *, struct kt_join_row **, size_t *,
+		    struct kt_error *);
+/* Whether t's header is cols (names, ":n" aside): 1 or 0. */
+int		 kt_ranks_header(const struct kt_table *, const char *const *,
+		    size_t);
+/* A whole decimal integer cell: 0; "-": 1; else -1. */
+int		 kt_ranks_int(const char *, int64_t *);
+/* The order of the model's devices, from rank and device cells. */
+int		 kt_ranks_cmp_device(const char *, const char *, const char *,
+		    const char *);
+/* Load the tables, each with the header cols ("not a WHAT table"). */
+struct kt_table	**kt_ranks_load(char *const *, size_t, const char *const *,
+		    size_t, const char *, struct kt_error *);
+void		 kt_ranks_free(struct kt_table **, size_t);
+/* Per-device rows: every input's, in (rank, device) order; the rows
+ * "no device activity" only when no input has another. */
+struct kt_table	*kt_ranks_concat(char *const *, size_t, const char *const *,
+		    size_t, const char *, struct kt_error *);
+
 /* ------------------------------------------------------------------ */
 /*
  * One run against another (lib/model/diff.c; kt-diff): the tables of
