@@ -247,3 +247,16 @@ if [ "$rc1" -eq 2 ] && [ ! -s out ] && [ "$(cat err)" = "kt-overlap: d.0.tsv:1:1
 else
 	bad "mergecross-errors: $rc1 $rc2 $rc3 $(cat err err2 err3)"
 fi
+
+need_shared mergecross-real
+# Real ranks: the eight DLRM workers (NCCL, no Seq: call order) and
+# HTA's two sampled ranks; every merge equals the merged trace's table.
+d=$S/param/dlrm_kineto
+if [ -d "$d" ]; then
+	# shellcheck disable=SC2046
+	equalities real-dlrm $(ls "$d"/worker*.json)
+fi
+d=$S/hta/trace_filter
+if [ -f "$d/sampled_rank-1.json.gz" ]; then
+	equalities real-hta "$d/sampled_rank-0.json.gz" "$d/sampled_rank-1.json.gz"
+fi
