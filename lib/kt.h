@@ -1933,8 +1933,9 @@ struct kt_overlap;
  * One row per step number across ranks: the longest wall and its gap to
  * the median, and, from the collectives ov joined across ranks (may be
  * NULL: "-"), the straggler, the rank whose summed lateness at the
- * step's collectives (its start minus the first rank's) is largest, and
- * the ranks that waited for it (their start before the last rank's).
+ * step's collectives (its start minus the first rank's) is largest, the
+ * ranks that waited for it (their start before the last rank's), and the
+ * rank with the most compute before those collectives.
  */
 struct kt_table	*kt_decompose_ranks(const struct kt_decompose *,
 		    const struct kt_overlap *);
@@ -1958,6 +1959,8 @@ void		 kt_overlap_free(struct kt_overlap *);
 size_t		 kt_overlap_count(const struct kt_overlap *);
 int64_t		 kt_overlap_join(const struct kt_overlap *, size_t,
 		    uint32_t *);
+/* Kernel i's compute_before_ns (kt-overlap(1)), or -1. */
+int64_t		 kt_overlap_before(const struct kt_overlap *, size_t);
 /* The kernels, most exposed first; top > 0 keeps that many rows. */
 struct kt_table	*kt_overlap_table(const struct kt_overlap *, size_t);
 /* One row per device; exposed under threshold % of the span: no finding. */
@@ -1990,10 +1993,11 @@ struct kt_table	*kt_overlap_summary_merge(char *const *, size_t,
  * The joins of the kernels of kt-overlap tables (loaded, checked with
  * kt_overlap_is_table; names: their files, for messages) across ranks:
  * for each row, in the tables' order, its join's number (-1: none),
- * rank, start and step (-1: none) in *out.  0, or -1 with err set.
+ * rank, start, step (-1: none) and compute_before_ns (-1: none) in
+ * *out.  0, or -1 with err set.
  */
 struct kt_join_row {
-	int64_t		 grp, rank, ts, step;
+	int64_t		 grp, rank, ts, step, before;
 };
 int		 kt_overlap_is_table(const struct kt_table *);
 int		 kt_overlap_tables_join(struct kt_table *const *, size_t,

@@ -357,7 +357,8 @@ static const char *const rcols[] = {
 	"longest_wall_ns:n", "median_wall_ns:n", "shortest_wall_ns:n",
 	"wall_gap_ns:n", "collectives:n", "straggler_rank:n",
 	"straggler_late_ns:n", "waiting_ranks:n",
-	"longest_wait_rank:n", "longest_wait_ns:n"
+	"longest_wait_rank:n", "longest_wait_ns:n",
+	"longest_compute_rank:n", "longest_compute_ns:n"
 };
 #define NRCOLS	(sizeof(rcols) / sizeof(rcols[0]))
 
@@ -466,6 +467,7 @@ kt_decompose_series(const struct kt_decompose *dc)
 struct srw {
 	int64_t	 step, rank, wall;
 	int64_t	 late, wait;	/* summed over the step's joined collectives */
+	int64_t	 comp;		/* their compute_before_ns, summed */
 	int64_t	 ncoll;
 };
 
@@ -494,6 +496,7 @@ cmp_step_rank(const void *a, const void *b)
 /* A joined collective's kernel: (join, rank, start, step number). */
 struct jrow {
 	int64_t	 grp, rank, ts, step;
+	int64_t	 before;	/* compute_before_ns, or -1 */
 };
 
 static int
@@ -547,6 +550,8 @@ add_jrows(struct jrow *j, size_t nj, struct srw *v, size_t n)
 				continue;
 			e->late += j[q].ts - lo;
 			e->wait += hi - j[q].ts;
+			if (j[q].before > 0)
+				e->comp += j[q].before;
 			e->ncoll++;
 		}
 	}
@@ -572,6 +577,7 @@ add_joins(const struct kt_model *m, const struct kt_overlap *ov,
 		j[nj].grp = g;
 		j[nj].rank = m->devices[a->dev].rank;
 		j[nj].ts = a->ts;
+		j[nj].before = kt_overlap_before(ov, i);
 		j[nj++].step = a->step != KT_NO ? m->steps[a->step].number :
 		    -1;
 	}
@@ -628,7 +634,7 @@ ranks_table(struct srw *v, size_t n, int joined)
 		return NULL;
 	qsort(v, n, sizeof(*v), cmp_srw);
 	for (i = 0; i < n && rc == 0; i = j) {
-		size_t c, sl = 0, wt = 0;
+		size_t c, sl = 0, wt = 0, lc = 0;
 		int64_t nc = 0, nwait = 0;
 
 		for (j = i; j < n && v[j].step == v[i].step; j++)
@@ -654,6 +660,10 @@ ranks_table(struct srw *v, size_t n, int joined)
 			    (v[k].wait == v[wt - 1].wait &&
 			    v[k].rank < v[wt - 1].rank))
 				wt = k + 1;
+			if (lc == 0 || v[k].comp > v[lc - 1].comp ||
+			    (v[k].comp == v[lc - 1].comp &&
+			    v[k].rank < v[lc - 1].rank))
+				lc = k + 1;
 		}
 		for (k = i; k < j; k++)
 			if (k + 1 != sl && v[k].wait > 0)
@@ -662,13 +672,20 @@ ranks_table(struct srw *v, size_t n, int joined)
 		if (nc == 0 || v[sl - 1].late == 0) {
 			for (k = 0; k < 5; k++)
 				rc |= kt_table_cell(t, "-");
-			continue;
+		} else {
+			rc |= kt_table_int(t, v[sl - 1].rank);
+			rc |= kt_table_int(t, v[sl - 1].late);
+			rc |= kt_table_int(t, nwait);
+			rc |= kt_table_int(t, v[wt - 1].rank);
+			rc |= kt_table_int(t, v[wt - 1].wait);
 		}
-		rc |= kt_table_int(t, v[sl - 1].rank);
-		rc |= kt_table_int(t, v[sl - 1].late);
-		rc |= kt_table_int(t, nwait);
-		rc |= kt_table_int(t, v[wt - 1].rank);
-		rc |= kt_table_int(t, v[wt - 1].wait);
+		if (nc == 0) {
+			rc |= kt_table_cell(t, "-");
+			rc |= kt_table_cell(t, "-");
+		} else {
+			rc |= kt_table_int(t, v[lc - 1].rank);
+			rc |= kt_table_int(t, v[lc - 1].comp);
+		}
 	}
 	if (rc != 0) {
 		kt_table_free(t);
@@ -801,6 +818,7 @@ kt_decompose_ranks_merge(char *const *paths, size_t npaths,
 				j[nj].grp = jr[i].grp;
 				j[nj].rank = jr[i].rank;
 				j[nj].ts = jr[i].ts;
+				j[nj].before = jr[i].before;
 				j[nj++].step = jr[i].step;
 			}
 		add_jrows(j, nj, v, nv);

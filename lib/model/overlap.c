@@ -477,6 +477,12 @@ kt_overlap_join(const struct kt_overlap *ov, size_t i, uint32_t *act)
 	return ov->r[i].grp;
 }
 
+int64_t
+kt_overlap_before(const struct kt_overlap *ov, size_t i)
+{
+	return ov->r[i].before;
+}
+
 void
 kt_overlap_free(struct kt_overlap *ov)
 {
@@ -842,6 +848,7 @@ kt_overlap_tables_join(struct kt_table *const *in, size_t nin,
 		j[i].rank = r[i].rk;
 		j[i].ts = r[i].ts;
 		j[i].step = r[i].step;
+		j[i].before = r[i].before;
 	}
 	free(r);
 	*out = j;

@@ -129,7 +129,7 @@ awk -F '\t' '
 			else printf "\t%d\t%d\t%d\t%d\t%d\n", sl, late[s, sl], nw, lw, wt[s, lw]
 		}
 	}' t0.tsv x0.tsv t1.tsv x1.tsv t2.tsv x2.tsv t3.tsv x3.tsv | sort -n >want
-tail -n +2 r.have >have
+tail -n +2 r.have | cut -f 1-13 >have
 same mergecross-ranks-truth want have
 # The injected straggler: rank 2 in every step, late by the truth's sum.
 if [ "$(awk -F '\t' 'NR > 1 && $9 != 2' r.have | wc -l)" -eq 0 ] &&
@@ -170,6 +170,14 @@ if command -v python3 >/dev/null 2>&1; then
 	else
 		bad "mergecross-compute-before: $(diff pwant phave | head -2) $(diff lwant lhave | head -2)"
 	fi
+	# Per step (the truth's step of each Seq): the rank whose summed
+	# compute_before_ns is largest (the lowest on a tie), and the sum.
+	awk 'FNR == 1 { f++ } f == 1 && $1 == "comm" { st[$3] = $2; next } f == 2 {
+		if ($4 != "-") c[st[$3], $1] += $4; s[st[$3]] = 1; if ($1 + 1 > R) R = $1 + 1 }
+	    END { for (k in s) { b = 0; for (r = 1; r < R; r++) if (c[k, r] > c[k, b]) b = r; print k, b, c[k, b] + 0 } }' \
+	    FS='\t' x0.tsv FS=' ' pwant | sort -n >cwant
+	awk -F '\t' 'NR > 1 { print $1, $14, $15 }' r.have >chave
+	same mergecross-compute-step cwant chave
 else
 	skip "mergecross-compute-before: no python3"
 fi
