@@ -4,7 +4,9 @@
 # --merge (given in reverse order) must equal, byte for byte, the table
 # of the kt rank-tag merged trace, which kt computes the other way (one
 # model of every rank, joins over its activities): decompose, --series,
-# --ranks, overlap and overlap --summary, every column.  No column
+# --ranks, overlap and overlap --summary, every column, and the views
+# folders' 1_runtime_decomposition and 4_overlap_exposure tables (what
+# kt views --merge reads).  No column
 # differs by design on these traces: the one that could is a device
 # without an index ("pid:P", which kt rank-tag renumbers); ktgen's GPUs
 # have one.  The hand-made ranks below have no args.device: their
@@ -82,6 +84,16 @@ for r in 0 1 2 3; do
 	"$gen" --steps 5 --layers 2 -r $r -w 4 $g -t t$r.tsv -x x$r.tsv -o r$r.json
 done
 equalities seq r0.json r1.json r2.json r3.json
+# What kt views --merge reads: the views folders' tables of each rank
+# merge into those of the merged trace's folder.
+for r in 0 1 2 3; do run kt-views r$r.json -o v$r >/dev/null 2>&1; done
+run kt-views all.json -o vall >/dev/null 2>&1
+run kt-decompose --merge v3/1_runtime_decomposition.tsv v2/1_runtime_decomposition.tsv \
+    v1/1_runtime_decomposition.tsv v0/1_runtime_decomposition.tsv >vd.have
+run kt-overlap --merge v3/4_overlap_exposure.tsv v2/4_overlap_exposure.tsv \
+    v1/4_overlap_exposure.tsv v0/4_overlap_exposure.tsv >vo.have
+same mergecross-views-decompose vall/1_runtime_decomposition.tsv vd.have
+same mergecross-views-overlap vall/4_overlap_exposure.tsv vo.have
 # The joins are there (not every cross-rank cell "-").
 if awk -F '\t' 'NR > 1 && $21 == "seq" && $18 == 4 { n++ } END { exit n == 0 }' o.have &&
     awk -F '\t' 'NR > 1 && $9 == "-" { bad = 1 } END { exit bad || NR < 2 }' r.have; then
