@@ -52,9 +52,11 @@ static const char *const cols[] = {
 	"compute_before_ns:n", "name"
 };
 #define NCOLS	(sizeof(cols) / sizeof(cols[0]))
+/* The columns a merge reads or writes again. */
 enum { OC_RANK, OC_DEVICE, OC_STREAM, OC_START, OC_DUR, OC_EXPOSED,
 	OC_COLL = 9, OC_SEQ, OC_COMMS_ID, OC_RANKS = 17, OC_SKEW, OC_LAST,
-	OC_JOINED, OC_WAIT, OC_LCRANK, OC_STEP, OC_PG, OC_CALL, OC_BEFORE, OC_NAME };
+	OC_JOINED, OC_WAIT, OC_LCRANK, OC_STEP, OC_PG, OC_CALL, OC_BEFORE,
+	OC_NAME };
 static const char *const scols[] = {
 	"rank:n", "device", "comm_kernels:n", "comm_kernel_ns:n",
 	"comm_ns:n", "comm_exposed_ns:n", "comm_hidden_ns:n",
@@ -299,7 +301,6 @@ join_ranks(struct kt_overlap *ov)
 		const struct kt_act *a = &m->act[ov->r[i].act];
 		const struct kt_comm *c = a->comm != KT_NO ?
 		    &m->comms[a->comm] : NULL;
-
 		const char *cn;
 
 		ov->r[i].skew = -1;
