@@ -2046,8 +2046,9 @@ struct kt_overlap;
  * One row per step number across ranks: the longest wall and its gap to
  * the median, and, from the collectives ov joined across ranks (may be
  * NULL: "-"), the straggler, the rank whose summed lateness at the
- * step's collectives (its start minus the first rank's) is largest, and
- * the ranks that waited for it (their start before the last rank's).
+ * step's collectives (its start minus the first rank's) is largest, the
+ * ranks that waited for it (their start before the last rank's), and the
+ * rank with the most compute before those collectives.
  */
 struct kt_table	*kt_decompose_ranks(const struct kt_decompose *,
 		    const struct kt_overlap *);
@@ -2071,12 +2072,66 @@ void		 kt_overlap_free(struct kt_overlap *);
 size_t		 kt_overlap_count(const struct kt_overlap *);
 int64_t		 kt_overlap_join(const struct kt_overlap *, size_t,
 		    uint32_t *);
+/* Kernel i's compute_before_ns (kt-overlap(1)), or -1. */
+int64_t		 kt_overlap_before(const struct kt_overlap *, size_t);
 /* The kernels, most exposed first; top > 0 keeps that many rows. */
 struct kt_table	*kt_overlap_table(const struct kt_overlap *, size_t);
 /* One row per device; exposed under threshold % of the span: no finding. */
 struct kt_table	*kt_overlap_summary(const struct kt_overlap *, int64_t);
 /* The threshold of kt-overlap without --threshold, and of kt views. */
 #define KT_OVERLAP_THRESHOLD	1
+
+/*
+ * The merges of per-rank tables (lib/model/ranks.c, decompose.c,
+ * overlap.c; kt-decompose and kt-overlap --merge, kt views --merge):
+ * from the TSV tables of several runs (files, "-" for stdin), one per
+ * rank, the table the merged trace of those ranks gives (kt-rank-tag),
+ * with the cross-rank figures computed again from the rows.  NULL with
+ * err set.  kt-decompose(1) and kt-overlap(1) say what cannot be exact.
+ */
+/* kt-decompose's default table, --series, and --ranks (from --series
+ * and kt-overlap tables, in any order). */
+struct kt_table	*kt_decompose_merge(char *const *, size_t, struct kt_error *);
+struct kt_table	*kt_decompose_series_merge(char *const *, size_t,
+		    struct kt_error *);
+struct kt_table	*kt_decompose_ranks_merge(char *const *, size_t,
+		    struct kt_error *);
+/* kt-overlap's table (top > 0 keeps that many rows), and --summary. */
+struct kt_table	*kt_overlap_merge(char *const *, size_t, struct kt_error *);
+struct kt_table	*kt_overlap_merge_top(char *const *, size_t, size_t,
+		    struct kt_error *);
+struct kt_table	*kt_overlap_summary_merge(char *const *, size_t,
+		    struct kt_error *);
+/*
+ * The joins of the kernels of kt-overlap tables (loaded, checked with
+ * kt_overlap_is_table; names: their files, for messages) across ranks:
+ * for each row, in the tables' order, its join's number (-1: none),
+ * rank, start, step (-1: none) and compute_before_ns (-1: none) in
+ * *out.  0, or -1 with err set.
+ */
+struct kt_join_row {
+	int64_t		 grp, rank, ts, step, before;
+};
+int		 kt_overlap_is_table(const struct kt_table *);
+int		 kt_overlap_tables_join(struct kt_table *const *, size_t,
+		    char *const *, struct kt_join_row **, size_t *,
+		    struct kt_error *);
+/* Whether t's header is cols (names, ":n" aside): 1 or 0. */
+int		 kt_ranks_header(const struct kt_table *, const char *const *,
+		    size_t);
+/* A whole decimal integer cell: 0; "-": 1; else -1. */
+int		 kt_ranks_int(const char *, int64_t *);
+/* The order of the model's devices, from rank and device cells. */
+int		 kt_ranks_cmp_device(const char *, const char *, const char *,
+		    const char *);
+/* Load the tables, each with the header cols ("not a WHAT table"). */
+struct kt_table	**kt_ranks_load(char *const *, size_t, const char *const *,
+		    size_t, const char *, struct kt_error *);
+void		 kt_ranks_free(struct kt_table **, size_t);
+/* Per-device rows: every input's, in (rank, device) order; the rows
+ * "no device activity" only when no input has another. */
+struct kt_table	*kt_ranks_concat(char *const *, size_t, const char *const *,
+		    size_t, const char *, struct kt_error *);
 
 /* ------------------------------------------------------------------ */
 /*
