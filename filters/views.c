@@ -487,8 +487,7 @@ memory_pass(struct views *vw, char **paths, int n)
  * --merge: per-rank view folders (kt-views -o DIR, one per rank) into
  * the views of the whole job, from their .tsv tables alone: each view a
  * merge function of lib/model (the table of the merged trace), its .tsv
- * and a .txt of the merged table.  The views without one are not
- * written (kt-views(1)).
+ * and a .txt of the merged table (memory.svg is not written).
  */
 static const struct merged_view {
 	const char	*name;
@@ -497,12 +496,14 @@ static const struct merged_view {
 	struct kt_table	*(*merge_top)(char *const *, size_t, int64_t,
 			    struct kt_error *);	/* when --top cuts it */
 } merged_views[] = {
-	/* 1_runtime_decomposition, 4_overlap_exposure: kt_decompose_merge
-	   and kt_overlap_merge, to come. */
+	{ "1_runtime_decomposition", "Runtime decomposition: wall = busy + "
+	  "idle, per device and phase", kt_decompose_merge, NULL },
 	{ "2_lost_time", "Lost time: idle gaps and tiny-kernel runs, ranked "
 	  "by cost", NULL, kt_gaps_merge_top },
 	{ "3_kernel_table", "Kernel table: GPU time per bucket",
 	  kt_bucket_merge, NULL },
+	{ "4_overlap_exposure", "Overlap and exposure: communication against "
+	  "compute", kt_overlap_merge, NULL },
 	{ "5_memory", "Memory over time: peaks, capacity and headroom",
 	  kt_memory_merge, NULL },
 	{ "6_op_table", "Op table: CPU and GPU time per CPU op "

@@ -195,8 +195,8 @@ else
 fi
 
 # ------------------------------------------------------------------
-# kt views --merge: the four views it merges, as kt views writes them
-# for the merged trace; -n cuts the lost time of the union.
+# kt views --merge: the six views, as kt views writes them for the
+# merged trace; -n cuts the lost time of the union.
 ok_views=1
 for r in $R all; do
 	run kt-views -n 4 -o "v-$r" "$r.json" 2>/dev/null || ok_views=0
@@ -205,14 +205,17 @@ if [ $ok_views = 1 ] &&
     run kt-views --merge -n 4 -o vm v-r0 v-r1 v-r2 v-r3 2>vm.err; then
 	same "merge-views-2_lost_time" vm/2_lost_time.tsv v-all/2_lost_time.tsv
 	same "merge-views-5_memory" vm/5_memory.tsv v-all/5_memory.tsv
+	same "merge-views-1_runtime_decomposition" \
+	    vm/1_runtime_decomposition.tsv v-all/1_runtime_decomposition.tsv
+	same "merge-views-4_overlap_exposure" vm/4_overlap_exposure.tsv \
+	    v-all/4_overlap_exposure.tsv
 	cutcol vm/3_kernel_table.tsv p50_ns p90_ns >v3.m
 	cutcol v-all/3_kernel_table.tsv p50_ns p90_ns >v3.a
 	same "merge-views-3_kernel_table" v3.m v3.a
 	cutcol vm/6_op_table.tsv longest_row >v6.m
 	cutcol v-all/6_op_table.tsv longest_row >v6.a
 	same "merge-views-6_op_table" v6.m v6.a
-	if [ -s vm/2_lost_time.txt ] && [ ! -e vm/1_runtime_decomposition.tsv ] &&
-	    [ ! -e vm/4_overlap_exposure.tsv ] &&
+	if [ "$(ls vm | wc -l)" -eq 12 ] && [ -s vm/2_lost_time.txt ] &&
 	    [ "$(awk -F'\t' '$4 == "gap" || $4 == "tiny-run"' vm/2_lost_time.tsv | wc -l)" -eq 4 ]; then
 		ok "merge-views-files"
 	else
@@ -253,7 +256,7 @@ fails merge-err-not-integer "bad.tsv:2:3: calls: 'x1' is not an integer" \
     kt-ops --merge bad.tsv oplain-r1.tsv
 fails merge-err-trace "r0.json:2:1: not a kt-ops table" kt-ops --merge r0.json
 fails merge-err-options "--merge takes tables" kt-ops --merge --by rank oplain-r0.tsv
-fails merge-err-views-missing "nowhere/2_lost_time.tsv" \
+fails merge-err-views-missing "nowhere/1_runtime_decomposition.tsv: No such file" \
     kt-views --merge -o vm2 v-r0 nowhere
 fails merge-err-views-into-input "the output folder is an input" \
     kt-views --merge -o v-r0 v-r0 v-r1
