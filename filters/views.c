@@ -491,23 +491,16 @@ memory_pass(struct views *vw, char **paths, int n)
  */
 static const struct merged_view {
 	const char	*name;
-	const char	*title;
 	struct kt_table	*(*merge)(char *const *, size_t, struct kt_error *);
 	struct kt_table	*(*merge_top)(char *const *, size_t, int64_t,
 			    struct kt_error *);	/* when --top cuts it */
-} merged_views[] = {
-	{ "1_runtime_decomposition", "Runtime decomposition: wall = busy + "
-	  "idle, per device and phase", kt_decompose_merge, NULL },
-	{ "2_lost_time", "Lost time: idle gaps and tiny-kernel runs, ranked "
-	  "by cost", NULL, kt_gaps_merge_top },
-	{ "3_kernel_table", "Kernel table: GPU time per bucket",
-	  kt_bucket_merge, NULL },
-	{ "4_overlap_exposure", "Overlap and exposure: communication against "
-	  "compute", kt_overlap_merge, NULL },
-	{ "5_memory", "Memory over time: peaks, capacity and headroom",
-	  kt_memory_merge, NULL },
-	{ "6_op_table", "Op table: CPU and GPU time per CPU op "
-	  "(key_averages)", kt_ops_merge, NULL }
+} merged_views[] = {	/* in the order of vname[] and vtitle[] */
+	{ "1_runtime_decomposition", kt_decompose_merge, NULL },
+	{ "2_lost_time", NULL, kt_gaps_merge_top },
+	{ "3_kernel_table", kt_bucket_merge, NULL },
+	{ "4_overlap_exposure", kt_overlap_merge, NULL },
+	{ "5_memory", kt_memory_merge, NULL },
+	{ "6_op_table", kt_ops_merge, NULL }
 };
 
 /* Write t to dir/name.ext in form f, with a title line for the text. */
@@ -524,7 +517,7 @@ merged_write(const char *dir, const struct merged_view *mv,
 	out = kt_cli_out_open(path, -1);
 	if (f == KT_TABLE_TEXT) {
 		snprintf(head, sizeof(head), "%s\n\nmerged from %zu view "
-		    "folders:\n", mv->title, ndirs);
+		    "folders:\n", vtitle[mv - merged_views], ndirs);
 		bad = kt_out_write(out, head, strlen(head)) == -1;
 	}
 	bad = bad || kt_table_write(t, f, 1, out) == -1;
