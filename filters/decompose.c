@@ -45,27 +45,19 @@ static int
 merge_tables(char **argv, int argc, int series, int ranks,
     const char *rules, const struct kt_cli_opts *co)
 {
-	char *dash[] = { (char *)"-" };
-	struct kt_table *t;
 	struct kt_error err;
-	char **in = argc ? argv : dash;
-	size_t n = argc ? (size_t)argc : 1;
+	char **in;
+	size_t n;
 
 	if (rules != NULL || co->member != NULL) {
 		kt_cli_warn("--merge takes tables: no --rules or --member");
 		return 2;
 	}
-	kt_cli_inputs(argv, argc);
-	if (kt_cli_check_output(co->output, argv, argc) == -1)
+	if ((in = kt_cli_merge_inputs(argv, argc, co, &n)) == NULL)
 		return 2;
-	t = series ? kt_decompose_series_merge(in, n, &err) : ranks ?
-	    kt_decompose_ranks_merge(in, n, &err) :
-	    kt_decompose_merge(in, n, &err);
-	if (t == NULL)
-		kt_cli_die(&err);
-	kt_cli_write_table(t, co->output, co->form);
-	kt_table_free(t);
-	return 0;
+	return kt_cli_merge_write(series ? kt_decompose_series_merge(in, n,
+	    &err) : ranks ? kt_decompose_ranks_merge(in, n, &err) :
+	    kt_decompose_merge(in, n, &err), &err, co);
 }
 
 int

@@ -71,23 +71,17 @@ write_svg(const struct kt_memory *m, const char *path, const char *title,
 static int
 merge_tables(char **argv, int argc, int other, const struct kt_cli_opts *co)
 {
-	char *dash[] = { (char *)"-" };
 	struct kt_error err;
-	struct kt_table *t;
+	char **in;
+	size_t n;
 
 	if (other) {
 		kt_cli_warn("--merge takes tables: only -o and the forms");
 		return 2;
 	}
-	kt_cli_inputs(argv, argc);
-	if (kt_cli_check_output(co->output, argv, argc) == -1)
+	if ((in = kt_cli_merge_inputs(argv, argc, co, &n)) == NULL)
 		return 2;
-	if ((t = kt_memory_merge(argc ? argv : dash, argc ? (size_t)argc : 1,
-	    &err)) == NULL)
-		kt_cli_die(&err);
-	kt_cli_write_table(t, co->output, co->form);
-	kt_table_free(t);
-	return 0;
+	return kt_cli_merge_write(kt_memory_merge(in, n, &err), &err, co);
 }
 
 int

@@ -47,22 +47,14 @@ static int
 merge_tables(char **argv, int argc, int summary, size_t top,
     const struct kt_cli_opts *co)
 {
-	char *dash[] = { (char *)"-" };
-	struct kt_table *t;
 	struct kt_error err;
-	char **in = argc ? argv : dash;
-	size_t n = argc ? (size_t)argc : 1;
+	char **in;
+	size_t n;
 
-	kt_cli_inputs(argv, argc);
-	if (kt_cli_check_output(co->output, argv, argc) == -1)
+	if ((in = kt_cli_merge_inputs(argv, argc, co, &n)) == NULL)
 		return 2;
-	t = summary ? kt_overlap_summary_merge(in, n, &err) :
-	    kt_overlap_merge_top(in, n, top, &err);
-	if (t == NULL)
-		kt_cli_die(&err);
-	kt_cli_write_table(t, co->output, co->form);
-	kt_table_free(t);
-	return 0;
+	return kt_cli_merge_write(summary ? kt_overlap_summary_merge(in, n,
+	    &err) : kt_overlap_merge_top(in, n, top, &err), &err, co);
 }
 
 int

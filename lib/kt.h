@@ -989,6 +989,19 @@ long long kt_cli_int(const char *, const char *, long long, long long);
 void	 kt_cli_ids(const char *, const char *, uint64_t **, size_t *);
 /* Refuse an output path that names one of the inputs.  0 or -1 (printed). */
 int	 kt_cli_check_output(const char *, char *const *, int);
+/*
+ * A table filter's --merge: kt_cli_merge_inputs() registers the tables
+ * named (argv; none: "-", stdin) as inputs, checks the output against
+ * them and returns the paths and their number in *n, or NULL (printed:
+ * the caller exits 2).  kt_cli_merge_write() writes t, the merge's
+ * result, to co's output in co's form and frees it, or dies with err
+ * when t is NULL; it returns 0.
+ */
+struct kt_cli_opts;
+char	**kt_cli_merge_inputs(char **, int, const struct kt_cli_opts *,
+	    size_t *);
+int	 kt_cli_merge_write(struct kt_table *, const struct kt_error *,
+	    const struct kt_cli_opts *);
 /* Print one stderr line per kind of repair; returns the number of kinds. */
 int	 kt_cli_report_repairs(const char *, const struct kt_repairs *);
 /*
