@@ -175,7 +175,7 @@ struct opts {
 	regex_t		 re;
 	const char	*re_text;
 	int64_t		 nth;
-	int64_t		 rank;
+	struct kt_ranklist ranks;	/* --rank LIST */
 	int		 has_rank;
 	int		 clip;
 	int		 cpu_only;
@@ -235,7 +235,7 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-slice-window [-AcCSt] [-l level] [-m glob] [-o file] [-r rank]\n"
+	    "usage: kt-slice-window [-AcCSt] [-l level] [-m glob] [-o file] [-r ranks]\n"
 	    "           (--steps A[-B] | --from T --to T | --annotation RE [--nth K]\n"
 	    "           | --split-steps N -o prefix) [--spool-max size] [file]\n"
 	    "  -s, --steps A-B        ProfilerStep#A to #B (or one step: --steps 7)\n"
@@ -243,7 +243,7 @@ usage(FILE *f)
 	    "                         from the first event unless --absolute\n"
 	    "  -a, --annotation RE    the window of the K-th matching annotation\n"
 	    "  -n, --nth K            which match (default 1)\n"
-	    "  -r, --rank N           only rank N of a merged trace\n"
+	    "  -r, --rank LIST        only these ranks of a merged trace: 0,7,63-64\n"
 	    "  -c, --clip             cut events that cross an edge\n"
 	    "  -C, --cpu-only         a step window ends with its CPU annotation\n"
 	    "  -p, --split-steps N    one file per N steps: PREFIX-steps-A-B.json\n"
@@ -1555,7 +1555,7 @@ feed(struct sw *sw, const struct kt_event *ev)
 
 		if (r == -2)
 			kt_cli_nomem();
-		if (r >= 0 && r != sw->o.rank)
+		if (r >= 0 && !kt_ranklist_has(&sw->o.ranks, r))
 			return;
 	}
 	if (ev->ph == 'M') {
@@ -1765,7 +1765,9 @@ nothing(const struct sw *sw)
 	case W_STEPS:
 		if (sw->first_step < 0)
 			kt_cli_warn("%s: no ProfilerStep in the trace%s", name,
-			    o->has_rank ? " (for that rank)" : "");
+			    !o->has_rank ? "" : o->ranks.n == 1 &&
+			    o->ranks.r[0][0] == o->ranks.r[0][1] ?
+			    " (for that rank)" : " (for those ranks)");
 		else
 			kt_cli_warn("%s: no ProfilerStep#%lld to #%lld; the "
 			    "trace has steps %lld to %lld", name,
@@ -1813,6 +1815,35 @@ parse_steps(struct opts *o, const char *s)
 		break;
 	default:
 		kt_cli_warn("--steps: '%s' is not N or A-B", s);
+	}
+	exit(2);
+}
+
+/* Parse --rank LIST (kt_ranklist_parse): 0,7,63-64. */
+static void
+parse_ranks(struct opts *o, const char *s)
+{
+	const char *bad;
+	size_t nbad;
+
+	kt_ranklist_free(&o->ranks);
+	switch (kt_ranklist_parse(s, &o->ranks, &bad, &nbad)) {
+	case KT_STEPS_OK:
+		return;
+	case -1:
+		kt_cli_nomem();
+		break;
+	case KT_STEPS_NUMBER:
+		kt_cli_warn("--rank: '%.*s' is not a number from 0 to %d",
+		    (int)nbad, bad, INT32_MAX);
+		break;
+	case KT_STEPS_ORDER:
+		kt_cli_warn("--rank: '%.*s' ends before it starts", (int)nbad,
+		    bad);
+		break;
+	default:
+		kt_cli_warn("--rank: '%s' is not a list of N or A-B, such as "
+		    "0,7,63-64", s);
 	}
 	exit(2);
 }
@@ -1942,7 +1973,7 @@ parse_args(struct opts *o, int argc, char *argv[])
 			nkinds++;
 			break;
 		case 'r':
-			o->rank = kt_cli_int("--rank", optarg, 0, INT32_MAX);
+			parse_ranks(o, optarg);
 			o->has_rank = 1;
 			break;
 		case 's':
@@ -2139,5 +2170,6 @@ main(int argc, char *argv[])
 	sw_close(&sw);
 	if (sw.o.re_text != NULL)
 		regfree(&sw.o.re);
+	kt_ranklist_free(&sw.o.ranks);
 	return 0;
 }
