@@ -1419,6 +1419,25 @@ maybe_start(struct sw *sw, const struct kt_event *ev)
 		    ev->dur : 0), 1, 0, 0);
 }
 
+/*
+ * At the end of the input, a time window that no event began in or
+ * after: it starts now when an event held open overlaps it (one that
+ * began before it and runs into it, the last events of the trace).
+ */
+static void
+start_at_end(struct sw *sw)
+{
+	const struct opts *o = &sw->o;
+	int64_t s, e;
+
+	if (o->kind != W_TIME || sw->nwins > 0 || sw->first_ts == NOEND)
+		return;
+	s = o->absolute ? o->from : sw->first_ts + o->from;
+	e = !o->has_to ? NOEND : o->absolute ? o->to : sw->first_ts + o->to;
+	if (window_open_at(sw, s, e))
+		win_start(sw, s, e, 1, 0, 0);
+}
+
 /* Remember the last value of ev's counter track, for a later start. */
 static void
 remember_counter(struct sw *sw, const struct kt_event *ev)
@@ -2231,6 +2250,7 @@ main(int argc, char *argv[])
 		}
 	}
 	kt_cli_progress_done();
+	start_at_end(&sw);
 	if (sw.nwins == 0)
 		nothing(&sw);
 	for (i = 0; i < sw.nwins; i++) {

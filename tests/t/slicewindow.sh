@@ -1085,6 +1085,25 @@ if run kt-slice-window --absolute --from 50us --to 60us gap.json >out.json 2>err
 else
 	bad "slice: a window inside long events: $(head -1 err)"
 fi
+# The same window when no event begins in it or after it: the long
+# event, the trace's last to begin, is all it holds (by the definition:
+# it overlaps the window), with or without an end, and cut with --clip.
+head -3 gap.json >gapend.json
+echo ']}' >>gapend.json
+for a in "--from 50us --to 60us" "--from 50us" "--from 50us --to 60us --clip"; do
+	# shellcheck disable=SC2086
+	if run kt-slice-window --absolute $a gapend.json >out.json 2>err &&
+	    [ "$(jq -c '[.traceEvents[].name]' out.json 2>/dev/null)" = '["long"]' ]
+	then
+		ok "slice: $a, only an event begun before: kept"
+	else
+		bad "slice: $a, only an event begun before: status, $(head -1 err)"
+	fi
+done
+jq -c '.traceEvents[0] | [.ts, .dur, .args.kt_clip.ts]' out.json >got
+check "slice: --clip of the only event begun before cuts it to the window" \
+    test "$(cat got)" = '[50,10,2]'
+
 # --clip on a step range: an event that starts in the first step and
 # ends after the window is cut too.
 cat >cliprange.json <<'EOF'
