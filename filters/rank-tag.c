@@ -104,19 +104,19 @@ struct opts {
 	struct kt_cli_opts co;	/* -l, -m, -o, -S */
 };
 
+/* --ranks: an input left out, its rank and where that came from. */
+struct skipped {
+	const char	*name;
+	int64_t		 rank;
+	const char	*from;
+};
+
 /*
  * One source (a file given) for the survey: the traces found in it, or
  * the error that stopped it.  Sources are surveyed on several threads
  * at once; the errors are reported in the order the sources were given,
  * so the first one is what a survey one after the other would report.
  */
-struct skipped {
-	const char	*name;
-	int64_t		 rank;
-	const char	*from;
-	int		 whole;		/* read through to settle the rank */
-};
-
 struct job {
 	const char	*path;
 	struct input	*ins;
@@ -455,8 +455,7 @@ survey_source(struct rt *rt, struct job *j, int progress)
 				k[j->nskip].name = keep(rt, kt_reader_name(r),
 				    strlen(kt_reader_name(r)));
 				k[j->nskip].rank = rank;
-				k[j->nskip].from = from;
-				k[j->nskip++].whole = 0;
+				k[j->nskip++].from = from;
 				kt_reader_free(r);
 				ord++;
 				continue;
