@@ -5,6 +5,7 @@
  * with GPU busy (the union over streams), idle, compute, communication
  * (exposed and hidden by compute) and transfer time; --series gives one
  * row per step, --ranks the slowest rank and straggler gap per step.
+ * --merge makes those tables from per-rank tables instead of a trace.
  * A thin shell over lib/decompose.c, on the analysis model.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -22,7 +23,10 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: kt-decompose [-jRsSTtV] [-m glob] [-o file] [-r rules]\n"
 	    "                    [--step-regex re] [file]\n"
+	    "       kt-decompose -M [-jRsTtV] [-o file] [table ...]\n"
 	    "  -j, --json                JSON lines\n"
+	    "  -M, --merge               merge per-rank tables (--ranks: of\n"
+	    "                            --series and kt-overlap) into one\n"
 	    "  -m, --member GLOB         archive members to take\n"
 	    "  -o, --output FILE         write FILE atomically\n"
 	    "  -R, --ranks               per step across ranks: slowest rank, gap\n"
@@ -36,6 +40,26 @@ usage(FILE *f)
 	    "  -h, --help, -V, --version\n");
 }
 
+/* --merge: the table of the merged ranks from their tables. */
+static int
+merge_tables(char **argv, int argc, int series, int ranks,
+    const char *rules, const struct kt_cli_opts *co)
+{
+	struct kt_error err;
+	char **in;
+	size_t n;
+
+	if (rules != NULL || co->member != NULL) {
+		kt_cli_warn("--merge takes tables: no --rules or --member");
+		return 2;
+	}
+	if ((in = kt_cli_merge_inputs(argv, argc, co, &n)) == NULL)
+		return 2;
+	return kt_cli_merge_write(series ? kt_decompose_series_merge(in, n,
+	    &err) : ranks ? kt_decompose_ranks_merge(in, n, &err) :
+	    kt_decompose_merge(in, n, &err), &err, co);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -43,6 +67,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "member", required_argument, NULL, 'm' },
+		{ "merge", no_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "ranks", no_argument, NULL, 'R' },
 		{ "rules", required_argument, NULL, 'r' },
@@ -64,12 +89,15 @@ main(int argc, char *argv[])
 	struct kt_error err;
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	const char *rules = NULL;
-	int ch, series = 0, ranks = 0, rc;
+	int ch, series = 0, ranks = 0, merge = 0, rc;
 
 	kt_cli_init("kt-decompose");
-	while ((ch = getopt_long(argc, argv, "hjm:o:Rr:sSTtV", longopts,
+	while ((ch = getopt_long(argc, argv, "hjMm:o:Rr:sSTtV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'M':
+			merge = 1;
+			break;
 		case 'R':
 			ranks = 1;
 			break;
@@ -85,13 +113,15 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc > 1) {
-		kt_cli_warn("one input at a time (merge ranks with kt "
-		    "rank-tag first)");
-		return 2;
-	}
 	if (series && ranks) {
 		kt_cli_warn("choose one of --series and --ranks");
+		return 2;
+	}
+	if (merge)
+		return merge_tables(argv, argc, series, ranks, rules, &co);
+	if (argc > 1) {
+		kt_cli_warn("one input at a time (merge ranks with kt "
+		    "rank-tag first, or merge their tables with --merge)");
 		return 2;
 	}
 	kt_cli_inputs(argv, argc);

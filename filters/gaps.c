@@ -21,8 +21,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-gaps [-jsStT] [-b cause] [-f pct] [-g dur] [-k n] [-m glob]\n"
-	    "               [-n n] [-o file] [-z dur] [--step-regex re] [file]\n"
+	    "usage: kt-gaps [-jMsStT] [-b cause] [-f pct] [-g dur] [-k n] [-m glob]\n"
+	    "               [-n n] [-o file] [-z dur] [--step-regex re] [file ...]\n"
 	    "  -b, --by cause        fold the rows by the CPU op and user frame\n"
 	    "                        that were running\n"
 	    "  -f, --fail-above PCT  exit 1 when idle is over PCT%% of the wall\n"
@@ -30,6 +30,8 @@ usage(FILE *f)
 	    "  -j, --json            write JSON lines\n"
 	    "  -k, --top K           keep the K costliest rows\n"
 	    "  -m, --member GLOB     take the archive member matching GLOB\n"
+	    "  -M, --merge           merge kt-gaps TSV tables (one per rank) into\n"
+	    "                        the table of the merged trace (with -k)\n"
 	    "  -n, --run-min N       tiny kernels in a run, at least (default 8)\n"
 	    "  -o, --output FILE     write FILE atomically\n"
 	    "  -S, --strict          refuse damaged input instead of repairing it\n"
@@ -93,6 +95,28 @@ summary(const struct kt_table *st)
 	}
 }
 
+/*
+ * --merge: per-rank tables into the table of the merged trace, its top
+ * within the union of theirs.
+ */
+static int
+merge_tables(char **argv, int argc, int64_t top, int other,
+    const struct kt_cli_opts *co)
+{
+	struct kt_error err;
+	char **in;
+	size_t n;
+
+	if (other) {
+		kt_cli_warn("--merge takes tables: only -k, -o and the forms");
+		return 2;
+	}
+	if ((in = kt_cli_merge_inputs(argv, argc, co, &n)) == NULL)
+		return 2;
+	return kt_cli_merge_write(kt_gaps_merge_top(in, n, top, &err), &err,
+	    co);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -102,6 +126,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "member", required_argument, NULL, 'm' },
+		{ "merge", no_argument, NULL, 'M' },
 		{ "min-gap", required_argument, NULL, 'g' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "run-min", required_argument, NULL, 'n' },
@@ -124,13 +149,14 @@ main(int argc, char *argv[])
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	const char *fail_text = NULL;
 	int64_t fail = -1;
-	int ch, rc;
+	int ch, rc, merge = 0, other = 0;
 
 	kt_cli_init("kt-gaps");
-	while ((ch = getopt_long(argc, argv, "b:f:g:hjk:m:n:o:sStTVz:",
+	while ((ch = getopt_long(argc, argv, "b:f:g:hjk:Mm:n:o:sStTVz:",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'b':
+			other = 1;
 			if (strcmp(optarg, "cause") != 0) {
 				kt_cli_warn("--by: '%s': only cause", optarg);
 				return 2;
@@ -142,19 +168,26 @@ main(int argc, char *argv[])
 			fail_text = optarg;
 			break;
 		case 'g':
+			other = 1;
 			go.min_gap = kt_cli_duration("--min-gap", optarg);
 			break;
 		case 'k':
 			go.top = kt_cli_int("--top", optarg, 1, INT64_MAX);
 			break;
+		case 'M':
+			merge = 1;
+			break;
 		case 'n':
+			other = 1;
 			go.run_min = kt_cli_int("--run-min", optarg, 1,
 			    INT32_MAX);
 			break;
 		case 's':
+			other = 1;
 			go.summary = 1;
 			break;
 		case 'z':
+			other = 1;
 			go.tiny = kt_cli_duration("--tiny", optarg);
 			break;
 		default:
@@ -163,6 +196,9 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (merge)
+		return merge_tables(argv, argc, go.top, other || fail >= 0 ||
+		    co.member != NULL, &co);
 	if (argc > 1) {
 		kt_cli_warn("one trace at a time");
 		return 2;

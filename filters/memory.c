@@ -29,8 +29,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-memory [-CdjsSTtV] [-c gb] [-g file] [-l level] [-m glob]\n"
-	    "                 [-n points] [-o file] [file]\n"
+	    "usage: kt-memory [-CdjMsSTtV] [-c gb] [-g file] [-l level] [-m glob]\n"
+	    "                 [-n points] [-o file] [file ...]\n"
 	    "  -c, --capacity-gb GB      device capacity in GB (10^9 bytes)\n"
 	    "  -C, --counters            write the trace with counter tracks\n"
 	    "  -d, --drop-instants       with --counters: drop the [memory] instants\n"
@@ -38,6 +38,8 @@ usage(FILE *f)
 	    "  -j, --json                JSON lines\n"
 	    "  -l, --level N             gzip level 0-9 for a .gz trace output\n"
 	    "  -m, --member GLOB         archive members to take\n"
+	    "  -M, --merge               merge kt-memory TSV tables (one per rank)\n"
+	    "                            into the table of the merged trace\n"
 	    "  -n, --points N            series points per device (default 500,\n"
 	    "                            0: every sample)\n"
 	    "  -o, --output FILE         write FILE atomically\n"
@@ -65,6 +67,23 @@ write_svg(const struct kt_memory *m, const char *path, const char *title,
 	kt_buf_free(&b);
 }
 
+/* --merge: per-rank tables into the table of the merged trace. */
+static int
+merge_tables(char **argv, int argc, int other, const struct kt_cli_opts *co)
+{
+	struct kt_error err;
+	char **in;
+	size_t n;
+
+	if (other) {
+		kt_cli_warn("--merge takes tables: only -o and the forms");
+		return 2;
+	}
+	if ((in = kt_cli_merge_inputs(argv, argc, co, &n)) == NULL)
+		return 2;
+	return kt_cli_merge_write(kt_memory_merge(in, n, &err), &err, co);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -77,6 +96,7 @@ main(int argc, char *argv[])
 		{ "json", no_argument, NULL, 'j' },
 		{ "level", required_argument, NULL, 'l' },
 		{ "member", required_argument, NULL, 'm' },
+		{ "merge", no_argument, NULL, 'M' },
 		{ "points", required_argument, NULL, 'n' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "series", no_argument, NULL, 's' },
@@ -98,13 +118,13 @@ main(int argc, char *argv[])
 	const struct kt_meta *m;
 	uint64_t *rows = NULL, nin = 0, nrows = 0, caprows = 0;
 	size_t nm;
-	int ch, rc, dropped = 0;
+	int ch, rc, dropped = 0, merge = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.capacity = -1;
 	o.points = 500;
 	kt_cli_init("kt-memory");
-	while ((ch = getopt_long(argc, argv, "c:Cdg:hjl:m:n:o:sSTtV",
+	while ((ch = getopt_long(argc, argv, "c:Cdg:hjl:Mm:n:o:sSTtV",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -115,6 +135,9 @@ main(int argc, char *argv[])
 			break;
 		case 'd':
 			o.drop = 1;
+			break;
+		case 'M':
+			merge = 1;
 			break;
 		case 'g':
 			o.svg = optarg;
@@ -136,9 +159,13 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (merge)
+		return merge_tables(argv, argc, o.counters || o.drop ||
+		    o.series || o.svg != NULL || o.capacity >= 0 ||
+		    co.member != NULL, &co);
 	if (argc > 1) {
 		kt_cli_warn("one input at a time (merge ranks with kt "
-		    "rank-tag first)");
+		    "rank-tag first, or tables with --merge)");
 		return 2;
 	}
 	if (o.drop && !o.counters) {

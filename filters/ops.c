@@ -15,13 +15,16 @@
 
 #include "kt.h"
 
+#define OPT_TOTALS	0x100
+
 static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-ops [-jStTV] [-b keys] [-F regex] [-k kinds] "
+	    "usage: kt-ops [-jMStTV] [-b keys] [-F regex] [-k kinds] "
 	    "[-m glob] [-n count]\n"
-	    "              [-o file] [-s column] [--step-regex re] [file]\n"
+	    "              [-o file] [-s column] [--step-regex re] [--totals]\n"
+	    "              [file ...]\n"
 	    "  -b, --by LIST           also group by shape, frame, rank\n"
 	    "  -F, --frame-skip REGEX  files that are not the user's code\n"
 	    "  -k, --kind LIST         rows of these kinds (default cpu_op,\n"
@@ -29,12 +32,16 @@ usage(FILE *f)
 	    "                          cuda_driver)\n"
 	    "  -j, --json              JSON lines\n"
 	    "  -m, --member GLOB       archive members to take\n"
+	    "  -M, --merge             merge kt-ops TSV tables (one per rank) into\n"
+	    "                          the table of the merged trace\n"
 	    "  -n, --limit N           the first N rows\n"
 	    "  -o, --output FILE       write FILE atomically\n"
 	    "  -s, --sort COLUMN       sort by it (default gpu_total_ns)\n"
 	    "  -S, --strict            refuse damaged input\n"
 	    "      --step-regex RE     steps: the spans RE matches, see kt(7)\n"
 	    "  -T, --text              an aligned text table\n"
+	    "      --totals            a last row 'total': the wholes of the shares\n"
+	    "                          (what --merge needs to compute them again)\n"
 	    "  -t, --tsv               TSV (the default unless on a terminal)\n"
 	    "  -h, --help, -V, --version\n");
 }
@@ -71,6 +78,23 @@ parse_list(const char *opt, const char *arg, const char *const *names,
 	}
 }
 
+/* --merge: per-rank tables into the table of the merged trace. */
+static int
+merge_tables(char **argv, int argc, int other, const struct kt_cli_opts *co)
+{
+	struct kt_error err;
+	char **in;
+	size_t n;
+
+	if (other) {
+		kt_cli_warn("--merge takes tables: only -o and the forms");
+		return 2;
+	}
+	if ((in = kt_cli_merge_inputs(argv, argc, co, &n)) == NULL)
+		return 2;
+	return kt_cli_merge_write(kt_ops_merge(in, n, &err), &err, co);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -82,10 +106,12 @@ main(int argc, char *argv[])
 		{ "kind", required_argument, NULL, 'k' },
 		{ "limit", required_argument, NULL, 'n' },
 		{ "member", required_argument, NULL, 'm' },
+		{ "merge", no_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "text", no_argument, NULL, 'T' },
+		{ "totals", no_argument, NULL, OPT_TOTALS },
 		{ "tsv", no_argument, NULL, 't' },
 		{ "step-regex", required_argument, NULL, KT_CLI_STEP_REGEX },
 		{ "version", no_argument, NULL, 'V' },
@@ -108,10 +134,10 @@ main(int argc, char *argv[])
 	struct kt_ops_totals tot;
 	struct kt_model *m;
 	const char *skip = NULL;
-	int ch, c, rc = 0;
+	int ch, c, rc = 0, merge = 0;
 
 	kt_cli_init("kt-ops");
-	while ((ch = getopt_long(argc, argv, "b:F:hjk:m:n:o:s:STtV", longopts,
+	while ((ch = getopt_long(argc, argv, "b:F:hjk:Mm:n:o:s:STtV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'b':
@@ -130,15 +156,25 @@ main(int argc, char *argv[])
 		case 's':
 			oo.sort = optarg;
 			break;
+		case 'M':
+			merge = 1;
+			break;
+		case OPT_TOTALS:
+			oo.totals = 1;
+			break;
 		default:
 			kt_cli_opt(&co, ch, optarg, usage);
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	if (merge)
+		return merge_tables(argv, argc, oo.by != 0 || oo.kinds != 0 ||
+		    oo.limit >= 0 || oo.sort != NULL || oo.totals ||
+		    skip != NULL || co.member != NULL, &co);
 	if (argc > 1) {
 		kt_cli_warn("one input at a time (merge ranks with kt "
-		    "rank-tag first)");
+		    "rank-tag first, or tables with --merge)");
 		exit(2);
 	}
 	if (oo.sort != NULL && (c = kt_ops_column(oo.sort, oo.by)) < 0) {

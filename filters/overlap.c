@@ -4,7 +4,9 @@
  * Seq/Comms Id, bytes, algorithm and bus bandwidth, ranked by exposed
  * time; on a merged trace, the start skew of each collective across
  * ranks and the last rank to arrive.  --summary gives one row per
- * device with a verdict.  A thin shell over lib/overlap.c.
+ * device with a verdict.  --merge makes those tables from per-rank
+ * tables, joining the collectives again.  A thin shell over
+ * lib/overlap.c.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -21,7 +23,10 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: kt-overlap [-jsSTtV] [-m glob] [-n top] [-o file] [-r rules]\n"
 	    "                  [-x pct] [--step-regex re] [file]\n"
+	    "       kt-overlap -M [-jsTtV] [-n top] [-o file] [table ...]\n"
 	    "  -j, --json                JSON lines\n"
+	    "  -M, --merge               merge per-rank tables into one, the\n"
+	    "                            collectives joined across ranks\n"
 	    "  -m, --member GLOB         archive members to take\n"
 	    "  -n, --top N               only the N most exposed kernels\n"
 	    "  -o, --output FILE         write FILE atomically\n"
@@ -37,6 +42,21 @@ usage(FILE *f)
 	    "  -h, --help, -V, --version\n");
 }
 
+/* --merge: the table of the merged ranks from their tables. */
+static int
+merge_tables(char **argv, int argc, int summary, size_t top,
+    const struct kt_cli_opts *co)
+{
+	struct kt_error err;
+	char **in;
+	size_t n;
+
+	if ((in = kt_cli_merge_inputs(argv, argc, co, &n)) == NULL)
+		return 2;
+	return kt_cli_merge_write(summary ? kt_overlap_summary_merge(in, n,
+	    &err) : kt_overlap_merge_top(in, n, top, &err), &err, co);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -44,6 +64,7 @@ main(int argc, char *argv[])
 		{ "help", no_argument, NULL, 'h' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "member", required_argument, NULL, 'm' },
+		{ "merge", no_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "rules", required_argument, NULL, 'r' },
 		{ "summary", no_argument, NULL, 's' },
@@ -65,14 +86,17 @@ main(int argc, char *argv[])
 	struct kt_error err;
 	struct kt_cli_opts co = KT_CLI_OPTS_INIT;
 	const char *rules = NULL;
-	int ch, summary = 0, rc;
+	int ch, summary = 0, merge = 0, thr = 0, rc;
 	size_t top = 0;
 	int64_t threshold = KT_OVERLAP_THRESHOLD;
 
 	kt_cli_init("kt-overlap");
-	while ((ch = getopt_long(argc, argv, "hjm:n:o:r:sSTtVx:", longopts,
+	while ((ch = getopt_long(argc, argv, "hjMm:n:o:r:sSTtVx:", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
+		case 'M':
+			merge = 1;
+			break;
 		case 'n':
 			top = (size_t)kt_cli_int("--top", optarg, 0, INT32_MAX);
 			break;
@@ -84,6 +108,7 @@ main(int argc, char *argv[])
 			break;
 		case 'x':
 			threshold = kt_cli_int("--threshold", optarg, 0, 100);
+			thr = 1;
 			break;
 		default:
 			kt_cli_opt(&co, ch, optarg, usage);
@@ -91,9 +116,17 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
+	if (merge) {
+		if (rules != NULL || co.member != NULL || thr) {
+			kt_cli_warn("--merge takes tables: no --rules, "
+			    "--member or --threshold");
+			return 2;
+		}
+		return merge_tables(argv, argc, summary, top, &co);
+	}
 	if (argc > 1) {
 		kt_cli_warn("one input at a time (merge ranks with kt "
-		    "rank-tag first)");
+		    "rank-tag first, or merge their tables with --merge)");
 		return 2;
 	}
 	kt_cli_inputs(argv, argc);

@@ -155,8 +155,12 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: kt-views [-SV] [-c gb] [-m glob] [-n top] [-r rules]\n"
 	    "                [--spool-max size] [--step-regex re] -o dir [file ...]\n"
+	    "       kt-views -M [-n top] -o dir dir ...\n"
 	    "  -c, --capacity-gb GB      device capacity in GB (10^9 bytes)\n"
 	    "  -m, --member GLOB         archive members to take\n"
+	    "  -M, --merge               merge per-rank view folders into the\n"
+	    "                            views of the whole job (kt-views(1) says\n"
+	    "                            which views)\n"
 	    "  -n, --top N               rows of the ranked views (default 50)\n"
 	    "  -o, --output DIR          the folder to write (made if missing)\n"
 	    "  -r, --rules FILE          bucket rules (bucket<TAB>regex) before\n"
@@ -478,6 +482,109 @@ memory_pass(struct views *vw, char **paths, int n)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/*
+ * --merge: per-rank view folders (kt-views -o DIR, one per rank) into
+ * the views of the whole job, from their .tsv tables alone: each view a
+ * merge function of lib/model (the table of the merged trace), its .tsv
+ * and a .txt of the merged table (memory.svg is not written).
+ */
+static const struct merged_view {
+	const char	*name;
+	struct kt_table	*(*merge)(char *const *, size_t, struct kt_error *);
+	struct kt_table	*(*merge_top)(char *const *, size_t, int64_t,
+			    struct kt_error *);	/* when --top cuts it */
+} merged_views[] = {	/* in the order of vname[] and vtitle[] */
+	{ "1_runtime_decomposition", kt_decompose_merge, NULL },
+	{ "2_lost_time", NULL, kt_gaps_merge_top },
+	{ "3_kernel_table", kt_bucket_merge, NULL },
+	{ "4_overlap_exposure", kt_overlap_merge, NULL },
+	{ "5_memory", kt_memory_merge, NULL },
+	{ "6_op_table", kt_ops_merge, NULL }
+};
+
+/* Write t to dir/name.ext in form f, with a title line for the text. */
+static void
+merged_write(const char *dir, const struct merged_view *mv,
+    const struct kt_table *t, size_t ndirs, enum kt_table_form f)
+{
+	char path[4096], head[1024];
+	struct kt_out *out;
+	int bad = 0;
+
+	snprintf(path, sizeof(path), "%s/%s%s", dir, mv->name,
+	    f == KT_TABLE_TSV ? ".tsv" : ".txt");
+	out = kt_cli_out_open(path, -1);
+	if (f == KT_TABLE_TEXT) {
+		snprintf(head, sizeof(head), "%s\n\nmerged from %zu view "
+		    "folders:\n", vtitle[mv - merged_views], ndirs);
+		bad = kt_out_write(out, head, strlen(head)) == -1;
+	}
+	bad = bad || kt_table_write(t, f, 1, out) == -1;
+	kt_cli_out_commit(out, bad, NULL);
+}
+
+static int
+merge_views(const struct opts *o, char **dirs, int ndirs)
+{
+	struct stat so, sd;
+	struct kt_error err;
+	char **paths;
+	size_t v, k, n;
+	int i;
+
+	if (ndirs == 0) {
+		kt_cli_warn("--merge: give the per-rank view folders");
+		return 2;
+	}
+	if (o->capacity >= 0 || o->rules != NULL || o->co.member != NULL) {
+		kt_cli_warn("--merge takes view folders: only -n and -o");
+		return 2;
+	}
+	if (mkdir(o->dir, 0777) == -1 && errno != EEXIST) {
+		kt_cli_warn("%s: %s", o->dir, strerror(errno));
+		return 2;
+	}
+	if (stat(o->dir, &so) == -1 || !S_ISDIR(so.st_mode)) {
+		kt_cli_warn("%s: not a folder", o->dir);
+		return 2;
+	}
+	for (i = 0; i < ndirs; i++)
+		if (stat(dirs[i], &sd) == 0 && sd.st_dev == so.st_dev &&
+		    sd.st_ino == so.st_ino) {
+			kt_cli_warn("%s: the output folder is an input",
+			    dirs[i]);
+			return 2;
+		}
+	if ((paths = calloc((size_t)ndirs, sizeof(*paths))) == NULL)
+		kt_cli_nomem();
+	for (v = 0; v < sizeof(merged_views) / sizeof(merged_views[0]); v++) {
+		const struct merged_view *mv = &merged_views[v];
+		struct kt_table *t;
+
+		for (k = 0; k < (size_t)ndirs; k++) {
+			n = strlen(dirs[k]) + strlen(mv->name) + 6;
+			if ((paths[k] = malloc(n)) == NULL)
+				kt_cli_nomem();
+			snprintf(paths[k], n, "%s/%s.tsv", dirs[k], mv->name);
+		}
+		t = mv->merge_top != NULL ? mv->merge_top(paths,
+		    (size_t)ndirs, (int64_t)o->top, &err) :
+		    mv->merge(paths, (size_t)ndirs, &err);
+		for (k = 0; k < (size_t)ndirs; k++)
+			free(paths[k]);
+		if (t == NULL) {
+			free(paths);
+			kt_cli_die(&err);
+		}
+		merged_write(o->dir, mv, t, (size_t)ndirs, KT_TABLE_TSV);
+		merged_write(o->dir, mv, t, (size_t)ndirs, KT_TABLE_TEXT);
+		kt_table_free(t);
+	}
+	free(paths);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -485,6 +592,7 @@ main(int argc, char *argv[])
 		{ "capacity-gb", required_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "member", required_argument, NULL, 'm' },
+		{ "merge", no_argument, NULL, 'M' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "rules", required_argument, NULL, 'r' },
 		{ "strict", no_argument, NULL, 'S' },
@@ -501,14 +609,14 @@ main(int argc, char *argv[])
 	struct kt_rules *rs;
 	struct kt_error err;
 	struct stat st;
-	int ch, i, v, status, rc, efd = -1;
+	int ch, i, v, status, rc, efd = -1, merge = 0;
 
 	memset(&vw, 0, sizeof(vw));
 	vw.child = -1;
 	o->capacity = -1;
 	o->top = 50;
 	kt_cli_init("kt-views");
-	while ((ch = getopt_long(argc, argv, "c:hm:n:o:r:SV", longopts,
+	while ((ch = getopt_long(argc, argv, "c:hMm:n:o:r:SV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -524,6 +632,9 @@ main(int argc, char *argv[])
 		case 'r':
 			o->rules = optarg;
 			break;
+		case 'M':
+			merge = 1;
+			break;
 		default:
 			kt_cli_opt(&o->co, ch, optarg, usage);
 		}
@@ -535,6 +646,8 @@ main(int argc, char *argv[])
 		usage(stderr);
 		return 2;
 	}
+	if (merge)
+		return merge_views(o, argv, argc);
 	if (argc == 0) {
 		argc = 1;
 		argv = stdin_arg;

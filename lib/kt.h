@@ -838,6 +838,89 @@ int		 kt_table_column(const struct kt_table *, const char *);
  * and lines that begin with '#' are skipped.  NULL with err set.
  */
 struct kt_table	*kt_table_load(const char *, struct kt_error *);
+
+/*
+ * Merging tables (lib/model/merge.c): TSV tables of one kind, one per
+ * rank or per trace, into the table the merged trace would give.  Each
+ * column has a role: key columns join the rows (equal keys become one
+ * row), sums add (an overflow is an error, never a wrap), max and min
+ * keep the extreme, a ratio or a percentage is computed again from the
+ * merged numerator and denominator (never averaged), a percentile
+ * stays only on a row that one input alone has ("-" otherwise), a row
+ * id (kind:index, per file) is taken from the row that gave the max of
+ * its column and cites that file ("FILE:kind:index"), and a "first"
+ * cell is the first input's.  A cell "-" is no value (a sum or max of
+ * none is "-").  NULL with err set: unreadable, not a table of that
+ * kind ("not a KIND table (TSV with its header)"), columns that differ
+ * from the first input's, a cell that is not an integer, an overflow,
+ * or (for kinds whose keys are per rank) a key in two inputs.
+ */
+enum kt_merge_role {
+	KT_MERGE_KEY, KT_MERGE_SUM, KT_MERGE_MAX, KT_MERGE_MIN,
+	KT_MERGE_RATIO, KT_MERGE_PCT, KT_MERGE_PCTL, KT_MERGE_ROWID,
+	KT_MERGE_FIRST
+};
+
+struct kt_merge_col {
+	const char	*name;		/* as in the header */
+	int		 role;		/* enum kt_merge_role */
+	int		 num;		/* a number column (text and JSON forms) */
+	int		 need;		/* every table of the kind has it */
+	const char	*a;		/* RATIO, PCT: the numerator column;
+					   ROWID: the MAX column that picks
+					   the row */
+	const char	*b;		/* RATIO: the denominator column; PCT:
+					   the column whose sum over the
+					   denominator rows is the whole */
+	int		 decimals;	/* RATIO */
+	const char	*alt;		/* PCT: in rows whose first cell is
+					   alt_row, alt is the numerator */
+	const char	*alt_row;
+};
+
+/* A merged row as the order and the sections see it. */
+struct kt_merge_row {
+	const char	*const *cell;	/* per spec column: the output cell,
+					   NULL when the tables lack it */
+	const size_t	*hdr;		/* the tables' columns in order: each
+					   one's spec column */
+	size_t		 nhdr;
+	const char	*key;		/* the key cells joined by tabs */
+	size_t		 first;		/* first seen: file, then row order */
+	int		 inputs;	/* how many input rows it merges */
+};
+
+struct kt_merge_spec {
+	const char	*kind;		/* "kt-bucket", for messages */
+	const struct kt_merge_col *cols;	/* every column a table may have */
+	size_t		 ncols;
+	const char	*first;		/* the name of the first column */
+	/* PCT: the denominator rows are those whose den_col is den_row;
+	   without such rows, every row. */
+	const char	*den_col, *den_row;
+	int		 unique;	/* a key in two inputs is an error */
+	/* The rows in order: section (ascending), then cmp; the top
+	   (when > 0) is kept of section 0, every row of the others. */
+	int		(*section)(const struct kt_merge_row *,
+			    const struct kt_merge_spec *);
+	int		(*cmp)(const struct kt_merge_row *,
+			    const struct kt_merge_row *,
+			    const struct kt_merge_spec *, const void *);
+	const void	*ctx;		/* for cmp */
+	/* Cells that are the same in every row that is not data (rows
+	   that may be left out when others exist): a row whose cell of
+	   column none_col is none_val is kept only when no row is not. */
+	const char	*none_col, *none_val;
+};
+
+struct kt_table	*kt_merge_tables(const struct kt_merge_spec *,
+		    char *const *, size_t, int64_t, struct kt_error *);
+/* The index of column name in spec, or -1. */
+int		 kt_merge_spec_col(const struct kt_merge_spec *, const char *);
+/* A whole decimal integer cell: 0 and *v, or -1. */
+int		 kt_merge_int(const char *, int64_t *);
+/* Compare two cells as integers when both are, else as text. */
+int		 kt_merge_cmp_cells(const char *, const char *);
 /* Write the table (header: whether to write the header line).  0 or -1. */
 int		 kt_table_write(const struct kt_table *, enum kt_table_form,
 		    int, struct kt_out *);
@@ -906,6 +989,19 @@ long long kt_cli_int(const char *, const char *, long long, long long);
 void	 kt_cli_ids(const char *, const char *, uint64_t **, size_t *);
 /* Refuse an output path that names one of the inputs.  0 or -1 (printed). */
 int	 kt_cli_check_output(const char *, char *const *, int);
+/*
+ * A table filter's --merge: kt_cli_merge_inputs() registers the tables
+ * named (argv; none: "-", stdin) as inputs, checks the output against
+ * them and returns the paths and their number in *n, or NULL (printed:
+ * the caller exits 2).  kt_cli_merge_write() writes t, the merge's
+ * result, to co's output in co's form and frees it, or dies with err
+ * when t is NULL; it returns 0.
+ */
+struct kt_cli_opts;
+char	**kt_cli_merge_inputs(char **, int, const struct kt_cli_opts *,
+	    size_t *);
+int	 kt_cli_merge_write(struct kt_table *, const struct kt_error *,
+	    const struct kt_cli_opts *);
 /* Print one stderr line per kind of repair; returns the number of kinds. */
 int	 kt_cli_report_repairs(const char *, const struct kt_repairs *);
 /*
@@ -1251,6 +1347,13 @@ const char	*kt_memory_device_name(const struct kt_memory *, size_t,
 		    char *, size_t);
 /* One row per device (a "no memory events" row when none); new, or NULL. */
 struct kt_table	*kt_memory_table(const struct kt_memory *);
+/*
+ * Merge kt-memory TSV tables (one per rank) into the table of the
+ * merged trace: every rank's devices in rank order; a (rank, device) in
+ * two inputs is an error (its peaks need its whole series).  NULL with
+ * err set.
+ */
+struct kt_table	*kt_memory_merge(char *const *, size_t, struct kt_error *);
 /* The series in at most points rows per device (0: all, max per bucket). */
 struct kt_table	*kt_memory_series(const struct kt_memory *, size_t);
 /*
@@ -1654,8 +1757,10 @@ struct kt_ops_opts {
 	const char		*sort;		/* a column; NULL: gpu_total_ns */
 	int64_t			 limit;		/* rows; -1: all */
 	struct kt_chains	*chains;	/* borrowed: for KT_OPS_BY_FRAME */
+	int			 totals;	/* a last row "total": the
+						   wholes of the shares */
 };
-#define KT_OPS_OPTS_INIT	{ 0, 0, NULL, -1, NULL }
+#define KT_OPS_OPTS_INIT	{ 0, 0, NULL, -1, NULL, 0 }
 
 struct kt_ops_totals {
 	uint64_t	 calls;		/* spans in the op tree */
@@ -1677,6 +1782,16 @@ int		 kt_ops_column(const char *, unsigned);
 struct kt_table	*kt_ops_table(const struct kt_model *,
 		    const struct kt_ops_opts *, struct kt_ops_totals *,
 		    struct kt_error *);
+/*
+ * Merge kt-ops TSV tables (one per rank, same columns) into the table
+ * of the merged trace: rows of equal keys add up, averages and shares
+ * are computed again, longest_ns is the largest and longest_row cites
+ * the file of that call (FILE:kind:index).  The shares' wholes are the
+ * inputs' "total" rows (--totals), else the sums of cpu_self_ns and
+ * gpu_self_ns over the rows (exact for whole tables: no --limit, the
+ * default kinds, every GPU activity launched).  Sorted by gpu_total_ns.
+ */
+struct kt_table	*kt_ops_merge(char *const *, size_t, struct kt_error *);
 
 /* ------------------------------------------------------------------ */
 /*
@@ -1909,6 +2024,17 @@ struct kt_gaps_total {
 struct kt_table	*kt_gaps_table(const struct kt_model *,
 		    const struct kt_gaps_opts *, struct kt_table **,
 		    struct kt_gaps_total *);
+/*
+ * Merge kt-gaps TSV tables (one per rank; gap rows, --summary rows or
+ * --by cause rows) into the table of the merged trace: the rows of
+ * every rank ranked together by cost, the step and total rows after.
+ * The top (> 0) keeps that many gap and run rows: the global top N is
+ * within the union of the per-rank top N, so per-rank tables cut at N
+ * merge exactly into a top N.  A rank in two inputs is an error.
+ */
+struct kt_table	*kt_gaps_merge(char *const *, size_t, struct kt_error *);
+struct kt_table	*kt_gaps_merge_top(char *const *, size_t, int64_t,
+		    struct kt_error *);
 
 /* ------------------------------------------------------------------ */
 /*
@@ -1933,8 +2059,9 @@ struct kt_overlap;
  * One row per step number across ranks: the longest wall and its gap to
  * the median, and, from the collectives ov joined across ranks (may be
  * NULL: "-"), the straggler, the rank whose summed lateness at the
- * step's collectives (its start minus the first rank's) is largest, and
- * the ranks that waited for it (their start before the last rank's).
+ * step's collectives (its start minus the first rank's) is largest, the
+ * ranks that waited for it (their start before the last rank's), and the
+ * rank with the most compute before those collectives.
  */
 struct kt_table	*kt_decompose_ranks(const struct kt_decompose *,
 		    const struct kt_overlap *);
@@ -1958,12 +2085,66 @@ void		 kt_overlap_free(struct kt_overlap *);
 size_t		 kt_overlap_count(const struct kt_overlap *);
 int64_t		 kt_overlap_join(const struct kt_overlap *, size_t,
 		    uint32_t *);
+/* Kernel i's compute_before_ns (kt-overlap(1)), or -1. */
+int64_t		 kt_overlap_before(const struct kt_overlap *, size_t);
 /* The kernels, most exposed first; top > 0 keeps that many rows. */
 struct kt_table	*kt_overlap_table(const struct kt_overlap *, size_t);
 /* One row per device; exposed under threshold % of the span: no finding. */
 struct kt_table	*kt_overlap_summary(const struct kt_overlap *, int64_t);
 /* The threshold of kt-overlap without --threshold, and of kt views. */
 #define KT_OVERLAP_THRESHOLD	1
+
+/*
+ * The merges of per-rank tables (lib/model/ranks.c, decompose.c,
+ * overlap.c; kt-decompose and kt-overlap --merge, kt views --merge):
+ * from the TSV tables of several runs (files, "-" for stdin), one per
+ * rank, the table the merged trace of those ranks gives (kt-rank-tag),
+ * with the cross-rank figures computed again from the rows.  NULL with
+ * err set.  kt-decompose(1) and kt-overlap(1) say what cannot be exact.
+ */
+/* kt-decompose's default table, --series, and --ranks (from --series
+ * and kt-overlap tables, in any order). */
+struct kt_table	*kt_decompose_merge(char *const *, size_t, struct kt_error *);
+struct kt_table	*kt_decompose_series_merge(char *const *, size_t,
+		    struct kt_error *);
+struct kt_table	*kt_decompose_ranks_merge(char *const *, size_t,
+		    struct kt_error *);
+/* kt-overlap's table (top > 0 keeps that many rows), and --summary. */
+struct kt_table	*kt_overlap_merge(char *const *, size_t, struct kt_error *);
+struct kt_table	*kt_overlap_merge_top(char *const *, size_t, size_t,
+		    struct kt_error *);
+struct kt_table	*kt_overlap_summary_merge(char *const *, size_t,
+		    struct kt_error *);
+/*
+ * The joins of the kernels of kt-overlap tables (loaded, checked with
+ * kt_overlap_is_table; names: their files, for messages) across ranks:
+ * for each row, in the tables' order, its join's number (-1: none),
+ * rank, start, step (-1: none) and compute_before_ns (-1: none) in
+ * *out.  0, or -1 with err set.
+ */
+struct kt_join_row {
+	int64_t		 grp, rank, ts, step, before;
+};
+int		 kt_overlap_is_table(const struct kt_table *);
+int		 kt_overlap_tables_join(struct kt_table *const *, size_t,
+		    char *const *, struct kt_join_row **, size_t *,
+		    struct kt_error *);
+/* Whether t's header is cols (names, ":n" aside): 1 or 0. */
+int		 kt_ranks_header(const struct kt_table *, const char *const *,
+		    size_t);
+/* A whole decimal integer cell: 0; "-": 1; else -1. */
+int		 kt_ranks_int(const char *, int64_t *);
+/* The order of the model's devices, from rank and device cells. */
+int		 kt_ranks_cmp_device(const char *, const char *, const char *,
+		    const char *);
+/* Load the tables, each with the header cols ("not a WHAT table"). */
+struct kt_table	**kt_ranks_load(char *const *, size_t, const char *const *,
+		    size_t, const char *, struct kt_error *);
+void		 kt_ranks_free(struct kt_table **, size_t);
+/* Per-device rows: every input's, in (rank, device) order; the rows
+ * "no device activity" only when no input has another. */
+struct kt_table	*kt_ranks_concat(char *const *, size_t, const char *const *,
+		    size_t, const char *, struct kt_error *);
 
 /* ------------------------------------------------------------------ */
 /*

@@ -157,6 +157,31 @@ kt_cli_check_output(const char *out, char *const *in, int nin)
 	return 0;
 }
 
+char **
+kt_cli_merge_inputs(char **argv, int argc, const struct kt_cli_opts *co,
+    size_t *n)
+{
+	static char dash[] = "-";
+	static char *stdin_only[] = { dash, NULL };
+
+	kt_cli_inputs(argv, argc);
+	if (kt_cli_check_output(co->output, argv, argc) == -1)
+		return NULL;
+	*n = argc > 0 ? (size_t)argc : 1;
+	return argc > 0 ? argv : stdin_only;
+}
+
+int
+kt_cli_merge_write(struct kt_table *t, const struct kt_error *err,
+    const struct kt_cli_opts *co)
+{
+	if (t == NULL)
+		kt_cli_die(err);
+	kt_cli_write_table(t, co->output, co->form);
+	kt_table_free(t);
+	return 0;
+}
+
 int
 kt_cli_report_repairs(const char *name, const struct kt_repairs *r)
 {

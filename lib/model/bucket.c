@@ -589,387 +589,78 @@ fail:
 }
 
 /* ------------------------------------------------------------------ */
-/* Merging tables. */
+/* Merging tables (lib/model/merge.c does the work). */
 
-/* One row of a merged table. */
-struct mrow {
-	char	*key;		/* the key cells joined by tabs */
-	int64_t	 count, total, uni, max, bytes, bytes_ns;
-	char	*p50, *p90;	/* from the one input that had it */
-	int	 inputs;	/* how many inputs had the row */
-	int	 has_bytes;
-	int	 kind;		/* 0 group, 1 busy, 2 total */
-	size_t	 order;		/* first seen */
+static const struct kt_merge_col merge_cols[] = {
+	{ "row", KT_MERGE_KEY, 0, 1, NULL, NULL, 0, NULL, NULL },
+	{ "rank", KT_MERGE_KEY, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "device", KT_MERGE_KEY, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "bucket", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "name", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "stream", KT_MERGE_KEY, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "step", KT_MERGE_KEY, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "op", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "frame", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "count", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "total_ns", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "union_ns", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	/* A busy row's share is its union's, the others' their sum's. */
+	{ "share_pct", KT_MERGE_PCT, 1, 1, "total_ns", "union_ns", 0,
+	  "union_ns", "busy" },
+	{ "mean_ns", KT_MERGE_RATIO, 1, 1, "total_ns", "count", 0, NULL,
+	  NULL },
+	{ "p50_ns", KT_MERGE_PCTL, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "p90_ns", KT_MERGE_PCTL, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "max_ns", KT_MERGE_MAX, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "bytes", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "bytes_ns", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "gbps", KT_MERGE_RATIO, 1, 1, "bytes", "bytes_ns", 2, NULL, NULL }
 };
+#define NMERGECOLS	(sizeof(merge_cols) / sizeof(merge_cols[0]))
+#define MC_ROW		0
+#define MC_TOTAL	10
 
-/* *d += v, or -1 when the sum would not fit (never a wrap). */
+/* group rows, then busy rows, then the total row. */
 static int
-add_to(int64_t *d, int64_t v)
+merge_section(const struct kt_merge_row *r, const struct kt_merge_spec *sp)
 {
-	return __builtin_add_overflow(*d, v, d) ? -1 : 0;
+	(void)sp;
+	return strcmp(r->cell[MC_ROW], "busy") == 0 ? 1 :
+	    strcmp(r->cell[MC_ROW], "total") == 0 ? 2 : 0;
 }
 
-/* Parse a whole decimal integer cell; 0, or -1. */
+/* The numeric key cells in column order, the largest total, the keys. */
 static int
-cell_num(const char *s, int64_t *v)
+merge_cmp(const struct kt_merge_row *x, const struct kt_merge_row *y,
+    const struct kt_merge_spec *sp, const void *ctx)
 {
-	char *end;
-	long long x;
-
-	errno = 0;
-	x = strtoll(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno == ERANGE)
-		return -1;
-	*v = x;
-	return 0;
-}
-
-static int
-cmp_mrow_key(const void *a, const void *b)
-{
-	const struct mrow *x = a, *y = b;
-
-	return strcmp(x->key, y->key);
-}
-
-/* Numeric-aware comparison of key cells for the output order. */
-static int
-cmp_cells(const char *a, const char *b)
-{
-	int64_t x, y;
-
-	if (cell_num(a, &x) == 0 && cell_num(b, &y) == 0)
-		return cmp_i64(x, y);
-	return strcmp(a, b);
-}
-
-/* The merge's output order: its key columns after row, rank, device. */
-struct mctx {
-	size_t		 mkeys;
-	const int	*mnumeric;	/* per key column: numeric */
-};
-
-static int
-cmp_mrow_out(const void *a, const void *b, void *ctx)
-{
-	const struct mctx *mc = ctx;
-	size_t mkeys = mc->mkeys;
-	const int *mnumeric = mc->mnumeric;
-	const struct mrow *x = a, *y = b;
-	const char *px = x->key, *py = y->key;
-	char cx[512], cy[512];
+	int64_t a = 0, b = 0;
 	size_t i;
 	int c;
 
-	if (x->kind != y->kind)
-		return x->kind - y->kind;
-	/* The numeric key cells first, in column order. */
-	for (i = 0; i < mkeys; i++) {
-		size_t nx = strcspn(px, "\t"), ny = strcspn(py, "\t");
+	(void)ctx;
+	for (i = 1; i < x->nhdr; i++) {
+		const struct kt_merge_col *mc = &sp->cols[x->hdr[i]];
 
-		snprintf(cx, sizeof(cx), "%.*s", (int)nx, px);
-		snprintf(cy, sizeof(cy), "%.*s", (int)ny, py);
-		if (mnumeric[i] && (c = cmp_cells(cx, cy)) != 0)
+		if (mc->role == KT_MERGE_KEY && mc->num &&
+		    (c = kt_merge_cmp_cells(x->cell[x->hdr[i]],
+		    y->cell[x->hdr[i]])) != 0)
 			return c;
-		px += nx + (px[nx] == '\t');
-		py += ny + (py[ny] == '\t');
 	}
-	if ((c = cmp_i64(y->total, x->total)) != 0)
-		return c;
+	kt_merge_int(x->cell[MC_TOTAL], &a);
+	kt_merge_int(y->cell[MC_TOTAL], &b);
+	if (a != b)
+		return a > b ? -1 : 1;
 	return strcmp(x->key, y->key);
 }
+
+static const struct kt_merge_spec merge_spec = {
+	"kt-bucket", merge_cols, NMERGECOLS, "row", "row", "total", 0,
+	merge_section, merge_cmp, NULL, NULL, NULL
+};
 
 struct kt_table *
 kt_bucket_merge(char *const *paths, size_t npaths, struct kt_error *err)
 {
-	struct kt_table *t = NULL;
-	struct mrow *rows = NULL;
-	size_t nrows = 0, cap = 0, ncols = 0, i, c, icount = 0;
-	char **hdr = NULL, *line = NULL;
-	size_t lcap = 0;
-	int *numeric = NULL;
-	int64_t busy_all = 0;
-	struct mctx mc;
-
-	for (i = 0; i < npaths; i++) {
-		FILE *f;
-		ssize_t len;
-		long lineno = 0;
-		const char *name = strcmp(paths[i], "-") == 0 ? "<stdin>" :
-		    paths[i];
-
-		if (strcmp(paths[i], "-") == 0)
-			f = stdin;
-		else if ((f = fopen(paths[i], "r")) == NULL) {
-			kt_error_set(err, name, 0, 0, "%s", strerror(errno));
-			goto fail;
-		}
-		while ((len = getline(&line, &lcap, f)) != -1) {
-			char *cells[64], *p;
-			size_t nc = 0;
-			struct mrow *r;
-			int64_t v;
-
-			lineno++;
-			while (len > 0 && (line[len - 1] == '\n' ||
-			    line[len - 1] == '\r'))
-				line[--len] = '\0';
-			if (len == 0)
-				continue;
-			for (p = line; nc < 64; ) {
-				cells[nc++] = p;
-				if ((p = strchr(p, '\t')) == NULL)
-					break;
-				*p++ = '\0';
-			}
-			if (lineno == 1) {
-				/* The header: the same in every input. */
-				if (hdr == NULL) {
-					if (nc < 3 + NMEASURES ||
-					    strcmp(cells[0], "row") != 0 ||
-					    strcmp(cells[nc - NMEASURES],
-					    "count") != 0) {
-						kt_error_set(err, name, 1, 1,
-						    "not a kt-bucket table "
-						    "(TSV with its header)");
-						goto fail_f;
-					}
-					ncols = nc;
-					icount = nc - NMEASURES;
-					if ((hdr = calloc(nc, sizeof(*hdr))) ==
-					    NULL || (numeric = calloc(nc,
-					    sizeof(*numeric))) == NULL)
-						goto nomem_f;
-					for (c = 0; c < nc; c++) {
-						if ((hdr[c] = strdup(cells[c])) ==
-						    NULL)
-							goto nomem_f;
-						numeric[c] = strcmp(cells[c],
-						    "step") == 0 ||
-						    strcmp(cells[c], "stream") ==
-						    0 || strcmp(cells[c], "rank") ==
-						    0 || strcmp(cells[c],
-						    "device") == 0;
-					}
-					continue;
-				}
-				for (c = 0; c < nc && c < ncols; c++)
-					if (strcmp(hdr[c], cells[c]) != 0)
-						break;
-				if (nc != ncols || c != ncols) {
-					kt_error_set(err, name, 1, 1, "its "
-					    "columns differ from those of %s",
-					    paths[0]);
-					goto fail_f;
-				}
-				continue;
-			}
-			if (nc != ncols) {
-				kt_error_set(err, name, lineno, 1, "%zu cells, "
-				    "not %zu", nc, ncols);
-				goto fail_f;
-			}
-			if (nrows == cap) {
-				size_t ncap = cap ? cap * 2 : 64;
-				struct mrow *nr = realloc(rows,
-				    ncap * sizeof(*nr));
-
-				if (nr == NULL)
-					goto nomem_f;
-				rows = nr;
-				cap = ncap;
-			}
-			r = &rows[nrows];
-			memset(r, 0, sizeof(*r));
-			{
-				size_t kl = 0, o = 0;
-
-				for (c = 0; c < icount; c++)
-					kl += strlen(cells[c]) + 1;
-				if ((r->key = malloc(kl)) == NULL)
-					goto nomem_f;
-				for (c = 0; c < icount; c++) {
-					size_t cl = strlen(cells[c]);
-
-					memcpy(r->key + o, cells[c], cl);
-					o += cl;
-					r->key[o++] = c + 1 < icount ? '\t' :
-					    '\0';
-				}
-			}
-			nrows++;
-			r->kind = strcmp(cells[0], "busy") == 0 ? 1 :
-			    strcmp(cells[0], "total") == 0 ? 2 : 0;
-			r->inputs = 1;
-			r->order = nrows;
-			if (cell_num(cells[icount], &r->count) == -1 ||
-			    cell_num(cells[icount + 1], &r->total) == -1 ||
-			    cell_num(cells[icount + 2], &r->uni) == -1) {
-				kt_error_set(err, name, lineno, 1,
-				    "count, total_ns or union_ns is not an "
-				    "integer");
-				goto fail_f;
-			}
-			r->max = cell_num(cells[icount + 7], &v) == 0 ? v : -1;
-			if (cell_num(cells[icount + 8], &r->bytes) == 0 &&
-			    cell_num(cells[icount + 9], &r->bytes_ns) == 0)
-				r->has_bytes = 1;
-			if ((r->p50 = strdup(cells[icount + 5])) == NULL ||
-			    (r->p90 = strdup(cells[icount + 6])) == NULL)
-				goto nomem_f;
-			continue;
-nomem_f:
-			kt_error_set(err, name, 0, 0, "out of memory");
-fail_f:
-			if (f != stdin)
-				fclose(f);
-			goto fail;
-		}
-		if (ferror(f)) {
-			kt_error_set(err, name, 0, 0, "%s", strerror(errno));
-			if (f != stdin)
-				fclose(f);
-			goto fail;
-		}
-		if (f != stdin)
-			fclose(f);
-		if (lineno == 0) {
-			kt_error_set(err, name, 0, 0, "empty: not a kt-bucket "
-			    "table");
-			goto fail;
-		}
-	}
-	/* Sum rows with equal keys. */
-	kt_qsort(rows, nrows, sizeof(*rows), cmp_mrow_key);
-	{
-		size_t w = 0;
-
-		for (i = 0; i < nrows; i++) {
-			struct mrow *d;
-
-			if (w > 0 && strcmp(rows[w - 1].key, rows[i].key) == 0) {
-				d = &rows[w - 1];
-				if (add_to(&d->count, rows[i].count) == -1 ||
-				    add_to(&d->total, rows[i].total) == -1 ||
-				    add_to(&d->uni, rows[i].uni) == -1 ||
-				    (rows[i].has_bytes && (add_to(&d->bytes,
-				    rows[i].bytes) == -1 || add_to(&d->bytes_ns,
-				    rows[i].bytes_ns) == -1))) {
-					kt_error_set(err, paths[0], 0, 0,
-					    "merged totals out of range (past "
-					    "2^63)");
-					/* Keep each row once for the cleanup. */
-					while (i < nrows)
-						rows[w++] = rows[i++];
-					nrows = w;
-					goto fail;
-				}
-				if (rows[i].max > d->max)
-					d->max = rows[i].max;
-				if (rows[i].has_bytes)
-					d->has_bytes = 1;
-				d->inputs++;
-				free(rows[i].key);
-				free(rows[i].p50);
-				free(rows[i].p90);
-				continue;
-			}
-			rows[w++] = rows[i];
-		}
-		nrows = w;
-	}
-	for (i = 0; i < nrows; i++)
-		if (rows[i].kind == 2 && add_to(&busy_all, rows[i].uni) == -1) {
-			kt_error_set(err, paths[0], 0, 0, "merged totals out of "
-			    "range (past 2^63)");
-			goto fail;
-		}
-	/* No header (empty input): no key columns, and no array. */
-	mc.mkeys = icount > 0 ? icount - 1 : 0;
-	mc.mnumeric = numeric != NULL ? numeric + 1 : NULL;
-	kt_sort_r(rows, nrows, sizeof(*rows), cmp_mrow_out, &mc);
-	{
-		const char **cn;
-
-		if ((cn = calloc(ncols, sizeof(*cn))) == NULL)
-			goto nomem;
-		for (c = 0; c < ncols; c++) {
-			char *s;
-
-			if ((s = malloc(strlen(hdr[c]) + 3)) == NULL) {
-				while (c-- > 0)
-					free((char *)cn[c]);
-				free(cn);
-				goto nomem;
-			}
-			sprintf(s, "%s%s", hdr[c], numeric[c] || c >= icount ?
-			    ":n" : "");
-			cn[c] = s;
-		}
-		t = kt_table_new(cn, ncols);
-		for (c = 0; c < ncols; c++)
-			free((char *)cn[c]);
-		free(cn);
-		if (t == NULL)
-			goto nomem;
-	}
-	for (i = 0; i < nrows; i++) {
-		const struct mrow *r = &rows[i];
-		const char *p = r->key;
-		int rc = 0;
-
-		for (c = 0; c < icount; c++) {
-			size_t n = strcspn(p, "\t");
-
-			rc |= kt_table_cellf(t, "%.*s", (int)n, p);
-			p += n + (p[n] == '\t');
-		}
-		rc |= kt_table_int(t, r->count);
-		rc |= kt_table_int(t, r->total);
-		rc |= kt_table_int(t, r->uni);
-		rc |= kt_table_pct(t, r->kind == 1 ? r->uni : r->total,
-		    busy_all);
-		rc |= kt_table_ratio(t, r->total, r->count, 0);
-		/* Percentiles do not add up: kept only from a single input. */
-		if (r->inputs == 1 && r->kind == 0) {
-			rc |= kt_table_cell(t, r->p50);
-			rc |= kt_table_cell(t, r->p90);
-		} else {
-			rc |= kt_table_cell(t, "-");
-			rc |= kt_table_cell(t, "-");
-		}
-		rc |= r->max < 0 ? kt_table_cell(t, "-") :
-		    kt_table_int(t, r->max);
-		if (r->has_bytes) {
-			rc |= kt_table_int(t, r->bytes);
-			rc |= kt_table_int(t, r->bytes_ns);
-			rc |= kt_table_ratio(t, r->bytes, r->bytes_ns, 2);
-		} else {
-			rc |= kt_table_cell(t, "-");
-			rc |= kt_table_cell(t, "-");
-			rc |= kt_table_cell(t, "-");
-		}
-		if (rc)
-			goto nomem;
-	}
-	goto done;
-nomem:
-	kt_error_set(err, NULL, 0, 0, "out of memory");
-fail:
-	kt_table_free(t);
-	t = NULL;
-done:
-	for (i = 0; i < nrows; i++) {
-		free(rows[i].key);
-		free(rows[i].p50);
-		free(rows[i].p90);
-	}
-	free(rows);
-	if (hdr != NULL)
-		for (c = 0; c < ncols; c++)
-			free(hdr[c]);
-	free(hdr);
-	free(numeric);
-	free(line);
-	return t;
+	return kt_merge_tables(&merge_spec, paths, npaths, 0, err);
 }

@@ -340,15 +340,33 @@ sums_cells(struct kt_table *t, const struct sums *s, int *rc)
 	"comm_exposed_ns:n", "comm_hidden_ns:n", "transfer_ns:n", \
 	"busy_pct:n", "comm_exposed_pct:n"
 
+/* The columns of the table, of --series and of --ranks. */
+static const char *const tcols[] = {
+	"rank:n", "device", "phase", "steps:n", COMMON_COLS,
+	"step_mean_ns:n", "step_min_ns:n", "step_max_ns:n",
+	"step_spread:n", "slowest_step"
+};
+#define NTCOLS	(sizeof(tcols) / sizeof(tcols[0]))
+static const char *const scols[] = {
+	"rank:n", "device", "phase", "step", "start_ns:n", "end_ns:n",
+	COMMON_COLS, "activities:n"
+};
+#define NSCOLS	(sizeof(scols) / sizeof(scols[0]))
+static const char *const rcols[] = {
+	"step:n", "ranks:n", "longest_wall_rank:n",
+	"longest_wall_ns:n", "median_wall_ns:n", "shortest_wall_ns:n",
+	"wall_gap_ns:n", "collectives:n", "straggler_rank:n",
+	"straggler_late_ns:n", "waiting_ranks:n",
+	"longest_wait_rank:n", "longest_wait_ns:n",
+	"longest_compute_rank:n", "longest_compute_ns:n"
+};
+#define NRCOLS	(sizeof(rcols) / sizeof(rcols[0]))
+
 struct kt_table *
 kt_decompose_table(const struct kt_decompose *dc)
 {
-	static const char *const cols[] = {
-		"rank:n", "device", "phase", "steps:n", COMMON_COLS,
-		"step_mean_ns:n", "step_min_ns:n", "step_max_ns:n",
-		"step_spread:n", "slowest_step"
-	};
-	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
+	const char *const *cols = tcols;
+	const size_t ncols = NTCOLS;
 	struct kt_table *t;
 	size_t i, j, k;
 	int rc = 0, p;
@@ -414,15 +432,11 @@ kt_decompose_table(const struct kt_decompose *dc)
 struct kt_table *
 kt_decompose_series(const struct kt_decompose *dc)
 {
-	static const char *const cols[] = {
-		"rank:n", "device", "phase", "step", "start_ns:n", "end_ns:n",
-		COMMON_COLS, "activities:n"
-	};
 	struct kt_table *t;
 	size_t i;
 	int rc = 0;
 
-	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+	if ((t = kt_table_new(scols, NSCOLS)) == NULL)
 		return NULL;
 	for (i = 0; i < dc->nw && rc == 0; i++) {
 		const struct kt_dwin *w = &dc->w[i];
@@ -453,6 +467,7 @@ kt_decompose_series(const struct kt_decompose *dc)
 struct srw {
 	int64_t	 step, rank, wall;
 	int64_t	 late, wait;	/* summed over the step's joined collectives */
+	int64_t	 comp;		/* their compute_before_ns, summed */
 	int64_t	 ncoll;
 };
 
@@ -481,6 +496,7 @@ cmp_step_rank(const void *a, const void *b)
 /* A joined collective's kernel: (join, rank, start, step number). */
 struct jrow {
 	int64_t	 grp, rank, ts, step;
+	int64_t	 before;	/* compute_before_ns, or -1 */
 };
 
 static int
@@ -496,33 +512,16 @@ cmp_jrow(const void *a, const void *b)
 }
 
 /*
- * Add each join of ov to the (step, rank) entries of v (sorted by step
- * and rank): lateness = the rank's first start minus the earliest
- * rank's, wait = the last rank's start minus the rank's.  The step of a
- * join is that of its earliest kernel.  0 or -1 (memory).
+ * Add each join of j (nj of them, sorted here) to the (step, rank)
+ * entries of v (sorted by step and rank): lateness = the rank's first
+ * start minus the earliest rank's, wait = the last rank's start minus
+ * the rank's.  The step of a join is that of its earliest kernel.
  */
-static int
-add_joins(const struct kt_model *m, const struct kt_overlap *ov,
-    struct srw *v, size_t n)
+static void
+add_jrows(struct jrow *j, size_t nj, struct srw *v, size_t n)
 {
-	struct jrow *j;
-	size_t i, k, q, nj = 0, nr = kt_overlap_count(ov);
+	size_t i, k, q;
 
-	if ((j = calloc(nr + 1, sizeof(*j))) == NULL)
-		return -1;
-	for (i = 0; i < nr; i++) {
-		uint32_t act;
-		int64_t g = kt_overlap_join(ov, i, &act);
-		const struct kt_act *a = &m->act[act];
-
-		if (g < 0)
-			continue;
-		j[nj].grp = g;
-		j[nj].rank = m->devices[a->dev].rank;
-		j[nj].ts = a->ts;
-		j[nj++].step = a->step != KT_NO ? m->steps[a->step].number :
-		    -1;
-	}
 	qsort(j, nj, sizeof(*j), cmp_jrow);
 	for (i = 0; i < nj; i = k) {
 		int64_t lo = INT64_MAX, hi = INT64_MIN, step = -1;
@@ -551,34 +550,53 @@ add_joins(const struct kt_model *m, const struct kt_overlap *ov,
 				continue;
 			e->late += j[q].ts - lo;
 			e->wait += hi - j[q].ts;
+			if (j[q].before > 0)
+				e->comp += j[q].before;
 			e->ncoll++;
 		}
 	}
+}
+
+/* Add each join of ov to v, as add_jrows.  0 or -1 (memory). */
+static int
+add_joins(const struct kt_model *m, const struct kt_overlap *ov,
+    struct srw *v, size_t n)
+{
+	struct jrow *j;
+	size_t i, nj = 0, nr = kt_overlap_count(ov);
+
+	if ((j = calloc(nr + 1, sizeof(*j))) == NULL)
+		return -1;
+	for (i = 0; i < nr; i++) {
+		uint32_t act;
+		int64_t g = kt_overlap_join(ov, i, &act);
+		const struct kt_act *a = &m->act[act];
+
+		if (g < 0)
+			continue;
+		j[nj].grp = g;
+		j[nj].rank = m->devices[a->dev].rank;
+		j[nj].ts = a->ts;
+		j[nj].before = kt_overlap_before(ov, i);
+		j[nj++].step = a->step != KT_NO ? m->steps[a->step].number :
+		    -1;
+	}
+	add_jrows(j, nj, v, n);
 	free(j);
 	return 0;
 }
 
+static struct kt_table *ranks_table(struct srw *, size_t, int);
+
 struct kt_table *
 kt_decompose_ranks(const struct kt_decompose *dc, const struct kt_overlap *ov)
 {
-	static const char *const cols[] = {
-		"step:n", "ranks:n", "longest_wall_rank:n",
-		"longest_wall_ns:n", "median_wall_ns:n", "shortest_wall_ns:n",
-		"wall_gap_ns:n", "collectives:n", "straggler_rank:n",
-		"straggler_late_ns:n", "waiting_ranks:n",
-		"longest_wait_rank:n", "longest_wait_ns:n"
-	};
 	struct kt_table *t;
 	struct srw *v;
-	size_t i, j, k, n = 0;
-	int rc = 0;
+	size_t i, j, n = 0;
 
-	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+	if ((v = calloc(dc->nw + 1, sizeof(*v))) == NULL)
 		return NULL;
-	if ((v = calloc(dc->nw + 1, sizeof(*v))) == NULL) {
-		kt_table_free(t);
-		return NULL;
-	}
 	/* One wall per (rank, step): a rank's first device. */
 	for (i = 0; i < dc->nw; i++) {
 		const struct kt_dwin *w = &dc->w[i];
@@ -597,12 +615,26 @@ kt_decompose_ranks(const struct kt_decompose *dc, const struct kt_overlap *ov)
 	qsort(v, n, sizeof(*v), cmp_step_rank);
 	if (ov != NULL && add_joins(dc->m, ov, v, n) == -1) {
 		free(v);
-		kt_table_free(t);
 		return NULL;
 	}
+	t = ranks_table(v, n, ov != NULL);
+	free(v);
+	return t;
+}
+
+/* The --ranks table of the (step, rank) walls and joins of v. */
+static struct kt_table *
+ranks_table(struct srw *v, size_t n, int joined)
+{
+	struct kt_table *t;
+	size_t i, j, k;
+	int rc = 0;
+
+	if ((t = kt_table_new(rcols, NRCOLS)) == NULL)
+		return NULL;
 	qsort(v, n, sizeof(*v), cmp_srw);
 	for (i = 0; i < n && rc == 0; i = j) {
-		size_t c, sl = 0, wt = 0;
+		size_t c, sl = 0, wt = 0, lc = 0;
 		int64_t nc = 0, nwait = 0;
 
 		for (j = i; j < n && v[j].step == v[i].step; j++)
@@ -628,27 +660,187 @@ kt_decompose_ranks(const struct kt_decompose *dc, const struct kt_overlap *ov)
 			    (v[k].wait == v[wt - 1].wait &&
 			    v[k].rank < v[wt - 1].rank))
 				wt = k + 1;
+			if (lc == 0 || v[k].comp > v[lc - 1].comp ||
+			    (v[k].comp == v[lc - 1].comp &&
+			    v[k].rank < v[lc - 1].rank))
+				lc = k + 1;
 		}
 		for (k = i; k < j; k++)
 			if (k + 1 != sl && v[k].wait > 0)
 				nwait++;
-		rc |= ov != NULL ? kt_table_int(t, nc) :
-		    kt_table_cell(t, "-");
+		rc |= joined ? kt_table_int(t, nc) : kt_table_cell(t, "-");
 		if (nc == 0 || v[sl - 1].late == 0) {
 			for (k = 0; k < 5; k++)
 				rc |= kt_table_cell(t, "-");
-			continue;
+		} else {
+			rc |= kt_table_int(t, v[sl - 1].rank);
+			rc |= kt_table_int(t, v[sl - 1].late);
+			rc |= kt_table_int(t, nwait);
+			rc |= kt_table_int(t, v[wt - 1].rank);
+			rc |= kt_table_int(t, v[wt - 1].wait);
 		}
-		rc |= kt_table_int(t, v[sl - 1].rank);
-		rc |= kt_table_int(t, v[sl - 1].late);
-		rc |= kt_table_int(t, nwait);
-		rc |= kt_table_int(t, v[wt - 1].rank);
-		rc |= kt_table_int(t, v[wt - 1].wait);
+		if (nc == 0) {
+			rc |= kt_table_cell(t, "-");
+			rc |= kt_table_cell(t, "-");
+		} else {
+			rc |= kt_table_int(t, v[lc - 1].rank);
+			rc |= kt_table_int(t, v[lc - 1].comp);
+		}
 	}
-	free(v);
 	if (rc != 0) {
 		kt_table_free(t);
 		return NULL;
 	}
+	return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* The merges of per-rank tables. */
+
+struct kt_table *
+kt_decompose_merge(char *const *paths, size_t npaths, struct kt_error *err)
+{
+	return kt_ranks_concat(paths, npaths, tcols, NTCOLS, "kt-decompose",
+	    err);
+}
+
+struct kt_table *
+kt_decompose_series_merge(char *const *paths, size_t npaths,
+    struct kt_error *err)
+{
+	return kt_ranks_concat(paths, npaths, scols, NSCOLS,
+	    "kt-decompose --series", err);
+}
+
+/* A step row of a series table: its (step, rank), device, place. */
+struct sref {
+	struct srw	 w;
+	const char	*rank, *dev;
+	size_t		 pos;
+};
+
+static int
+cmp_sref(const void *a, const void *b)
+{
+	const struct sref *x = a, *y = b;
+	int c;
+
+	if (x->w.step != y->w.step)
+		return x->w.step < y->w.step ? -1 : 1;
+	if ((c = kt_ranks_cmp_device(x->rank, x->dev, y->rank, y->dev)) != 0)
+		return c;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+struct kt_table *
+kt_decompose_ranks_merge(char *const *paths, size_t npaths,
+    struct kt_error *err)
+{
+	struct kt_table **in, **ovt = NULL, *t = NULL;
+	struct kt_join_row *jr = NULL;
+	struct jrow *j = NULL;
+	struct sref *s = NULL;
+	struct srw *v = NULL;
+	char **ovn = NULL;
+	size_t i, k, n = 0, nv = 0, nov = 0, nj = 0, tot = 0;
+
+	if ((in = calloc(npaths + 1, sizeof(*in))) == NULL ||
+	    (ovt = calloc(npaths + 1, sizeof(*ovt))) == NULL ||
+	    (ovn = calloc(npaths + 1, sizeof(*ovn))) == NULL)
+		goto nomem;
+	for (i = 0; i < npaths; i++) {
+		const char *name = strcmp(paths[i], "-") == 0 ? "<stdin>" :
+		    paths[i];
+
+		if ((in[i] = kt_table_load(paths[i], err)) == NULL)
+			goto fail;
+		if (kt_overlap_is_table(in[i])) {
+			ovn[nov] = paths[i];
+			ovt[nov++] = in[i];
+			continue;
+		}
+		if (!kt_ranks_header(in[i], scols, NSCOLS)) {
+			kt_error_set(err, name, 1, 1, "not a kt-decompose "
+			    "--series or kt-overlap table (TSV with its "
+			    "header)");
+			goto fail;
+		}
+		tot += kt_table_rows(in[i]);
+	}
+	if ((s = calloc(tot + 1, sizeof(*s))) == NULL ||
+	    (v = calloc(tot + 1, sizeof(*v))) == NULL)
+		goto nomem;
+	/* The steady step windows: one wall per (rank, step). */
+	for (i = 0; i < npaths; i++) {
+		if (kt_overlap_is_table(in[i]))
+			continue;
+		for (k = 0; k < kt_table_rows(in[i]); k++) {
+			struct sref *e = &s[n];
+			int64_t st, wall, rk;
+			int kr;
+
+			if (strcmp(kt_table_get(in[i], k, 2), "step") != 0 ||
+			    kt_ranks_int(kt_table_get(in[i], k, 3), &st) != 0 ||
+			    st < 0)
+				continue;
+			if ((kr = kt_ranks_int(kt_table_get(in[i], k, 0), &rk))
+			    == -1 || kt_ranks_int(kt_table_get(in[i], k, 6),
+			    &wall) != 0) {
+				kt_error_set(err, strcmp(paths[i], "-") == 0 ?
+				    "<stdin>" : paths[i], (long)k + 2, 1,
+				    "rank or wall_ns is not a whole number");
+				goto fail;
+			}
+			memset(e, 0, sizeof(*e));
+			e->w.step = st;
+			e->w.rank = kr == 1 ? -1 : rk;
+			e->w.wall = wall;
+			e->rank = kt_table_get(in[i], k, 0);
+			e->dev = kt_table_get(in[i], k, 1);
+			e->pos = n++;
+		}
+	}
+	kt_qsort(s, n, sizeof(*s), cmp_sref);
+	for (i = 0; i < n; i++)
+		if (nv == 0 || v[nv - 1].step != s[i].w.step ||
+		    v[nv - 1].rank != s[i].w.rank)
+			v[nv++] = s[i].w;
+	qsort(v, nv, sizeof(*v), cmp_step_rank);
+	if (nov > 0) {
+		size_t nr;
+
+		if (kt_overlap_tables_join(ovt, nov, ovn, &jr, &nr, err) == -1)
+			goto fail;
+		if ((j = calloc(nr + 1, sizeof(*j))) == NULL)
+			goto nomem;
+		for (i = 0; i < nr; i++)
+			if (jr[i].grp >= 0) {
+				j[nj].grp = jr[i].grp;
+				j[nj].rank = jr[i].rank;
+				j[nj].ts = jr[i].ts;
+				j[nj].before = jr[i].before;
+				j[nj++].step = jr[i].step;
+			}
+		add_jrows(j, nj, v, nv);
+	}
+	if ((t = ranks_table(v, nv, nov > 0)) == NULL)
+		goto nomem;
+	goto done;
+nomem:
+	kt_error_set(err, "", 0, 0, "out of memory");
+fail:
+	kt_table_free(t);
+	t = NULL;
+done:
+	if (in != NULL)
+		for (i = 0; i < npaths; i++)
+			kt_table_free(in[i]);
+	free(in);
+	free(ovt);
+	free(ovn);
+	free(jr);
+	free(j);
+	free(s);
+	free(v);
 	return t;
 }

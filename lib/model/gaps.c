@@ -704,3 +704,110 @@ fail:
 	kt_table_free(st);
 	return NULL;
 }
+
+/* ------------------------------------------------------------------ */
+/*
+ * Merging per-rank tables (lib/model/merge.c), gap rows or --by cause
+ * rows: each row is one rank's (its key leads with rank and device), so
+ * rows pass through; a rank in two inputs is an error.  The order is the
+ * table's (cost, device, start), the step and total rows after, in
+ * (rank, device) order.  lost_pct (by cause) is computed again over the
+ * merged cost: exact when the per-rank tables are whole (no --top).
+ */
+static const struct kt_merge_col merge_cols[] = {
+	{ "rank", KT_MERGE_KEY, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "device", KT_MERGE_KEY, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "step", KT_MERGE_KEY, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "kind", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "start_ns", KT_MERGE_KEY, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "offset_ns", KT_MERGE_FIRST, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "dur_ns", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "busy_ns", KT_MERGE_FIRST, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "cost_ns", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "share_pct", KT_MERGE_FIRST, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "kernels", KT_MERGE_FIRST, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "before", KT_MERGE_FIRST, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "after", KT_MERGE_FIRST, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "cpu", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "cpu_longest", KT_MERGE_FIRST, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "python", KT_MERGE_FIRST, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "frame", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "after_op", KT_MERGE_FIRST, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "gaps", KT_MERGE_FIRST, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "runs", KT_MERGE_FIRST, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "lost_pct", KT_MERGE_PCT, 1, 0, "cost_ns", "cost_ns", 0, NULL,
+	  NULL },
+	{ "max_cost_ns", KT_MERGE_FIRST, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "max_start_ns", KT_MERGE_FIRST, 1, 0, NULL, NULL, 0, NULL, NULL }
+};
+#define NMERGECOLS	(sizeof(merge_cols) / sizeof(merge_cols[0]))
+#define MC_RANK		0
+#define MC_DEVICE	1
+#define MC_KIND		3
+#define MC_START	4
+#define MC_COST		8
+#define MC_MAX_START	22
+
+/* Gap and run rows (and cause rows) first, then step and total rows. */
+static int
+merge_section(const struct kt_merge_row *r, const struct kt_merge_spec *sp)
+{
+	const char *k = r->cell[MC_KIND];
+
+	(void)sp;
+	return k != NULL && strcmp(k, "gap") != 0 &&
+	    strcmp(k, "tiny-run") != 0;
+}
+
+static int
+cmp_num(const char *a, const char *b)
+{
+	int64_t x = 0, y = 0;
+
+	if (a == NULL || b == NULL)
+		return 0;
+	if (kt_merge_int(a, &x) == -1 || kt_merge_int(b, &y) == -1)
+		return kt_merge_cmp_cells(a, b);
+	return x < y ? -1 : x > y;
+}
+
+static int
+merge_cmp(const struct kt_merge_row *x, const struct kt_merge_row *y,
+    const struct kt_merge_spec *sp, const void *ctx)
+{
+	int c;
+
+	(void)ctx;
+	if (merge_section(x, sp) == 0 &&
+	    (c = cmp_num(y->cell[MC_COST], x->cell[MC_COST])) != 0)
+		return c;
+	if ((c = cmp_num(x->cell[MC_RANK], y->cell[MC_RANK])) != 0 ||
+	    (c = cmp_num(x->cell[MC_DEVICE], y->cell[MC_DEVICE])) != 0)
+		return c;
+	if (merge_section(x, sp) != 0)
+		return 0;		/* the table's own order */
+	if ((c = cmp_num(x->cell[MC_START], y->cell[MC_START])) != 0 ||
+	    (c = cmp_num(x->cell[MC_MAX_START], y->cell[MC_MAX_START])) != 0)
+		return c;
+	if (x->cell[MC_KIND] != NULL && y->cell[MC_KIND] != NULL)
+		return strcmp(x->cell[MC_KIND], y->cell[MC_KIND]);
+	return 0;
+}
+
+static const struct kt_merge_spec merge_spec = {
+	"kt-gaps", merge_cols, NMERGECOLS, "rank", NULL, NULL, 1,
+	merge_section, merge_cmp, NULL, NULL, NULL
+};
+
+struct kt_table *
+kt_gaps_merge_top(char *const *paths, size_t npaths, int64_t top,
+    struct kt_error *err)
+{
+	return kt_merge_tables(&merge_spec, paths, npaths, top, err);
+}
+
+struct kt_table *
+kt_gaps_merge(char *const *paths, size_t npaths, struct kt_error *err)
+{
+	return kt_gaps_merge_top(paths, npaths, 0, err);
+}

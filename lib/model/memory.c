@@ -879,3 +879,53 @@ kt_memory_svg(const struct kt_memory *m, size_t points, const char *title,
 	rc |= kt_buf_adds(b, "</svg>\n");
 	return rc ? -1 : 0;
 }
+
+/* ------------------------------------------------------------------ */
+/*
+ * Merging per-rank kt-memory tables (lib/model/merge.c): a row is one
+ * device of one rank, and a device's peaks need its whole series, so a
+ * (rank, device) in two inputs is an error and rows pass through, in
+ * rank order (an input's own order within a rank).  The "no memory
+ * events" row stays only when no input has a device.
+ */
+static const struct kt_merge_col merge_cols[] = {
+	{ "rank", KT_MERGE_KEY, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "device", KT_MERGE_KEY, 0, 1, NULL, NULL, 0, NULL, NULL },
+	{ "events", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "allocated_from", KT_MERGE_FIRST, 0, 1, NULL, NULL, 0, NULL, NULL },
+	{ "peak_allocated", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "peak_allocated_ns", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL,
+	  NULL },
+	{ "peak_allocated_step", KT_MERGE_FIRST, 0, 1, NULL, NULL, 0, NULL,
+	  NULL },
+	{ "peak_reserved", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "peak_reserved_ns", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL,
+	  NULL },
+	{ "peak_reserved_step", KT_MERGE_FIRST, 0, 1, NULL, NULL, 0, NULL,
+	  NULL },
+	{ "final_allocated", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "capacity", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "capacity_from", KT_MERGE_FIRST, 0, 1, NULL, NULL, 0, NULL, NULL },
+	{ "headroom", KT_MERGE_FIRST, 1, 1, NULL, NULL, 0, NULL, NULL }
+};
+#define NMERGECOLS	(sizeof(merge_cols) / sizeof(merge_cols[0]))
+
+static int
+merge_cmp(const struct kt_merge_row *x, const struct kt_merge_row *y,
+    const struct kt_merge_spec *sp, const void *ctx)
+{
+	(void)sp;
+	(void)ctx;
+	return kt_merge_cmp_cells(x->cell[0], y->cell[0]);
+}
+
+static const struct kt_merge_spec merge_spec = {
+	"kt-memory", merge_cols, NMERGECOLS, "rank", NULL, NULL, 1,
+	NULL, merge_cmp, NULL, "device", "no memory events"
+};
+
+struct kt_table *
+kt_memory_merge(char *const *paths, size_t npaths, struct kt_error *err)
+{
+	return kt_merge_tables(&merge_spec, paths, npaths, 0, err);
+}

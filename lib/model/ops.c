@@ -70,6 +70,7 @@ struct ops {
 	unsigned		 kinds;		/* bit (1 << kind) per row kind */
 	enum col		 sort;
 	int64_t			 limit;		/* -1: all */
+	int			 totals;	/* the total row */
 	int			 nomem;		/* sticky: out of memory */
 	int			 range;		/* sticky: a sum out of range */
 	struct kt_intern	*frames;	/* frame texts, NUL-terminated */
@@ -406,6 +407,62 @@ shown(const struct ops *o, enum col c)
 	    (c != C_FRAME || (o->by & BY_FRAME));
 }
 
+/*
+ * The total row (--totals): every call of the op tree, the self CPU
+ * time of every span and the time of every GPU activity, the wholes of
+ * the shares, so that a merge of per-rank tables computes them again.
+ */
+static int
+total_row(const struct ops *o, struct kt_table *t)
+{
+	int rc = 0, c;
+
+	for (c = 0; c < C_NCOLS; c++) {
+		if (!shown(o, (enum col)c))
+			continue;
+		switch (c) {
+		case C_KIND:
+			rc |= kt_table_cell(t, "total");
+			break;
+		case C_CALLS:
+			rc |= kt_table_int(t, (int64_t)o->tot.calls);
+			break;
+		case C_CPU_TOTAL:
+		case C_CPU_SELF:
+			rc |= kt_table_int(t, o->cpu_sum);
+			break;
+		case C_CPU_AVG:
+			rc |= kt_table_ratio(t, o->cpu_sum,
+			    (int64_t)o->tot.calls, 0);
+			break;
+		case C_CPU_SELF_PCT:
+		case C_CPU_TOTAL_PCT:
+			rc |= kt_table_pct(t, o->cpu_sum, o->cpu_sum);
+			break;
+		case C_GPU_SELF:
+		case C_GPU_TOTAL:
+			rc |= kt_table_int(t, o->gpu_sum);
+			break;
+		case C_GPU_AVG:
+			rc |= kt_table_ratio(t, o->gpu_sum,
+			    (int64_t)o->tot.calls, 0);
+			break;
+		case C_GPU_SELF_PCT:
+		case C_GPU_TOTAL_PCT:
+			rc |= kt_table_pct(t, o->gpu_sum, o->gpu_sum);
+			break;
+		case C_LAUNCHES:
+		case C_LONGEST:
+		case C_LONGEST_ROW:
+			rc |= kt_table_cell(t, "-");
+			break;
+		default:	/* name, rank, shapes, frame */
+			rc |= kt_table_cell(t, "*");
+		}
+	}
+	return rc ? -1 : 0;
+}
+
 static struct kt_table *
 table(struct ops *o)
 {
@@ -469,6 +526,10 @@ table(struct ops *o)
 			return NULL;
 		}
 	}
+	if (o->totals && total_row(o, t) == -1) {
+		kt_table_free(t);
+		return NULL;
+	}
 	return t;
 }
 
@@ -505,6 +566,7 @@ kt_ops_table(const struct kt_model *m, const struct kt_ops_opts *opts,
 	o.by = opts->by;
 	o.kinds = opts->kinds ? opts->kinds : TREE;
 	o.limit = opts->limit;
+	o.totals = opts->totals;
 	o.sort = C_GPU_TOTAL;
 	if (opts->sort != NULL) {
 		if ((c = kt_ops_column(opts->sort, o.by)) < 0) {
@@ -542,3 +604,91 @@ kt_ops_table(const struct kt_model *m, const struct kt_ops_opts *opts,
 	return t;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Merging per-rank tables (lib/model/merge.c). */
+
+static const struct kt_merge_col merge_cols[] = {
+	{ "kind", KT_MERGE_KEY, 0, 1, NULL, NULL, 0, NULL, NULL },
+	{ "name", KT_MERGE_KEY, 0, 1, NULL, NULL, 0, NULL, NULL },
+	{ "rank", KT_MERGE_KEY, 1, 0, NULL, NULL, 0, NULL, NULL },
+	{ "shapes", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "frame", KT_MERGE_KEY, 0, 0, NULL, NULL, 0, NULL, NULL },
+	{ "calls", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "cpu_total_ns", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "cpu_self_ns", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "cpu_avg_ns", KT_MERGE_RATIO, 1, 1, "cpu_total_ns", "calls", 0,
+	  NULL, NULL },
+	{ "cpu_self_pct", KT_MERGE_PCT, 1, 1, "cpu_self_ns", "cpu_self_ns", 0,
+	  NULL, NULL },
+	{ "cpu_total_pct", KT_MERGE_PCT, 1, 1, "cpu_total_ns", "cpu_self_ns",
+	  0, NULL, NULL },
+	{ "gpu_self_ns", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "gpu_total_ns", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "gpu_avg_ns", KT_MERGE_RATIO, 1, 1, "gpu_total_ns", "calls", 0,
+	  NULL, NULL },
+	{ "gpu_self_pct", KT_MERGE_PCT, 1, 1, "gpu_self_ns", "gpu_self_ns", 0,
+	  NULL, NULL },
+	{ "gpu_total_pct", KT_MERGE_PCT, 1, 1, "gpu_total_ns", "gpu_self_ns",
+	  0, NULL, NULL },
+	{ "launches", KT_MERGE_SUM, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "longest_ns", KT_MERGE_MAX, 1, 1, NULL, NULL, 0, NULL, NULL },
+	{ "longest_row", KT_MERGE_ROWID, 0, 1, "longest_ns", NULL, 0, NULL,
+	  NULL }
+};
+#define NMERGECOLS	(sizeof(merge_cols) / sizeof(merge_cols[0]))
+
+/* The ops, then the total row. */
+static int
+merge_section(const struct kt_merge_row *r, const struct kt_merge_spec *sp)
+{
+	(void)sp;
+	return strcmp(r->cell[C_KIND], "total") == 0;
+}
+
+static int
+merge_num(const struct kt_merge_row *x, const struct kt_merge_row *y,
+    enum col c)
+{
+	int64_t a = 0, b = 0;
+
+	kt_merge_int(x->cell[c], &a);
+	kt_merge_int(y->cell[c], &b);
+	return a > b ? -1 : a < b;
+}
+
+/* kt_ops_table's default order: gpu_total_ns, then the ties' order. */
+static int
+merge_cmp(const struct kt_merge_row *x, const struct kt_merge_row *y,
+    const struct kt_merge_spec *sp, const void *ctx)
+{
+	static const enum col text_cols[] = { C_NAME, C_KIND, C_SHAPES,
+	    C_FRAME };
+	size_t i;
+	int r;
+
+	(void)sp;
+	(void)ctx;
+	if ((r = merge_num(x, y, C_GPU_TOTAL)) != 0 ||
+	    (r = merge_num(x, y, C_CPU_TOTAL)) != 0)
+		return r;
+	for (i = 0; i < sizeof(text_cols) / sizeof(text_cols[0]); i++)
+		if (x->cell[text_cols[i]] != NULL &&
+		    (r = cmp_text(x->cell[text_cols[i]],
+		    y->cell[text_cols[i]])) != 0)
+			return r;
+	if (x->cell[C_RANK] != NULL)
+		return kt_merge_cmp_cells(x->cell[C_RANK], y->cell[C_RANK]);
+	return 0;
+}
+
+static const struct kt_merge_spec merge_spec = {
+	"kt-ops", merge_cols, NMERGECOLS, "kind", "kind", "total", 0,
+	merge_section, merge_cmp, NULL, NULL, NULL
+};
+
+struct kt_table *
+kt_ops_merge(char *const *paths, size_t npaths, struct kt_error *err)
+{
+	return kt_merge_tables(&merge_spec, paths, npaths, 0, err);
+}

@@ -32,10 +32,39 @@ struct crow {
 	int64_t		 nranks;
 	int		 by;		/* the key that joined: J_* */
 	int64_t		 grp;		/* the join's number, or -1 */
+	int64_t		 wait;		/* the join's last start - ts, or -1 */
+	int64_t		 lcrank;	/* the join's longest compute_before */
+	int64_t		 call;		/* n-th call (order key), or -1 */
+	int64_t		 before;	/* compute since the last comm, or -1 */
 };
 
 enum { J_NONE, J_SEQ, J_COMMS_ID, J_ORDER };
 static const char *const jname[] = { "-", "seq", "comms_id", "order" };
+
+/* The columns of the table and of the summary (kt-overlap(1)). */
+static const char *const cols[] = {
+	"rank:n", "device", "stream:n", "start_ns:n", "dur_ns:n",
+	"exposed_ns:n", "hidden_ns:n", "exposed_pct:n", "verdict",
+	"collective", "seq:n", "comms_id:n", "group_size:n", "dtype",
+	"bytes:n", "algbw_gbps:n", "busbw_gbps:n", "ranks:n",
+	"skew_ns:n", "last_rank:n", "joined_by", "wait_ns:n",
+	"longest_compute_rank:n", "step:n", "process_group", "call:n",
+	"compute_before_ns:n", "name"
+};
+#define NCOLS	(sizeof(cols) / sizeof(cols[0]))
+/* The columns a merge reads or writes again. */
+enum { OC_RANK, OC_DEVICE, OC_STREAM, OC_START, OC_DUR, OC_EXPOSED,
+	OC_COLL = 9, OC_SEQ, OC_COMMS_ID, OC_RANKS = 17, OC_SKEW, OC_LAST,
+	OC_JOINED, OC_WAIT, OC_LCRANK, OC_STEP, OC_PG, OC_CALL, OC_BEFORE,
+	OC_NAME };
+static const char *const scols[] = {
+	"rank:n", "device", "comm_kernels:n", "comm_kernel_ns:n",
+	"comm_ns:n", "comm_exposed_ns:n", "comm_hidden_ns:n",
+	"hidden_pct:n", "busy_ns:n", "span_ns:n", "compute_ns:n",
+	"comm_pct_of_busy:n",
+	"exposed_pct_of_span:n", "verdict"
+};
+#define NSCOLS	(sizeof(scols) / sizeof(scols[0]))
 
 struct cdev {
 	uint32_t	 dev;
@@ -204,6 +233,7 @@ join_keys(struct kt_overlap *ov, const struct jkey *k, size_t n, int by)
 
 	for (i = 0; i < n; i = j) {
 		int64_t lo = INT64_MAX, hi = INT64_MIN, last = -1, nr;
+		int64_t lc = -1, lcb = -1;
 		size_t q, r;
 
 		for (j = i; j < n && same_key(&k[j], &k[i]); j++)
@@ -225,16 +255,24 @@ join_keys(struct kt_overlap *ov, const struct jkey *k, size_t n, int by)
 				hi = ts;
 				last = rk;
 			}
+			if (ov->r[k[q].row].before > lcb) {
+				lcb = ov->r[k[q].row].before;
+				lc = rk;
+			}
 		}
 		if (nr < 2)
 			continue;
 		ov->ngrp++;
 		for (q = i; q < j; q++) {
-			ov->r[k[q].row].grp = ov->ngrp - 1;
-			ov->r[k[q].row].skew = hi - lo;
-			ov->r[k[q].row].last_rank = last;
-			ov->r[k[q].row].nranks = nr;
-			ov->r[k[q].row].by = by;
+			struct crow *w = &ov->r[k[q].row];
+
+			w->grp = ov->ngrp - 1;
+			w->skew = hi - lo;
+			w->last_rank = last;
+			w->nranks = nr;
+			w->by = by;
+			w->wait = hi - m->act[w->act].ts;
+			w->lcrank = lc;
 		}
 	}
 }
@@ -263,21 +301,30 @@ join_ranks(struct kt_overlap *ov)
 		const struct kt_act *a = &m->act[ov->r[i].act];
 		const struct kt_comm *c = a->comm != KT_NO ?
 		    &m->comms[a->comm] : NULL;
+		const char *cn;
 
 		ov->r[i].skew = -1;
 		ov->r[i].last_rank = -1;
 		ov->r[i].nranks = 1;
 		ov->r[i].by = J_NONE;
 		ov->r[i].grp = -1;
+		ov->r[i].wait = -1;
+		ov->r[i].lcrank = -1;
+		ov->r[i].call = -1;
 		if (c != NULL && c->seq >= 0) {
-			k[n].a = 1 + (int64_t)(c->pg == KT_NO ? 0 : c->pg);
+			k[n].a = c->pg == KT_NO ? 1 : 2 + (int64_t)c->pg;
 			k[n].b = c->seq;
 		} else if (c != NULL && c->comms_id >= 0) {
 			k[n].a = 0;
 			k[n].b = c->comms_id;
 		} else
 			continue;
-		k[n].coll = c->coll;
+		/* The collective as the table writes it (a merge's key). */
+		cn = coll_name(m, a, kname[i]);
+		if (cn != kname[i])
+			snprintf(kname[i], sizeof(kname[i]), "%s", cn);
+		k[n].kind = kname[i];
+		k[n].coll = 0;
 		k[n++].row = (uint32_t)i;
 	}
 	qsort(k, n, sizeof(*k), cmp_jkey);
@@ -312,7 +359,7 @@ join_ranks(struct kt_overlap *ov)
 	for (i = 0; i < no; i = j) {
 		for (j = i; j < no && k[j].rank == k[i].rank &&
 		    k[j].a == k[i].a && strcmp(k[j].kind, k[i].kind) == 0; j++)
-			k[j].b = (int64_t)(j - i);
+			ov->r[k[j].row].call = k[j].b = (int64_t)(j - i);
 	}
 	qsort(k, no, sizeof(*k), cmp_jkey);
 	join_keys(ov, k, no, J_ORDER);
@@ -328,6 +375,7 @@ kt_overlap_new(const struct kt_model *m, const struct kt_rules *rs,
 	struct kt_overlap *ov;
 	uint32_t *bucket = NULL;
 	struct kt_iv *comp = NULL, *comm = NULL, *all = NULL;
+	int64_t prev;
 	size_t i, k;
 
 	if ((ov = calloc(1, sizeof(*ov))) == NULL)
@@ -370,6 +418,7 @@ kt_overlap_new(const struct kt_model *m, const struct kt_rules *rs,
 			}
 		}
 		nc = kt_iv_union(comp, nc);
+		prev = INT64_MIN;
 		for (k = d->first; k < (size_t)d->first + d->nact; k++) {
 			const struct kt_act *a = &m->act[k];
 			struct crow *r;
@@ -382,6 +431,11 @@ kt_overlap_new(const struct kt_model *m, const struct kt_rules *rs,
 			r->hidden = kt_iv_clip_length(comp, nc, a->ts,
 			    a->ts + a->dur);
 			r->bytes = coll_bytes(m, a);
+			/* Compute since the latest end of the ones before. */
+			r->before = prev == INT64_MIN ? -1 : a->ts <= prev ? 0 :
+			    kt_iv_clip_length(comp, nc, prev, a->ts);
+			if (a->ts + a->dur > prev)
+				prev = a->ts + a->dur;
 			cd->nkern++;
 			cd->sum += a->dur;
 		}
@@ -424,6 +478,12 @@ kt_overlap_join(const struct kt_overlap *ov, size_t i, uint32_t *act)
 	return ov->r[i].grp;
 }
 
+int64_t
+kt_overlap_before(const struct kt_overlap *ov, size_t i)
+{
+	return ov->r[i].before;
+}
+
 void
 kt_overlap_free(struct kt_overlap *ov)
 {
@@ -443,19 +503,12 @@ int_or_dash(struct kt_table *t, int64_t v, int *rc)
 struct kt_table *
 kt_overlap_table(const struct kt_overlap *ov, size_t top)
 {
-	static const char *const cols[] = {
-		"rank:n", "device", "stream:n", "start_ns:n", "dur_ns:n",
-		"exposed_ns:n", "hidden_ns:n", "exposed_pct:n", "verdict",
-		"collective", "seq:n", "comms_id:n", "group_size:n", "dtype",
-		"bytes:n", "algbw_gbps:n", "busbw_gbps:n", "ranks:n",
-		"skew_ns:n", "last_rank:n", "joined_by", "name"
-	};
 	const struct kt_model *m = ov->m;
 	struct kt_table *t;
 	size_t i;
 	int rc = 0;
 
-	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
+	if ((t = kt_table_new(cols, NCOLS)) == NULL)
 		return NULL;
 	for (i = 0; i < ov->nr && (top == 0 || i < top) && rc == 0; i++) {
 		const struct crow *r = &ov->r[i];
@@ -504,6 +557,14 @@ kt_overlap_table(const struct kt_overlap *ov, size_t top)
 		int_or_dash(t, r->skew, &rc);
 		int_or_dash(t, r->last_rank, &rc);
 		rc |= kt_table_cell(t, jname[r->by]);
+		int_or_dash(t, r->wait, &rc);
+		int_or_dash(t, r->lcrank, &rc);
+		int_or_dash(t, a->step != KT_NO ? m->steps[a->step].number : -1,
+		    &rc);
+		rc |= kt_table_cell(t, c && c->pg != KT_NO ?
+		    kt_model_str(m, c->pg) : "-");
+		int_or_dash(t, r->call, &rc);
+		int_or_dash(t, r->before, &rc);
 		rc |= kt_table_cell(t, kt_model_str(m, a->name));
 	}
 	if (rc != 0) {
@@ -516,19 +577,12 @@ kt_overlap_table(const struct kt_overlap *ov, size_t top)
 struct kt_table *
 kt_overlap_summary(const struct kt_overlap *ov, int64_t threshold_pct)
 {
-	static const char *const cols[] = {
-		"rank:n", "device", "comm_kernels:n", "comm_kernel_ns:n",
-		"comm_ns:n", "comm_exposed_ns:n", "comm_hidden_ns:n",
-		"hidden_pct:n", "busy_ns:n", "span_ns:n", "compute_ns:n",
-		"comm_pct_of_busy:n",
-		"exposed_pct_of_span:n", "verdict"
-	};
-	const size_t ncols = sizeof(cols) / sizeof(cols[0]);
+	const size_t ncols = NSCOLS;
 	struct kt_table *t;
 	size_t i, k;
 	int rc = 0;
 
-	if ((t = kt_table_new(cols, ncols)) == NULL)
+	if ((t = kt_table_new(scols, ncols)) == NULL)
 		return NULL;
 	if (ov->nd == 0) {
 		rc |= kt_table_cell(t, "-");
@@ -569,4 +623,332 @@ kt_overlap_summary(const struct kt_overlap *ov, int64_t threshold_pct)
 		return NULL;
 	}
 	return t;
+}
+
+/* ------------------------------------------------------------------ */
+/* The merge of per-rank tables: the joins again, from the rows. */
+
+int
+kt_overlap_is_table(const struct kt_table *t)
+{
+	return kt_ranks_header(t, cols, NCOLS);
+}
+
+/* A row of a kt-overlap table, for the merge. */
+struct mrow {
+	const struct kt_table	*t;
+	size_t			 row, pos;
+	const char		*rank, *dev, *coll, *pg;
+	int64_t			 rk, ts, exposed, seq, comms_id, call;
+	int64_t			 before, step, stream;
+	int			 cls;		/* J_*: the key it joins by */
+	/* Of its join: */
+	int			 by;
+	int64_t			 grp, skew, last, nranks, wait, lcrank;
+};
+
+/* The join key, then the order of the rows in the trace (act order). */
+static int
+cmp_mkey(const void *a, const void *b)
+{
+	const struct mrow *x = *(struct mrow *const *)a;
+	const struct mrow *y = *(struct mrow *const *)b;
+	int c, px, py;
+
+	if (x->cls != y->cls)
+		return x->cls < y->cls ? -1 : 1;
+	switch (x->cls) {
+	case J_SEQ:
+		if ((c = strcmp(x->pg, y->pg)) != 0)
+			return c;
+		if (x->seq != y->seq)
+			return x->seq < y->seq ? -1 : 1;
+		break;
+	case J_COMMS_ID:
+		if (x->comms_id != y->comms_id)
+			return x->comms_id < y->comms_id ? -1 : 1;
+		break;
+	case J_ORDER:
+		/* The group: Process Group Name, else the stream. */
+		px = strcmp(x->pg, "-") != 0;
+		py = strcmp(y->pg, "-") != 0;
+		if (px != py)
+			return px - py;
+		if (px && (c = strcmp(x->pg, y->pg)) != 0)
+			return c;
+		if (!px && x->stream != y->stream)
+			return x->stream < y->stream ? -1 : 1;
+		if (x->call != y->call)
+			return x->call < y->call ? -1 : 1;
+		break;
+	default:
+		break;
+	}
+	if ((c = strcmp(x->coll, y->coll)) != 0)
+		return c;
+	if ((c = kt_ranks_cmp_device(x->rank, x->dev, y->rank, y->dev)) != 0)
+		return c;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int
+same_mkey(const struct mrow *x, const struct mrow *y)
+{
+	if (x->cls != y->cls || x->cls == J_NONE || strcmp(x->coll, y->coll))
+		return 0;
+	switch (x->cls) {
+	case J_SEQ:
+		return strcmp(x->pg, y->pg) == 0 && x->seq == y->seq;
+	case J_COMMS_ID:
+		return x->comms_id == y->comms_id;
+	default:
+		return strcmp(x->pg, y->pg) == 0 && x->call == y->call &&
+		    (strcmp(x->pg, "-") != 0 || x->stream == y->stream);
+	}
+}
+
+/* A cell that is an integer, or "-" (-1); 0, or -1 with err set. */
+static int
+mcell(const struct mrow *r, size_t col, int dash, int64_t *v,
+    const char *name, struct kt_error *err)
+{
+	const char *s = kt_table_get(r->t, r->row, col);
+	int k = kt_ranks_int(s, v);
+
+	if (k == 1 && dash) {
+		*v = -1;
+		return 0;
+	}
+	if (k == 0 && (!dash || *v >= 0))
+		return 0;
+	kt_error_set(err, name, (long)r->row + 2, (long)col + 1, "%s: not a "
+	    "whole number%s", kt_table_colname(r->t, col), dash ? " or -" :
+	    "");
+	return -1;
+}
+
+/*
+ * The rows of the tables, each with its join's figures, in the tables'
+ * order.  0, or -1 with err set.
+ */
+static int
+merge_rows(struct kt_table *const *in, size_t nin, char *const *names,
+    struct mrow **out, size_t *nout, struct kt_error *err)
+{
+	struct mrow *r, **p = NULL;
+	size_t i, j, k, n = 0, tot = 0;
+	int64_t ngrp = 0;
+
+	for (i = 0; i < nin; i++)
+		tot += kt_table_rows(in[i]);
+	if ((r = calloc(tot + 1, sizeof(*r))) == NULL ||
+	    (p = calloc(tot + 1, sizeof(*p))) == NULL) {
+		free(r);
+		kt_error_set(err, "", 0, 0, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < nin; i++) {
+		const char *name = names == NULL ? "" :
+		    strcmp(names[i], "-") == 0 ? "<stdin>" : names[i];
+
+		for (k = 0; k < kt_table_rows(in[i]); k++, n++) {
+			struct mrow *w = &r[n];
+
+			w->t = in[i];
+			w->row = k;
+			w->pos = n;
+			w->rank = kt_table_get(in[i], k, OC_RANK);
+			w->dev = kt_table_get(in[i], k, OC_DEVICE);
+			w->coll = kt_table_get(in[i], k, OC_COLL);
+			w->pg = kt_table_get(in[i], k, OC_PG);
+			if (mcell(w, OC_RANK, 1, &w->rk, name, err) == -1 ||
+			    mcell(w, OC_STREAM, 0, &w->stream, name, err) ==
+			    -1 || mcell(w, OC_START, 0, &w->ts, name, err) ==
+			    -1 || mcell(w, OC_EXPOSED, 0, &w->exposed, name,
+			    err) == -1 || mcell(w, OC_SEQ, 1, &w->seq, name,
+			    err) == -1 || mcell(w, OC_COMMS_ID, 1, &w->comms_id,
+			    name, err) == -1 || mcell(w, OC_CALL, 1, &w->call,
+			    name, err) == -1 || mcell(w, OC_BEFORE, 1,
+			    &w->before, name, err) == -1 || mcell(w, OC_STEP,
+			    1, &w->step, name, err) == -1) {
+				free(r);
+				free(p);
+				return -1;
+			}
+			if (w->stream < 0)
+				w->stream = -1;
+			w->cls = w->seq >= 0 ? J_SEQ : w->comms_id >= 0 ?
+			    J_COMMS_ID : w->call >= 0 ? J_ORDER : J_NONE;
+			w->by = J_NONE;
+			w->grp = w->skew = w->last = w->wait = w->lcrank = -1;
+			w->nranks = 1;
+			p[n] = w;
+		}
+	}
+	kt_qsort(p, n, sizeof(*p), cmp_mkey);
+	/* As join_keys: distinct ranks; the first latest start is last. */
+	for (i = 0; i < n; i = j) {
+		int64_t lo = INT64_MAX, hi = INT64_MIN, last = -1, nr = 0;
+		int64_t lc = -1, lcb = -1;
+
+		for (j = i; j < n && same_mkey(p[j], p[i]); j++) {
+			if (j == i || strcmp(p[j]->rank, p[j - 1]->rank) != 0)
+				nr++;
+			if (p[j]->ts < lo)
+				lo = p[j]->ts;
+			if (p[j]->ts > hi) {
+				hi = p[j]->ts;
+				last = p[j]->rk;
+			}
+			if (p[j]->before > lcb) {
+				lcb = p[j]->before;
+				lc = p[j]->rk;
+			}
+		}
+		if (j == i)
+			j++;
+		if (nr < 2)
+			continue;
+		for (k = i; k < j; k++) {
+			p[k]->by = p[k]->cls;
+			p[k]->grp = ngrp;
+			p[k]->skew = hi - lo;
+			p[k]->last = last;
+			p[k]->nranks = nr;
+			p[k]->wait = hi - p[k]->ts;
+			p[k]->lcrank = lc;
+		}
+		ngrp++;
+	}
+	free(p);
+	*out = r;
+	*nout = n;
+	return 0;
+}
+
+int
+kt_overlap_tables_join(struct kt_table *const *in, size_t nin,
+    char *const *names, struct kt_join_row **out, size_t *nout,
+    struct kt_error *err)
+{
+	struct mrow *r;
+	struct kt_join_row *j;
+	size_t i, n;
+
+	if (merge_rows(in, nin, names, &r, &n, err) == -1)
+		return -1;
+	if ((j = calloc(n + 1, sizeof(*j))) == NULL) {
+		free(r);
+		kt_error_set(err, "", 0, 0, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		j[i].grp = r[i].grp;
+		j[i].rank = r[i].rk;
+		j[i].ts = r[i].ts;
+		j[i].step = r[i].step;
+		j[i].before = r[i].before;
+	}
+	free(r);
+	*out = j;
+	*nout = n;
+	return 0;
+}
+
+/* The table's order: exposed, longest first; start; the trace's order. */
+static int
+cmp_mout(const void *a, const void *b)
+{
+	const struct mrow *x = *(struct mrow *const *)a;
+	const struct mrow *y = *(struct mrow *const *)b;
+	int c;
+
+	if (x->exposed != y->exposed)
+		return x->exposed > y->exposed ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if ((c = kt_ranks_cmp_device(x->rank, x->dev, y->rank, y->dev)) != 0)
+		return c;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+struct kt_table *
+kt_overlap_merge_top(char *const *paths, size_t npaths, size_t top,
+    struct kt_error *err)
+{
+	struct kt_table **in, *t = NULL;
+	struct mrow *r = NULL, **p = NULL;
+	size_t i, c, n;
+	int rc = 0;
+
+	if ((in = kt_ranks_load(paths, npaths, cols, NCOLS, "kt-overlap",
+	    err)) == NULL)
+		return NULL;
+	if (merge_rows(in, npaths, paths, &r, &n, err) == -1) {
+		kt_ranks_free(in, npaths);
+		return NULL;
+	}
+	if ((p = calloc(n + 1, sizeof(*p))) == NULL ||
+	    (t = kt_table_new(cols, NCOLS)) == NULL)
+		goto nomem;
+	for (i = 0; i < n; i++)
+		p[i] = &r[i];
+	kt_qsort(p, n, sizeof(*p), cmp_mout);
+	for (i = 0; i < n && (top == 0 || i < top) && rc == 0; i++) {
+		const struct mrow *w = p[i];
+
+		for (c = 0; c < NCOLS; c++)
+			switch (c) {
+			case OC_RANKS:
+				rc |= kt_table_int(t, w->nranks);
+				break;
+			case OC_SKEW:
+				int_or_dash(t, w->skew, &rc);
+				break;
+			case OC_LAST:
+				int_or_dash(t, w->last, &rc);
+				break;
+			case OC_JOINED:
+				rc |= kt_table_cell(t, jname[w->by]);
+				break;
+			case OC_WAIT:
+				int_or_dash(t, w->wait, &rc);
+				break;
+			case OC_LCRANK:
+				int_or_dash(t, w->lcrank, &rc);
+				break;
+			default:
+				rc |= kt_table_cell(t, kt_table_get(w->t, w->row,
+				    c));
+			}
+	}
+	if (rc != 0)
+		goto nomem;
+	free(p);
+	free(r);
+	kt_ranks_free(in, npaths);
+	return t;
+nomem:
+	kt_error_set(err, "", 0, 0, "out of memory");
+	kt_table_free(t);
+	free(p);
+	free(r);
+	kt_ranks_free(in, npaths);
+	return NULL;
+}
+
+struct kt_table *
+kt_overlap_merge(char *const *paths, size_t npaths, struct kt_error *err)
+{
+	return kt_overlap_merge_top(paths, npaths, 0, err);
+}
+
+struct kt_table *
+kt_overlap_summary_merge(char *const *paths, size_t npaths,
+    struct kt_error *err)
+{
+	return kt_ranks_concat(paths, npaths, scols, NSCOLS,
+	    "kt-overlap --summary", err);
 }
