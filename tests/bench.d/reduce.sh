@@ -11,9 +11,9 @@
 # by the tables (the peak RSS grows by at most 4x the bytes of tables
 # added from 8 to 512 ranks; the traces' size is shown beside it).
 #
-# The reduce measured: kt views --merge of the folders (views), or, until
-# kt views has --merge, kt bucket --merge of their kernel tables (bucket).
-reduce_with=bucket
+# The reduce measured: kt views --merge of the folders (views), or kt
+# bucket --merge of their kernel tables alone (bucket).
+reduce_with=views
 rd=$dir/reduce-views
 rworld=512
 echo
