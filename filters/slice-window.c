@@ -13,8 +13,8 @@
  * and the output behind a flow whose other end (or behind a call whose
  * GPU work) has not come yet.  Once the window's end is certain it stops
  * reading.  An input that is not sorted is held in memory and sorted
- * first (of a plain file, each event's place and the fields the windows
- * read, not its text: the bytes are read again as they are fed); one
+ * first (of a plain file, an index: each event's place and row, not its
+ * text; the bytes are read and scanned again as they are fed); one
  * found unsorted only after PROBE_EVENTS is cut again that way from its
  * start (a pipe is copied to a file first, so that it can be).
  */
@@ -175,7 +175,7 @@ struct opts {
 	regex_t		 re;
 	const char	*re_text;
 	int64_t		 nth;
-	int64_t		 rank;
+	struct kt_ranklist ranks;	/* --rank LIST */
 	int		 has_rank;
 	int		 clip;
 	int		 cpu_only;
@@ -231,11 +231,37 @@ struct sw {
 	int		 tail_known;	/* the keys after the events are known */
 };
 
+/*
+ * The input held to be sorted (run): an index entry per event, in file
+ * order, and the sort keys.  The first PROBE_EVENTS events, which decide
+ * whether the input is sorted, are records of first with the fields that
+ * feed() reads (off: IX_FIRST and the position), so that a short or a
+ * sorted input is scanned once.  Any later event read from a plain file
+ * without a repair is its place there (off: offset, 38 bits, and length,
+ * 24 bits) and is read again and scanned again when it is fed; any other
+ * (a compressed input's, a repaired one, one of 16 MB or more) is copied
+ * into copies, and off is IX_COPY with its position there.  With row
+ * (the event's row number) and its pair, 28 bytes an event, 44 while it
+ * is sorted: none of the text of a plain file is held.
+ */
+#define IX_COPY		((uint64_t)1 << 63)
+#define IX_FIRST	((uint64_t)1 << 62)
+#define IX_POS		(IX_FIRST - 1)
+#define IX_LENBITS	24
+struct held {
+	uint64_t	*off;
+	uint32_t	*row;
+	struct kt_pair	*key;		/* (order key, position) */
+	size_t		 n, cap;
+	struct kt_store	*first;		/* the first PROBE_EVENTS */
+	struct kt_store	*copies;
+};
+
 static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: kt-slice-window [-AcCSt] [-l level] [-m glob] [-o file] [-r rank]\n"
+	    "usage: kt-slice-window [-AcCSt] [-l level] [-m glob] [-o file] [-r ranks]\n"
 	    "           (--steps A[-B] | --from T --to T | --annotation RE [--nth K]\n"
 	    "           | --split-steps N -o prefix) [--spool-max size] [file]\n"
 	    "  -s, --steps A-B        ProfilerStep#A to #B (or one step: --steps 7)\n"
@@ -243,7 +269,7 @@ usage(FILE *f)
 	    "                         from the first event unless --absolute\n"
 	    "  -a, --annotation RE    the window of the K-th matching annotation\n"
 	    "  -n, --nth K            which match (default 1)\n"
-	    "  -r, --rank N           only rank N of a merged trace\n"
+	    "  -r, --rank LIST        only these ranks of a merged trace: 0,7,63-64\n"
 	    "  -c, --clip             cut events that cross an edge\n"
 	    "  -C, --cpu-only         a step window ends with its CPU annotation\n"
 	    "  -p, --split-steps N    one file per N steps: PREFIX-steps-A-B.json\n"
@@ -284,16 +310,6 @@ keep_ev(struct kt_store *st, const struct kt_event *ev, uint32_t flow)
 	if (ev->ph == 's')
 		r->tag |= TAG_IS_S;
 	return r;
-}
-
-/* Record i of st as an event, its bytes read again if need be. */
-static void
-held_event(const struct kt_store *st, size_t i, struct kt_event *ev)
-{
-	struct kt_error err;
-
-	if (kt_store_load(st, i, ev, &err) == -1)
-		kt_cli_die(&err);
 }
 
 /* The flow key id of a flow event: (cat, name, id). */
@@ -1403,6 +1419,25 @@ maybe_start(struct sw *sw, const struct kt_event *ev)
 		    ev->dur : 0), 1, 0, 0);
 }
 
+/*
+ * At the end of the input, a time window that no event began in or
+ * after: it starts now when an event held open overlaps it (one that
+ * began before it and runs into it, the last events of the trace).
+ */
+static void
+start_at_end(struct sw *sw)
+{
+	const struct opts *o = &sw->o;
+	int64_t s, e;
+
+	if (o->kind != W_TIME || sw->nwins > 0 || sw->first_ts == NOEND)
+		return;
+	s = o->absolute ? o->from : sw->first_ts + o->from;
+	e = !o->has_to ? NOEND : o->absolute ? o->to : sw->first_ts + o->to;
+	if (window_open_at(sw, s, e))
+		win_start(sw, s, e, 1, 0, 0);
+}
+
 /* Remember the last value of ev's counter track, for a later start. */
 static void
 remember_counter(struct sw *sw, const struct kt_event *ev)
@@ -1555,7 +1590,7 @@ feed(struct sw *sw, const struct kt_event *ev)
 
 		if (r == -2)
 			kt_cli_nomem();
-		if (r >= 0 && r != sw->o.rank)
+		if (r >= 0 && !kt_ranklist_has(&sw->o.ranks, r))
 			return;
 	}
 	if (ev->ph == 'M') {
@@ -1618,48 +1653,131 @@ order_key(const struct kt_event *ev)
 	return (uint64_t)ev->ts ^ ((uint64_t)1 << 63);
 }
 
-/* The same of a held record. */
-static uint64_t
-rec_key(const struct kt_rec *r, void *ctx)
+/* Hold ev, just read, in hd (see struct held). */
+static void
+hold(struct sw *sw, struct held *hd, const struct kt_event *ev)
 {
-	(void)ctx;
-	if (r->ph == 'M')
-		return 0;
-	if (!(r->flags & KT_EV_TS))
-		return 1;
-	return (uint64_t)r->ts ^ ((uint64_t)1 << 63);
+	struct kt_error err;
+	uint64_t off;
+	int rc;
+
+	if (hd->n == hd->cap) {
+		size_t c = hd->cap ? 2 * hd->cap : 4096;
+		uint64_t *o;
+		uint32_t *r;
+		struct kt_pair *k;
+
+		if ((o = realloc(hd->off, c * sizeof(*o))) == NULL ||
+		    (hd->off = o, (r = realloc(hd->row, c * sizeof(*r))) ==
+		    NULL) || (hd->row = r, (k = realloc(hd->key, c *
+		    sizeof(*k))) == NULL))
+			kt_cli_nomem();
+		hd->key = k;
+		hd->cap = c;
+	}
+	if (ev->index >= UINT32_MAX) {
+		kt_cli_warn("%s: more than %lu events to sort", sw->name,
+		    (unsigned long)UINT32_MAX);
+		kt_cli_die(NULL);
+	}
+	if (kt_store_count(hd->first) < PROBE_EVENTS) {
+		if (kt_store_add(hd->first, sw->rd, ev, &err) == NULL)
+			kt_cli_die(&err);
+		hd->off[hd->n] = IX_FIRST | (kt_store_count(hd->first) - 1);
+	} else if ((rc = kt_hold_where(sw->holder, sw->rd, ev, &off, &err)) ==
+	    -1)
+		kt_cli_die(&err);
+	else if (rc == 1 && ev->len < ((size_t)1 << IX_LENBITS) &&
+	    off < ((uint64_t)1 << (62 - IX_LENBITS)))
+		hd->off[hd->n] = off << IX_LENBITS | ev->len;
+	else {
+		if (kt_store_add(hd->copies, NULL, ev, &err) == NULL)
+			kt_cli_die(&err);
+		hd->off[hd->n] = IX_COPY | (kt_store_count(hd->copies) - 1);
+	}
+	hd->row[hd->n] = (uint32_t)ev->index;
+	hd->key[hd->n].key = order_key(ev);
+	hd->key[hd->n].val = hd->n;
+	hd->n++;
+}
+
+/* Held event i of hd (its position in file order), read and scanned. */
+static void
+held_event(struct sw *sw, const struct held *hd, size_t i,
+    struct kt_event *ev)
+{
+	struct kt_error err;
+	uint64_t o = hd->off[i];
+	size_t len = (size_t)(o & (((uint64_t)1 << IX_LENBITS) - 1));
+	const char *raw;
+
+	if (o & IX_FIRST) {
+		if (kt_store_load(hd->first, (size_t)(o & IX_POS), ev, &err) ==
+		    -1)
+			kt_cli_die(&err);
+		return;
+	}
+	if (o & IX_COPY) {
+		if (kt_store_event(hd->copies, (size_t)(o & IX_POS), ev,
+		    &err) == -1)
+			kt_cli_die(&err);
+		return;
+	}
+	memset(ev, 0, sizeof(*ev));
+	if ((raw = kt_hold_bytes(sw->holder, o >> IX_LENBITS, len,
+	    &err)) == NULL || kt_event_scan(raw, len, ev, &err) == -1)
+		kt_cli_die(&err);
+	ev->index = hd->row[i];
+}
+
+/* Free what hd holds. */
+static void
+held_free(struct held *hd)
+{
+	free(hd->off);
+	free(hd->row);
+	free(hd->key);
+	kt_store_free(hd->first);
+	kt_store_free(hd->copies);
+}
+
+/* Forget the events held. */
+static void
+held_clear(struct held *hd)
+{
+	hd->n = 0;
+	kt_store_shift(hd->first, kt_store_count(hd->first));
+	kt_store_shift(hd->copies, kt_store_count(hd->copies));
 }
 
 /* Feed the events held, in file order, and forget them. */
 static void
-feed_held(struct sw *sw, struct kt_store *hd)
+feed_held(struct sw *sw, struct held *hd)
 {
 	size_t i;
 
-	for (i = 0; i < kt_store_count(hd); i++) {
+	for (i = 0; i < hd->n; i++) {
 		struct kt_event e;
 
-		held_event(hd, i, &e);
+		held_event(sw, hd, i, &e);
 		feed(sw, &e);
 	}
-	kt_store_shift(hd, kt_store_count(hd));
+	held_clear(hd);
 }
 
 /* Feed the events held, sorted by time (stably) unless sorted. */
 static void
-feed_sorted(struct sw *sw, struct kt_store *hd, int sorted)
+feed_sorted(struct sw *sw, struct held *hd, int sorted)
 {
 	struct kt_event ev;
-	uint32_t *order = NULL;
 	size_t i;
 
-	if (!sorted && (order = kt_store_order(hd, rec_key, NULL)) == NULL)
+	if (!sorted && kt_sort_pairs(hd->key, hd->n) == -1)
 		kt_cli_nomem();
-	for (i = 0; i < kt_store_count(hd) && !all_done(sw); i++) {
-		held_event(hd, order != NULL ? order[i] : i, &ev);
+	for (i = 0; i < hd->n && !all_done(sw); i++) {
+		held_event(sw, hd, sorted ? i : (size_t)hd->key[i].val, &ev);
 		feed(sw, &ev);
 	}
-	free(order);
 }
 
 /*
@@ -1683,16 +1801,15 @@ run(struct sw *sw)
 {
 	struct kt_event ev;
 	struct kt_error err;
-	struct kt_store *hd;
+	struct held hd;
 	uint64_t last = 0;
 	int rc, sorted = 1, early = 0, seen_event = 0, meta_first = 0;
 
-	/*
-	 * Held events are fed later: they keep what feed() reads, and of a
-	 * plain file only their places.
-	 */
-	if ((hd = kt_store_new(0, sw->fields | FEED_FIELDS |
-	    (sw->o.has_rank ? KT_FBIT(KT_F_RANK) : 0), sw->holder)) == NULL)
+	/* Held events are fed later: an index entry each (struct held). */
+	memset(&hd, 0, sizeof(hd));
+	if ((hd.first = kt_store_new(0, sw->fields | FEED_FIELDS |
+	    (sw->o.has_rank ? KT_FBIT(KT_F_RANK) : 0), sw->holder)) == NULL ||
+	    (hd.copies = kt_store_new(0, 0, NULL)) == NULL)
 		kt_cli_nomem();
 	while ((rc = kt_reader_next(sw->rd, &ev, &err)) == 1) {
 		uint64_t key = order_key(&ev);
@@ -1711,7 +1828,7 @@ run(struct sw *sw)
 		if (sorted && sw->nseen > PROBE_EVENTS && !sw->hold_all) {
 			sw->streaming = 1;
 			sw->commit_early = sw->tail_known && meta_first;
-			feed_held(sw, hd);
+			feed_held(sw, &hd);
 			feed(sw, &ev);
 			/*
 			 * Stop early only when the metadata came first (as kt
@@ -1728,18 +1845,17 @@ run(struct sw *sw)
 			 * Out of order after the events streamed: cut the
 			 * windows again from the input held and sorted.
 			 */
-			kt_store_free(hd);
+			held_free(&hd);
 			return 1;
 		}
-		if (kt_store_add(hd, sw->rd, &ev, &err) == NULL)
-			kt_cli_die(&err);
+		hold(sw, &hd, &ev);
 	}
 	if (rc == -1)
 		kt_cli_die(&err);
-	if (kt_store_count(hd) > 0) {
+	if (hd.n > 0) {
 		/* Held: sort by time (stable), then stream. */
 		sw->commit_early = sw->tail_known && (meta_first || !sorted);
-		feed_sorted(sw, hd, sorted);
+		feed_sorted(sw, &hd, sorted);
 	}
 	if (early && !sw->tail_known) {
 		/* Read on to the keys after traceEvents. */
@@ -1748,7 +1864,7 @@ run(struct sw *sw)
 		if (rc == -1)
 			kt_cli_die(&err);
 	}
-	kt_store_free(hd);
+	held_free(&hd);
 	return 0;
 }
 
@@ -1765,7 +1881,9 @@ nothing(const struct sw *sw)
 	case W_STEPS:
 		if (sw->first_step < 0)
 			kt_cli_warn("%s: no ProfilerStep in the trace%s", name,
-			    o->has_rank ? " (for that rank)" : "");
+			    !o->has_rank ? "" : o->ranks.n == 1 &&
+			    o->ranks.r[0][0] == o->ranks.r[0][1] ?
+			    " (for that rank)" : " (for those ranks)");
 		else
 			kt_cli_warn("%s: no ProfilerStep#%lld to #%lld; the "
 			    "trace has steps %lld to %lld", name,
@@ -1813,6 +1931,35 @@ parse_steps(struct opts *o, const char *s)
 		break;
 	default:
 		kt_cli_warn("--steps: '%s' is not N or A-B", s);
+	}
+	exit(2);
+}
+
+/* Parse --rank LIST (kt_ranklist_parse): 0,7,63-64. */
+static void
+parse_ranks(struct opts *o, const char *s)
+{
+	const char *bad;
+	size_t nbad;
+
+	kt_ranklist_free(&o->ranks);
+	switch (kt_ranklist_parse(s, &o->ranks, &bad, &nbad)) {
+	case KT_STEPS_OK:
+		return;
+	case -1:
+		kt_cli_nomem();
+		break;
+	case KT_STEPS_NUMBER:
+		kt_cli_warn("--rank: '%.*s' is not a number from 0 to %d",
+		    (int)nbad, bad, INT32_MAX);
+		break;
+	case KT_STEPS_ORDER:
+		kt_cli_warn("--rank: '%.*s' ends before it starts", (int)nbad,
+		    bad);
+		break;
+	default:
+		kt_cli_warn("--rank: '%s' is not a list of N or A-B, such as "
+		    "0,7,63-64", s);
 	}
 	exit(2);
 }
@@ -1942,7 +2089,7 @@ parse_args(struct opts *o, int argc, char *argv[])
 			nkinds++;
 			break;
 		case 'r':
-			o->rank = kt_cli_int("--rank", optarg, 0, INT32_MAX);
+			parse_ranks(o, optarg);
 			o->has_rank = 1;
 			break;
 		case 's':
@@ -2103,6 +2250,7 @@ main(int argc, char *argv[])
 		}
 	}
 	kt_cli_progress_done();
+	start_at_end(&sw);
 	if (sw.nwins == 0)
 		nothing(&sw);
 	for (i = 0; i < sw.nwins; i++) {
@@ -2139,5 +2287,6 @@ main(int argc, char *argv[])
 	sw_close(&sw);
 	if (sw.o.re_text != NULL)
 		regfree(&sw.o.re);
+	kt_ranklist_free(&sw.o.ranks);
 	return 0;
 }

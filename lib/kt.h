@@ -175,6 +175,27 @@ int	 kt_steps_parse(const char *, int64_t *, int64_t *, const char **,
 	    size_t *);
 
 /*
+ * A list of ranks, kt-slice-window --rank and kt-rank-tag --ranks:
+ * items separated by commas, each "N" or "A-B" as for kt_steps_parse
+ * (whole numbers from 0 to INT32_MAX, A <= B), such as "0,7,63-64".
+ * kt_ranklist_parse fills *l with the ranges, sorted and merged (an
+ * item may repeat or overlap another), and returns KT_STEPS_OK, or why
+ * not, as kt_steps_parse, of the item at *bad, *nbad bytes long:
+ * KT_STEPS_FORM also for an empty item ("1,,2", "", "3,") and one of
+ * 64 bytes or more; or -1 when
+ * out of memory.  On failure *l is empty.  kt_ranklist_has: is rank r
+ * in the list; kt_ranklist_free frees the ranges.
+ */
+struct kt_ranklist {
+	int64_t	(*r)[2];	/* [first, last], sorted, disjoint */
+	size_t	  n;
+};
+int	 kt_ranklist_parse(const char *, struct kt_ranklist *, const char **,
+	    size_t *);
+int	 kt_ranklist_has(const struct kt_ranklist *, int64_t);
+void	 kt_ranklist_free(struct kt_ranklist *);
+
+/*
  * A regex a user gave (bucket rules, --annotation, layer-track's
  * anchors), looked at before regcomp(3): glibc's regcomp copies the atom
  * under each '+' and {n,m}, so "a+++...+" or nested intervals take

@@ -1790,6 +1790,52 @@ test_options(void)
 	    KT_STEPS_NUMBER && nbad == 3 && strncmp(bad, "2-3", 3) == 0);
 	CHECK(kt_steps_parse("2147483648", &a, &b, &bad, &nbad) ==
 	    KT_STEPS_NUMBER && nbad == 10);
+	{
+		/* Rank lists, checked against a membership table. */
+		struct kt_ranklist rl;
+		static const char *const okl[] = { "0,7,63-64", "5",
+		    "9-9,3,4-6,5", "2147483647,0" };
+		static const char *const badl[] = { "", "1,", ",1", "1,,2",
+		    "3-1", "x", "1,2-y", "-4", "2147483648",
+		    "1,0000000000000000000000000000000000000000000000000000000000000000001" };
+		static const int rcl[] = { KT_STEPS_FORM, KT_STEPS_FORM,
+		    KT_STEPS_FORM, KT_STEPS_FORM, KT_STEPS_ORDER,
+		    KT_STEPS_NUMBER, KT_STEPS_NUMBER, KT_STEPS_FORM,
+		    KT_STEPS_NUMBER, KT_STEPS_FORM };
+		size_t i;
+		int64_t q;
+
+		CHECK(kt_ranklist_parse(okl[0], &rl, &bad, &nbad) ==
+		    KT_STEPS_OK && rl.n == 3);
+		for (q = -1; q < 70; q++)
+			CHECK(kt_ranklist_has(&rl, q) == (q == 0 || q == 7 ||
+			    q == 63 || q == 64));
+		kt_ranklist_free(&rl);
+		CHECK(rl.n == 0 && !kt_ranklist_has(&rl, 0));
+		CHECK(kt_ranklist_parse(okl[1], &rl, &bad, &nbad) ==
+		    KT_STEPS_OK && rl.n == 1 && kt_ranklist_has(&rl, 5) &&
+		    !kt_ranklist_has(&rl, 4) && !kt_ranklist_has(&rl, 6));
+		kt_ranklist_free(&rl);
+		/* Overlapping and adjacent items merge: 3-6 and 9. */
+		CHECK(kt_ranklist_parse(okl[2], &rl, &bad, &nbad) ==
+		    KT_STEPS_OK && rl.n == 2 && rl.r[0][0] == 3 &&
+		    rl.r[0][1] == 6 && rl.r[1][0] == 9 && rl.r[1][1] == 9);
+		kt_ranklist_free(&rl);
+		CHECK(kt_ranklist_parse(okl[3], &rl, &bad, &nbad) ==
+		    KT_STEPS_OK && rl.n == 2 && kt_ranklist_has(&rl, 0) &&
+		    kt_ranklist_has(&rl, INT32_MAX) && !kt_ranklist_has(&rl, 1));
+		kt_ranklist_free(&rl);
+		for (i = 0; i < sizeof(badl) / sizeof(badl[0]); i++)
+			CHECK(kt_ranklist_parse(badl[i], &rl, &bad, &nbad) ==
+			    rcl[i] && rl.n == 0 && rl.r == NULL);
+		/* The item named is the bad one, in the text given. */
+		CHECK(kt_ranklist_parse("1,2-y", &rl, &bad, &nbad) ==
+		    KT_STEPS_NUMBER && nbad == 1 && *bad == 'y');
+		CHECK(kt_ranklist_parse("1,,2", &rl, &bad, &nbad) ==
+		    KT_STEPS_FORM && nbad == 0 && bad[-1] == ',' && *bad == ',');
+		CHECK(kt_ranklist_parse("0,9-3", &rl, &bad, &nbad) ==
+		    KT_STEPS_ORDER && nbad == 3 && strncmp(bad, "9-3", 3) == 0);
+	}
 	CHECK(kt_duration_opt_parse("10us", &ns) == 0 && ns == 10000);
 	CHECK(kt_duration_opt_parse("250", &ns) == 0 && ns == 250);
 	CHECK(kt_duration_opt_parse("-1us", &ns) == -1);

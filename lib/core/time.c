@@ -326,3 +326,97 @@ kt_steps_parse(const char *s, int64_t *a, int64_t *b, const char **bad,
 	*b = y;
 	return KT_STEPS_OK;
 }
+
+static int
+range_cmp(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+int
+kt_ranklist_parse(const char *s, struct kt_ranklist *l, const char **bad,
+    size_t *nbad)
+{
+	const char *p = s, *comma, *ibad;
+	char item[64];
+	size_t n, k, cap = 0, inbad;
+	int64_t (*r)[2] = NULL, (*t)[2], a, b;
+	int rc;
+
+	l->r = NULL;
+	l->n = 0;
+	for (n = 0;; p = comma + 1) {
+		size_t len;
+
+		comma = strchr(p, ',');
+		len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		*bad = p;
+		*nbad = len;
+		if (len == 0 || len >= sizeof(item)) {
+			free(r);
+			return KT_STEPS_FORM;
+		}
+		memcpy(item, p, len);
+		item[len] = '\0';
+		if ((rc = kt_steps_parse(item, &a, &b, &ibad, &inbad)) !=
+		    KT_STEPS_OK) {
+			if (rc == KT_STEPS_NUMBER) {
+				*bad = p + (ibad - item);
+				*nbad = inbad;
+			}
+			free(r);
+			return rc;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 8;
+			if ((t = realloc(r, cap * sizeof(*r))) == NULL) {
+				free(r);
+				return -1;
+			}
+			r = t;
+		}
+		r[n][0] = a;
+		r[n++][1] = b;
+		if (comma == NULL)
+			break;
+	}
+	/* Sorted, then each range that touches the last merged into it. */
+	qsort(r, n, sizeof(*r), range_cmp);
+	for (k = 0, l->n = 0; k < n; k++)
+		if (l->n > 0 && r[k][0] <= r[l->n - 1][1] + 1) {
+			if (r[k][1] > r[l->n - 1][1])
+				r[l->n - 1][1] = r[k][1];
+		} else {
+			r[l->n][0] = r[k][0];
+			r[l->n++][1] = r[k][1];
+		}
+	l->r = r;
+	return KT_STEPS_OK;
+}
+
+int
+kt_ranklist_has(const struct kt_ranklist *l, int64_t rank)
+{
+	size_t lo = 0, hi = l->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rank < l->r[mid][0])
+			hi = mid;
+		else if (rank > l->r[mid][1])
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+void
+kt_ranklist_free(struct kt_ranklist *l)
+{
+	free(l->r);
+	l->r = NULL;
+	l->n = 0;
+}

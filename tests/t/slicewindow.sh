@@ -29,11 +29,25 @@ cat >oracle.awk <<'EOF'
 # in file order.  Variables: mode (time, steps or ann); time: from, to
 # (ns; to empty for no end), base ("first": from the earliest event;
 # else absolute, with origin the TSV origin); steps: a, b, cpuonly;
-# ann: re, nth; rank.
+# ann: re, nth; rank (a list: "1" or "0,2-3").
 # Prints "window START END" (ns from the TSV origin, END "inf" when
 # open) or "window none", then a line per kept row: "ROW" or
 # "ROW carried" (a counter value carried to the start).
 BEGIN { FS = "\t"; INF = 9e18; n = 0 }
+# Is rank q in the list of the variable rank?
+function inrank(q,    it, ni, i, lo, hi) {
+	ni = split(rank, it, ",")
+	for (i = 1; i <= ni; i++) {
+		lo = it[i]; hi = it[i]
+		if (index(it[i], "-")) {
+			lo = substr(it[i], 1, index(it[i], "-") - 1)
+			hi = substr(it[i], index(it[i], "-") + 1)
+		}
+		if (q + 0 >= lo + 0 && q + 0 <= hi + 0)
+			return 1
+	}
+	return 0
+}
 NR == 1 || $2 == "trace" || $2 == "end" { next }
 {
 	# An event's rank: its args.rank, else its pid's (a flow of a
@@ -45,7 +59,7 @@ NR == 1 || $2 == "trace" || $2 == "end" { next }
 			prank[$6] = r
 	} else if ($6 in prank)
 		r = prank[$6]
-	if (rank != "" && r != "" && r != rank + 0)
+	if (rank != "" && r != "" && !inrank(r))
 		next
 	n++
 	row[n] = substr($1, index($1, ":") + 1)
@@ -336,9 +350,21 @@ verify() {
 	fi
 	# Every metadata event of the input.
 	awk -F'\t' -v rank="$(oargs "$@" | sed 's/.*rank=//')" '
+	    function inrank(q,    it, ni, i, d) {
+		ni = split(rank, it, ",")
+		for (i = 1; i <= ni; i++) {
+			d = index(it[i], "-")
+			if (d == 0 && q + 0 == it[i] + 0)
+				return 1
+			if (d > 0 && q + 0 >= substr(it[i], 1, d - 1) + 0 &&
+			    q + 0 <= substr(it[i], d + 1) + 0)
+				return 1
+		}
+		return 0
+	    }
 	    $2 == "metadata" && (rank == "" ||
 	    !match($10, /"rank":-?[0-9]+[,}]/) ||
-	    substr($10, RSTART + 7, RLENGTH - 8) + 0 == rank + 0) {
+	    inrank(substr($10, RSTART + 7, RLENGTH - 8))) {
 		print substr($1, 10)
 	    }' "$_vi.tsv" | sort >meta.rows
 	if [ -z "$(comm -23 meta.rows got.rows)" ]; then
@@ -735,6 +761,44 @@ else
 	bad "slice merged: kt-rank-tag failed"
 fi
 
+# A list of ranks (kt_ranklist_parse): of four ranks merged, --rank 0,2-3
+# keeps ranks 0, 2 and 3 and the untagged, as jq picks them; the same
+# set written another way is the same output; a list of every rank is
+# the whole merged trace's events.
+for r in 0 1 2 3; do
+	"$gen" --steps 8 --layers 2 --rank $r --world 4 -o q$r.json
+done
+if run kt-rank-tag q0.json q1.json q2.json q3.json -o merged4.json 2>/dev/null
+then
+	if slice "slice --rank 0,2-3" merged4.json out.json --rank 0,2-3; then
+		jq -c '(reduce (.traceEvents[] | select(.args.rank != null)) as $e
+		    ({}; ($e.pid | tostring) as $k | if has($k) then . else
+		    .[$k] = $e.args.rank end)) as $pr | .traceEvents[] |
+		    select((.args.rank // $pr[.pid | tostring]) as $r |
+		    $r == 0 or $r == 2 or $r == 3 or $r == null)' merged4.json |
+		    sort >a
+		evset out.json >b
+		check "slice --rank 0,2-3: the events of ranks 0, 2, 3 and the untagged" cmp a b
+		jq -c '[.traceEvents[] | (.args.rank // empty)] | unique' \
+		    out.json >c
+		check "slice --rank 0,2-3: no event of rank 1" \
+		    test "$(cat c)" = "[0,2,3]"
+		slice "slice --rank 3,0,2" merged4.json out2.json --rank 3,0,2,2-2 &&
+		check "slice --rank 3,0,2,2-2: the same as 0,2-3" cmp out.json out2.json
+	fi
+	t="slice merged4 --rank 1-2 --steps 6"
+	if slice "$t" merged4.json out.json --rank 1-2 --steps 6; then
+		verify "$t" merged4.json out.json --rank 1-2 --steps 6
+	fi
+	if slice "slice --rank 0-3" merged4.json out.json --rank 0-3; then
+		jq -c '.traceEvents[]' merged4.json | sort >a
+		evset out.json >b
+		check "slice --rank 0-3: every event of the merged trace" cmp a b
+	fi
+else
+	bad "slice merged4: kt-rank-tag failed"
+fi
+
 # ------------------------------------------------------------------
 # 4. --split-steps: one file per 2 steps, partitioning the steps, each
 # the same as the direct slice.
@@ -1021,6 +1085,25 @@ if run kt-slice-window --absolute --from 50us --to 60us gap.json >out.json 2>err
 else
 	bad "slice: a window inside long events: $(head -1 err)"
 fi
+# The same window when no event begins in it or after it: the long
+# event, the trace's last to begin, is all it holds (by the definition:
+# it overlaps the window), with or without an end, and cut with --clip.
+head -3 gap.json >gapend.json
+echo ']}' >>gapend.json
+for a in "--from 50us --to 60us" "--from 50us" "--from 50us --to 60us --clip"; do
+	# shellcheck disable=SC2086
+	if run kt-slice-window --absolute $a gapend.json >out.json 2>err &&
+	    [ "$(jq -c '[.traceEvents[].name]' out.json 2>/dev/null)" = '["long"]' ]
+	then
+		ok "slice: $a, only an event begun before: kept"
+	else
+		bad "slice: $a, only an event begun before: status, $(head -1 err)"
+	fi
+done
+jq -c '.traceEvents[0] | [.ts, .dur, .args.kt_clip.ts]' out.json >got
+check "slice: --clip of the only event begun before cuts it to the window" \
+    test "$(cat got)" = '[50,10,2]'
+
 # --clip on a step range: an event that starts in the first step and
 # ends after the window is cut too.
 cat >cliprange.json <<'EOF'
@@ -1403,6 +1486,11 @@ done <<'EOF'
 --steps 100 eager.json|kt-slice-window: eager.json: no ProfilerStep#100 to #100; the trace has steps 5 to 12
 --steps 1 small.json|kt-slice-window: small.json: no ProfilerStep in the trace
 --rank 7 --steps 6 merged.json|kt-slice-window: merged.json: no ProfilerStep in the trace (for that rank)
+--rank 7,9-12 --steps 6 merged.json|kt-slice-window: merged.json: no ProfilerStep in the trace (for those ranks)
+--rank 1,,2 eager.json|kt-slice-window: --rank: '1,,2' is not a list of N or A-B, such as 0,7,63-64
+--rank 1, eager.json|kt-slice-window: --rank: '1,' is not a list of N or A-B
+--rank 0,3-1 eager.json|kt-slice-window: --rank: '3-1' ends before it starts
+--rank 0,2147483648 eager.json|kt-slice-window: --rank: '2147483648' is not a number from 0 to 2147483647
 --from 1s eager.json|kt-slice-window: eager.json: nothing in the window; the trace spans 0 to 76895.810 us from its first event (absolute 27168127291.757 us)
 --absolute --from 1us --to 2us eager.json|kt-slice-window: eager.json: nothing in the window; the trace spans 0 to
 --annotation nomatch eager.json|kt-slice-window: eager.json: 0 annotations match 'nomatch'; --nth 1 asks for more

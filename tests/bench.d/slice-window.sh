@@ -1,0 +1,52 @@
+# tests/bench.d/slice-window.sh: kt-slice-window on a raw (unsorted)
+# CUDA-graph trace (sourced by tests/bench.sh; see there for measure and
+# target): ktgen --graph --streams 200 --size $gensize, written into $dir
+# once and reused, and that trace sorted by kt-normalize, beside
+# kt-normalize --keep-order on the raw one.  Issue 14: the window of
+# three steps near the start, the middle and the end of the file, on
+# the raw trace (held as an index, sorted, and read again) and on the
+# sorted one (streamed: it stops once the window's end is certain); the
+# target is a peak RSS under 300 MB for the raw trace (the README
+# pipeline's first filter), and for the sorted trace's windows a bounded
+# RSS (64 MB: what a window holds, not what the file has).
+_sg=$dir/ktgen-graph200-$gensize.json
+_want=$("$KT_BUILD/ktgen" --graph --streams 200 --size "$gensize" | wc -c | tr -d ' ')
+if [ "$(filesize "$_sg")" != "$_want" ]; then
+	need_space "$dir" "$((2 * _want))"
+	echo "generating $_sg ($(mb "$_want") MB) ..."
+	"$KT_BUILD/ktgen" --graph --streams 200 --size "$gensize" >"$_sg.tmp" &&
+		mv "$_sg.tmp" "$_sg" || die "ktgen --graph --streams 200 failed"
+fi
+_ss=$dir/ktgen-graph200-$gensize.sorted.json
+if [ ! -s "$_ss" ] || [ "$_sg" -nt "$_ss" ]; then
+	"$normalize" "$_sg" >"$_ss.tmp" && mv "$_ss.tmp" "$_ss" ||
+		die "cannot sort $_sg"
+fi
+bytes=$(filesize "$_sg")
+# The steps: the first, the middle and the last three.
+_sw_first=$(grep -o '"ProfilerStep#[0-9]*"' "$_sg" | tr -dc '0-9\n' | sort -n | sed -n 1p)
+_sw_last=$(grep -o '"ProfilerStep#[0-9]*"' "$_sg" | tr -dc '0-9\n' | sort -n | tail -1)
+_sw_mid=$(( (_sw_first + _sw_last) / 2 ))
+sync
+cat "$_sg" "$_ss" >/dev/null
+echo
+echo "== kt-slice-window on a raw CUDA-graph trace, 200 streams: $_sg ($(mb "$bytes") MB)"
+row command MB/s "peak RSS MB" RSS/input "wall s"
+measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order "$_sg"
+for _swk in first mid last; do
+	eval "_swa=\$_sw_$_swk"
+	_swb=$((_swa + 2))
+	[ "$_swk" = last ] && _swa=$((_sw_last - 2)) _swb=$_sw_last
+	measure "swraw$_swk" "--steps $_swa-$_swb (raw)" kt /dev/null \
+		"$KT_BIN/kt-slice-window" --steps "$_swa-$_swb" "$_sg"
+	measure "swsorted$_swk" "--steps $_swa-$_swb (sorted)" kt /dev/null \
+		"$KT_BIN/kt-slice-window" --steps "$_swa-$_swb" "$_ss"
+done
+echo "  (MB/s is of the whole file; a sorted input's window stops early)"
+echo "  targets:"
+for _swk in first mid last; do
+	eval "_swr=\${rss_swraw$_swk:-} _swq=\${rss_swsorted$_swk:-}"
+	target "raw, window at the $_swk steps: RSS < 300 MB" "$_swr" \
+		'v < 300' '%s MB'
+	target "sorted, the same: RSS <= 64 MB" "$_swq" 'v <= 64' '%s MB'
+done
