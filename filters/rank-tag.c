@@ -84,17 +84,10 @@ struct input {
 	uint64_t	 key;
 };
 
-/* One range of --ranks: lo to hi, both included. */
-struct range {
-	int64_t		 lo;
-	int64_t		 hi;
-};
-
 struct opts {
 	int64_t		 rank;
 	int		 has_rank;
-	struct range	*ranks;		/* --ranks, merged and in order */
-	size_t		 nranks;
+	struct kt_ranklist ranks;	/* --ranks */
 	int		 has_ranks;
 	int		 allow_dup;
 	enum align	 align;
@@ -365,12 +358,7 @@ rank_of(const struct kt_meta *m, size_t n, const char *name, int64_t *rank,
 static int
 wanted(const struct opts *o, int64_t rank)
 {
-	size_t i;
-
-	for (i = 0; i < o->nranks; i++)
-		if (rank >= o->ranks[i].lo && rank <= o->ranks[i].hi)
-			return 1;
-	return 0;
+	return kt_ranklist_has(&o->ranks, rank);
 }
 
 /*
@@ -1204,74 +1192,33 @@ cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int
-cmp_range(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
-}
-
-/* One rank of --ranks at *p, 0 to INT32_MAX; -1 if none. */
-static int64_t
-rank_at(const char **p)
-{
-	int64_t v = 0;
-	int n = 0;
-
-	for (; **p >= '0' && **p <= '9'; (*p)++, n++)
-		if ((v = v * 10 + (**p - '0')) > INT32_MAX)
-			return -1;
-	return n > 0 ? v : -1;
-}
-
-/*
- * --ranks LIST: ranks and ranges lo-hi, separated by commas ("0,7,63-64"),
- * kept in order with overlapping and adjacent ranges joined.
- */
+/* --ranks LIST (kt_ranklist_parse): 0,7,63-64. */
 static void
 parse_ranks(struct opts *o, const char *arg)
 {
-	const char *p = arg;
-	size_t i, k;
+	const char *bad;
+	size_t nbad;
 
-	o->nranks = 0;
-	for (;;) {
-		struct range r, *t;
-
-		if ((r.lo = r.hi = rank_at(&p)) == -1)
-			break;
-		if (*p == '-') {
-			p++;
-			if ((r.hi = rank_at(&p)) == -1 || r.hi < r.lo)
-				break;
-		}
-		if ((t = realloc(o->ranks, (o->nranks + 1) * sizeof(*t))) ==
-		    NULL)
-			kt_cli_nomem();
-		o->ranks = t;
-		o->ranks[o->nranks++] = r;
-		if (*p == '\0') {
-			qsort(o->ranks, o->nranks, sizeof(*o->ranks),
-			    cmp_range);
-			for (i = 1, k = 0; i < o->nranks; i++)
-				if (o->ranks[i].lo <= o->ranks[k].hi + 1) {
-					if (o->ranks[i].hi > o->ranks[k].hi)
-						o->ranks[k].hi =
-						    o->ranks[i].hi;
-				} else
-					o->ranks[++k] = o->ranks[i];
-			o->nranks = k + 1;
-			o->has_ranks = 1;
-			return;
-		}
-		if (*p++ != ',')
-			break;
+	kt_ranklist_free(&o->ranks);
+	switch (kt_ranklist_parse(arg, &o->ranks, &bad, &nbad)) {
+	case KT_STEPS_OK:
+		o->has_ranks = 1;
+		return;
+	case -1:
+		kt_cli_nomem();
+		break;
+	case KT_STEPS_NUMBER:
+		kt_cli_warn("--ranks: '%.*s' is not a number from 0 to %d",
+		    (int)nbad, bad, INT32_MAX);
+		break;
+	case KT_STEPS_ORDER:
+		kt_cli_warn("--ranks: '%.*s' ends before it starts",
+		    (int)nbad, bad);
+		break;
+	default:
+		kt_cli_warn("--ranks: '%s' is not a list of N or A-B, such as "
+		    "0,7,63-64", arg);
 	}
-	kt_cli_warn("--ranks: '%s' is not a list of ranks 0 to %d and "
-	    "ranges, as 0,7,63-64", arg, INT32_MAX);
 	exit(2);
 }
 
@@ -1313,8 +1260,10 @@ select_inputs(struct rt *rt)
 		have[i] = rt->inputs[i].rank;
 	qsort(have, rt->ninputs, sizeof(*have), cmp_i64);
 	/* The gaps of each range between the ranks that inputs have. */
-	for (i = 0, nh = 0; i < rt->o.nranks; i++) {
-		for (at = rt->o.ranks[i].lo; at <= rt->o.ranks[i].hi;) {
+	for (i = 0, nh = 0; i < rt->o.ranks.n; i++) {
+		int64_t hi = rt->o.ranks.r[i][1];
+
+		for (at = rt->o.ranks.r[i][0]; at <= hi;) {
 			int64_t end;
 
 			while (nh < rt->ninputs && have[nh] < at)
@@ -1323,8 +1272,8 @@ select_inputs(struct rt *rt)
 				at++;
 				continue;
 			}
-			end = nh < rt->ninputs && have[nh] <= rt->o.ranks[i].hi ?
-			    have[nh] - 1 : rt->o.ranks[i].hi;
+			end = nh < rt->ninputs && have[nh] <= hi ?
+			    have[nh] - 1 : hi;
 			if (miss.n > 0)
 				kt_buf_adds(&miss, ", ");
 			if (end == at)
@@ -1588,7 +1537,7 @@ rt_free(struct rt *rt)
 	}
 	free(rt->inputs);
 	free(rt->skip);
-	free(rt->o.ranks);
+	kt_ranklist_free(&rt->o.ranks);
 	kt_buf_free(&rt->eb);
 	kt_buf_free(&rt->ktranks);
 	kt_buf_free(&rt->pname);

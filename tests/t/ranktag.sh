@@ -754,12 +754,13 @@ else
 fi
 err_case "--ranks: an input with no rank is still an error" \
     'plain.json: no rank' --ranks 3 rank3.json plain.json
-err_case "--ranks: empty" "--ranks: '' is not a list of ranks" --ranks '' c0.json
-err_case "--ranks: an empty item" "--ranks: '0,,7'" --ranks 0,,7 c0.json
-err_case "--ranks: a trailing comma" "--ranks: '0,'" --ranks 0, c0.json
-err_case "--ranks: a range backwards" "--ranks: '7-3'" --ranks 7-3 c0.json
-err_case "--ranks: not a number" "--ranks: 'x'" --ranks x c0.json
-err_case "--ranks: past INT32_MAX" "--ranks: '2147483648'" --ranks 2147483648 c0.json
-err_case "--ranks: negative" "--ranks: '-1'" --ranks -1 c0.json
+err_case "--ranks: empty" "--ranks: '' is not a list of N or A-B" --ranks '' c0.json
+err_case "--ranks: an empty item" "--ranks: '0,,7' is not a list" --ranks 0,,7 c0.json
+err_case "--ranks: a trailing comma" "--ranks: '0,' is not a list" --ranks 0, c0.json
+err_case "--ranks: a range backwards" "--ranks: '7-3' ends before it starts" --ranks 7-3 c0.json
+err_case "--ranks: not a number" "--ranks: 'x' is not a number" --ranks x c0.json
+err_case "--ranks: past INT32_MAX" "--ranks: '2147483648' is not a number from 0 to 2147483647" \
+    --ranks 0,2147483648 c0.json
+err_case "--ranks: negative" "--ranks: '-1' is not a list" --ranks -1 c0.json
 err_case "--ranks with --rank" '--rank names the rank of one input; --ranks' \
     --rank 1 --ranks 1 c0.json
