@@ -9,6 +9,8 @@
  * thread per CPU (at most MAXTHREADS); the second pass merges, on one
  * thread: by time when every input is sorted, else rank after rank.
  * Memory stays that of one reader per input (per thread in the survey).
+ * With --ranks, an input whose first bytes settle its rank and that is
+ * not wanted is read no further (see peek_rank).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -85,12 +87,21 @@ struct input {
 struct opts {
 	int64_t		 rank;
 	int		 has_rank;
+	struct kt_ranklist ranks;	/* --ranks */
+	int		 has_ranks;
 	int		 allow_dup;
 	enum align	 align;
 	int64_t		 align_step;
 	int		 verbose;
 	int		 tsv;
 	struct kt_cli_opts co;	/* -l, -m, -o, -S */
+};
+
+/* --ranks: an input left out, its rank and where that came from. */
+struct skipped {
+	const char	*name;
+	int64_t		 rank;
+	const char	*from;
 };
 
 /*
@@ -103,6 +114,8 @@ struct job {
 	const char	*path;
 	struct input	*ins;
 	size_t		 nins;
+	struct skipped	*skip;		/* --ranks: its traces not wanted */
+	size_t		 nskip;
 	int		 failed;
 	struct kt_error	 err;
 };
@@ -130,6 +143,8 @@ struct rt {
 	struct kt_patch	 patch;		/* put()'s, its buffers reused */
 	struct kt_buf	 pname;		/* put()'s new process name */
 	struct kt_buf	 eb;		/* one tagged event */
+	struct skipped	*skip;		/* --ranks: the inputs left out */
+	size_t		 nskip;
 };
 
 static void
@@ -138,13 +153,15 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: kt-rank-tag [-tSv] [--allow-duplicate-ranks] [--align how]\n"
 	    "                   [-l level] [-m glob] [-o file] [-r rank]\n"
-	    "                   [--spool-max size] [file ...]\n"
+	    "                   [--ranks list] [--spool-max size] [file ...]\n"
 	    "  -a, --align HOW           base (default), first, or step:K\n"
 	    "  -D, --allow-duplicate-ranks  merge inputs of the same rank\n"
 	    "  -l, --level N             gzip level 0-9 for a .gz output\n"
 	    "  -m, --member GLOB         archive members to take\n"
 	    "  -o, --output FILE         write FILE atomically (.gz: gzip)\n"
 	    "  -r, --rank N              the rank of the one input\n"
+	    "      --ranks LIST          merge only these ranks (0,7,63-64);\n"
+	    "                            the others are read to their rank\n"
 	    "  -S, --strict              refuse damaged input\n"
 	    "      --spool-max SIZE      cap on copying a pipe or stdin\n"
 	    "                            (default 64G; K, M, G, T)\n"
@@ -221,7 +238,7 @@ order_key(const struct kt_event *ev, int64_t offset)
  */
 static int
 survey(struct rt *rt, struct input *in, struct kt_reader *r, int progress,
-    struct kt_error *err)
+    const struct kt_event *first, int firstrc, struct kt_error *err)
 {
 	const struct opts *o = &rt->o;
 	struct kt_event ev;
@@ -233,7 +250,12 @@ survey(struct rt *rt, struct input *in, struct kt_reader *r, int progress,
 	in->sorted = 1;
 	if ((in->pidtab = kt_intern_new()) == NULL)
 		kt_cli_nomem();
-	while ((rc = kt_reader_next(r, &ev, err)) == 1) {
+	/* firstrc: what kt_reader_next gave for first (peek_rank), or -2. */
+	if (firstrc != -2 && (rc = firstrc) == 1)
+		ev = *first;
+	else if (firstrc == -2)
+		rc = kt_reader_next(r, &ev, err);
+	for (; rc == 1; rc = kt_reader_next(r, &ev, err)) {
 		struct pidinfo *pi = pid_of(rt, in, &ev);
 		uint64_t k = order_key(&ev, 0);
 
@@ -285,6 +307,102 @@ survey(struct rt *rt, struct input *in, struct kt_reader *r, int progress,
 	return 0;
 }
 
+/*
+ * The rank that top-level keys m[0..n) and the name give: the first
+ * distributedInfo.rank, else ktRank, else the file name.  Returns 0 with
+ * *rank and *from (static text), or -1.
+ */
+static int
+rank_of(const struct kt_meta *m, size_t n, const char *name, int64_t *rank,
+    const char **from)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct kt_error err;
+		json_t *j, *v;
+
+		if (strcmp(m[i].key, "\"distributedInfo\"") != 0)
+			continue;
+		if ((j = kt_meta_json(&m[i], &err)) == NULL)
+			break;
+		v = json_object_get(j, "rank");
+		if (json_is_integer(v)) {
+			*rank = json_integer_value(v);
+			*from = "distributedInfo.rank";
+			json_decref(j);
+			return 0;
+		}
+		json_decref(j);
+	}
+	/* The rank a kt filter kept from its input's name (ktRank). */
+	for (i = 0; i < n; i++) {
+		struct kt_error err;
+		json_t *j;
+
+		if (strcmp(m[i].key, "\"" KT_KEY_RANK "\"") != 0 ||
+		    (j = kt_meta_json(&m[i], &err)) == NULL)
+			continue;
+		if (json_is_integer(j) && json_integer_value(j) >= 0) {
+			*rank = json_integer_value(j);
+			*from = KT_KEY_RANK;
+			json_decref(j);
+			return 0;
+		}
+		json_decref(j);
+	}
+	return kt_rank_from_name(name, rank, from);
+}
+
+/* Is rank among those of --ranks? */
+static int
+wanted(const struct opts *o, int64_t rank)
+{
+	return kt_ranklist_has(&o->ranks, rank);
+}
+
+/*
+ * --ranks: does the start of trace r (the top-level keys before its
+ * first event, which kt_reader_next gave firstrc for) settle its rank as
+ * find_rank would find it from the whole trace?  It does when the keys
+ * before the events hold distributedInfo.rank (the first such key wins),
+ * or when every key is known: the trace has ended, or it is a plain file
+ * whose keys after the events kt_reader_tail finds at its end (a second
+ * reader, of the last few MB).  Returns 1 with *rank and *from, else 0:
+ * only the whole trace can say.
+ */
+static int
+peek_rank(const struct rt *rt, const char *path, int archived,
+    struct kt_reader *r, int firstrc, int64_t *rank, const char **from)
+{
+	const struct kt_meta *m;
+	struct kt_source *src;
+	struct kt_reader *t;
+	struct kt_error err;
+	struct kt_event ev;
+	size_t n;
+	int found, ok = 0;
+
+	m = kt_reader_metas(r, &n);
+	found = rank_of(m, n, kt_reader_name(r), rank, from) == 0;
+	if (found && (firstrc == 0 || strcmp(*from,
+	    "distributedInfo.rank") == 0))
+		return 1;
+	if (archived || firstrc == 0 || (src = kt_cli_source_open(path,
+	    rt->o.co.member, rt->o.co.rflags | KT_READ_SKIM, &err)) == NULL)
+		return 0;
+	if (kt_source_next(src, &t, &err) == 1) {
+		if (kt_reader_tail(t, &err) == 0 && kt_reader_next(t, &ev,
+		    &err) != -1) {
+			m = kt_reader_metas(t, &n);
+			ok = rank_of(m, n, kt_reader_name(r), rank, from) == 0;
+		}
+		kt_reader_free(t);
+	}
+	kt_source_close(src);
+	return ok;
+}
+
 /* Survey every trace of job j's source (see survey). */
 static void
 survey_source(struct rt *rt, struct job *j, int progress)
@@ -302,7 +420,35 @@ survey_source(struct rt *rt, struct job *j, int progress)
 	}
 	while ((rc = kt_source_next(src, &r, &j->err)) == 1) {
 		struct input *in;
+		struct kt_event first;
+		int firstrc = -2;
+		int64_t rank;
+		const char *from;
 
+		if (o->has_ranks) {
+			if ((firstrc = kt_reader_next(r, &first, &j->err)) ==
+			    -1) {
+				kt_reader_free(r);
+				rc = -1;
+				break;
+			}
+			if (peek_rank(rt, j->path, kt_source_archived(src), r,
+			    firstrc, &rank, &from) && !wanted(o, rank)) {
+				struct skipped *k;
+
+				if ((k = realloc(j->skip, (j->nskip + 1) *
+				    sizeof(*k))) == NULL)
+					kt_cli_nomem();
+				j->skip = k;
+				k[j->nskip].name = keep(rt, kt_reader_name(r),
+				    strlen(kt_reader_name(r)));
+				k[j->nskip].rank = rank;
+				k[j->nskip++].from = from;
+				kt_reader_free(r);
+				ord++;
+				continue;
+			}
+		}
 		if ((in = realloc(j->ins, (j->nins + 1) * sizeof(*in))) ==
 		    NULL)
 			kt_cli_nomem();
@@ -312,7 +458,7 @@ survey_source(struct rt *rt, struct job *j, int progress)
 		in->path = keep(rt, j->path, strlen(j->path));
 		in->ordinal = ord++;
 		/* A copy of stdin or a FIFO is named as given (lib/cli). */
-		rc = survey(rt, in, r, progress, &j->err);
+		rc = survey(rt, in, r, progress, &first, firstrc, &j->err);
 		kt_reader_free(r);
 		if (rc == -1)
 			break;
@@ -411,6 +557,16 @@ survey_all(struct rt *rt, char **argv, int argc)
 		}
 		free(rt->jobs[i].ins);
 		rt->jobs[i].ins = NULL;
+		for (k = 0; k < rt->jobs[i].nskip; k++) {
+			struct skipped *s;
+
+			if ((s = realloc(rt->skip, (rt->nskip + 1) *
+			    sizeof(*s))) == NULL)
+				kt_cli_nomem();
+			rt->skip = s;
+			rt->skip[rt->nskip++] = rt->jobs[i].skip[k];
+		}
+		free(rt->jobs[i].skip);
 	}
 	free(rt->jobs);
 	rt->jobs = NULL;
@@ -420,47 +576,13 @@ survey_all(struct rt *rt, char **argv, int argc)
 static void
 find_rank(struct input *in, const struct opts *o)
 {
-	size_t i;
-
 	if (o->has_rank) {
 		in->rank = o->rank;
 		in->rank_from = "--rank";
 		return;
 	}
-	for (i = 0; i < in->nmetas; i++) {
-		struct kt_error err;
-		json_t *j, *v;
-
-		if (strcmp(in->metas[i].key, "\"distributedInfo\"") != 0)
-			continue;
-		if ((j = kt_meta_json(&in->metas[i], &err)) == NULL)
-			break;
-		v = json_object_get(j, "rank");
-		if (json_is_integer(v)) {
-			in->rank = json_integer_value(v);
-			in->rank_from = "distributedInfo.rank";
-			json_decref(j);
-			return;
-		}
-		json_decref(j);
-	}
-	/* The rank a kt filter kept from its input's name (ktRank). */
-	for (i = 0; i < in->nmetas; i++) {
-		struct kt_error err;
-		json_t *j;
-
-		if (strcmp(in->metas[i].key, "\"" KT_KEY_RANK "\"") != 0 ||
-		    (j = kt_meta_json(&in->metas[i], &err)) == NULL)
-			continue;
-		if (json_is_integer(j) && json_integer_value(j) >= 0) {
-			in->rank = json_integer_value(j);
-			in->rank_from = KT_KEY_RANK;
-			json_decref(j);
-			return;
-		}
-		json_decref(j);
-	}
-	if (kt_rank_from_name(in->name, &in->rank, &in->rank_from) == 0)
+	if (rank_of(in->metas, in->nmetas, in->name, &in->rank,
+	    &in->rank_from) == 0)
 		return;
 	kt_cli_warn("%s: no rank: no distributedInfo.rank, and the file name "
 	    "has no rank<N>, rank-N, rank_N, worker<N> or -N.; give --rank",
@@ -661,7 +783,9 @@ out_metas(struct rt *rt, size_t *n, int merging)
 {
 	struct kt_buf *kr = &rt->ktranks;
 	struct kt_meta *m;
-	struct input *first = &rt->inputs[0];
+	/* --ranks may have left no input: then only ktRanks, empty. */
+	struct input none = { 0 };
+	struct input *first = rt->ninputs > 0 ? &rt->inputs[0] : &none;
 	size_t i, k = 0;
 	int64_t minbase = INT64_MAX;
 	char num[32];
@@ -1060,6 +1184,114 @@ advance(struct input *in)
 		in->key = order_key(&in->ev, in->offset);
 }
 
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* --ranks LIST (kt_ranklist_parse): 0,7,63-64. */
+static void
+parse_ranks(struct opts *o, const char *arg)
+{
+	const char *bad;
+	size_t nbad;
+
+	kt_ranklist_free(&o->ranks);
+	switch (kt_ranklist_parse(arg, &o->ranks, &bad, &nbad)) {
+	case KT_STEPS_OK:
+		o->has_ranks = 1;
+		return;
+	case -1:
+		kt_cli_nomem();
+		break;
+	case KT_STEPS_NUMBER:
+		kt_cli_warn("--ranks: '%.*s' is not a number from 0 to %d",
+		    (int)nbad, bad, INT32_MAX);
+		break;
+	case KT_STEPS_ORDER:
+		kt_cli_warn("--ranks: '%.*s' ends before it starts",
+		    (int)nbad, bad);
+		break;
+	default:
+		kt_cli_warn("--ranks: '%s' is not a list of N or A-B, such as "
+		    "0,7,63-64", arg);
+	}
+	exit(2);
+}
+
+/*
+ * --ranks: keep the inputs of the ranks wanted (those the survey read
+ * through to learn their rank, too), and say which ranks of the list no
+ * input has, as ranges.  Returns 1 when some are missing, else 0.
+ */
+static int
+select_inputs(struct rt *rt)
+{
+	struct kt_buf miss = KT_BUF_INIT;
+	int64_t *have, at;
+	size_t i, k, nh;
+
+	for (i = 0, k = 0; i < rt->ninputs; i++) {
+		struct input *in = &rt->inputs[i];
+
+		find_rank(in, &rt->o);
+		if (wanted(&rt->o, in->rank)) {
+			rt->inputs[k] = *in;
+			rt->inputs[k].order = k;
+			k++;
+			continue;
+		}
+		if (rt->o.verbose)
+			kt_cli_warn("%s: rank %lld (from %s), not in --ranks: "
+			    "read through, as its first bytes do not settle "
+			    "its rank", in->name, (long long)in->rank,
+			    in->rank_from);
+		kt_intern_free(in->pidtab);
+		free(in->pids);
+		free(in->metas);
+	}
+	rt->ninputs = k;
+	if ((have = calloc(rt->ninputs + 1, sizeof(*have))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < rt->ninputs; i++)
+		have[i] = rt->inputs[i].rank;
+	qsort(have, rt->ninputs, sizeof(*have), cmp_i64);
+	/* The gaps of each range between the ranks that inputs have. */
+	for (i = 0, nh = 0; i < rt->o.ranks.n; i++) {
+		int64_t hi = rt->o.ranks.r[i][1];
+
+		for (at = rt->o.ranks.r[i][0]; at <= hi;) {
+			int64_t end;
+
+			while (nh < rt->ninputs && have[nh] < at)
+				nh++;
+			if (nh < rt->ninputs && have[nh] == at) {
+				at++;
+				continue;
+			}
+			end = nh < rt->ninputs && have[nh] <= hi ?
+			    have[nh] - 1 : hi;
+			if (miss.n > 0)
+				kt_buf_adds(&miss, ", ");
+			if (end == at)
+				kt_buf_printf(&miss, "%lld", (long long)at);
+			else
+				kt_buf_printf(&miss, "%lld-%lld",
+				    (long long)at, (long long)end);
+			at = end + 1;
+		}
+	}
+	free(have);
+	if ((k = miss.n) > 0)
+		kt_cli_warn("--ranks: no input has rank %.*s", (int)miss.n,
+		    miss.p);
+	kt_buf_free(&miss);
+	return k > 0;
+}
+
 /* The options; returns the index of the first operand. */
 static int
 parse_args(struct opts *o, int argc, char *argv[])
@@ -1072,6 +1304,7 @@ parse_args(struct opts *o, int argc, char *argv[])
 		{ "member", required_argument, NULL, 'm' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "rank", required_argument, NULL, 'r' },
+		{ "ranks", required_argument, NULL, 'R' },
 		{ "strict", no_argument, NULL, 'S' },
 		{ "spool-max", required_argument, NULL, KT_CLI_SPOOL_MAX },
 		{ "tsv", no_argument, NULL, 't' },
@@ -1106,6 +1339,9 @@ parse_args(struct opts *o, int argc, char *argv[])
 			o->rank = kt_cli_int("--rank", optarg, 0, INT32_MAX);
 			o->has_rank = 1;
 			break;
+		case 'R':
+			parse_ranks(o, optarg);
+			break;
 		case 't':
 			o->tsv = 1;
 			break;
@@ -1115,6 +1351,11 @@ parse_args(struct opts *o, int argc, char *argv[])
 		default:
 			kt_cli_opt(&o->co, ch, optarg, usage);
 		}
+	}
+	if (o->has_rank && o->has_ranks) {
+		kt_cli_warn("--rank names the rank of one input; --ranks "
+		    "selects among several: give one of them");
+		exit(2);
 	}
 	return optind;
 }
@@ -1174,6 +1415,10 @@ say_inputs(const struct rt *rt, int merging, int allsorted)
 {
 	size_t i;
 
+	for (i = 0; i < rt->nskip; i++)
+		kt_cli_warn("%s: rank %lld (from %s), not in --ranks: read only "
+		    "its top-level keys", rt->skip[i].name,
+		    (long long)rt->skip[i].rank, rt->skip[i].from);
 	for (i = 0; i < rt->ninputs; i++) {
 		const struct input *in = &rt->inputs[i];
 
@@ -1291,6 +1536,8 @@ rt_free(struct rt *rt)
 		free(rt->inputs[i].metas);
 	}
 	free(rt->inputs);
+	free(rt->skip);
+	kt_ranklist_free(&rt->o.ranks);
 	kt_buf_free(&rt->eb);
 	kt_buf_free(&rt->ktranks);
 	kt_buf_free(&rt->pname);
@@ -1305,7 +1552,7 @@ main(int argc, char *argv[])
 {
 	struct rt rt;
 	size_t i;
-	int merging, allsorted = 1, nfiles;
+	int merging, allsorted = 1, nfiles, missing = 0;
 	char *const stdin_only[] = { (char *)"-" };
 
 	memset(&rt, 0, sizeof(rt));
@@ -1328,8 +1575,12 @@ main(int argc, char *argv[])
 		return 2;
 	if ((rt.arena = kt_arena_new()) == NULL)
 		kt_cli_nomem();
-	/* First pass: every trace of every source. */
+	/* jansson seeds its hash once: before the survey threads. */
+	json_object_seed(0);
+	/* First pass: every trace of every source (with --ranks, wanted). */
 	survey_all(&rt, argv, argc);
+	if (rt.o.has_ranks)
+		missing = select_inputs(&rt);
 	for (i = 0; i < rt.ninputs; i++)
 		if (!rt.inputs[i].sorted)
 			allsorted = 0;
@@ -1344,5 +1595,5 @@ main(int argc, char *argv[])
 	/* Second pass: merge. */
 	write_output(&rt, merging, allsorted);
 	rt_free(&rt);
-	return 0;
+	return missing ? 1 : 0;
 }

@@ -26,7 +26,8 @@
 #                   section's passthrough (see measure)
 #   KT_SHARED       overrides ../shared/traces
 #   KT_BENCH_ONLY=NAME  run only the section tests/bench.d/NAME.sh (after
-#                   generating and sorting the trace it reads)
+#                   generating and sorting the trace it reads; reduce
+#                   makes its own ranks)
 # Exit status: 0 when everything ran, targets met or not (it is a
 # report); 2 when kt-normalize itself failed on an input; 1 when the
 # bench could not be set up (no disk space, generator failure, ...).
@@ -128,9 +129,10 @@ row() {
 
 # measure KEY LABEL KIND STDIN COMMAND...: run COMMAND $runs times on the
 # current input ($bytes long), print its row, and keep its MB/s, peak
-# RSS (MB) and RSS/input ratio in mbs_KEY, rss_KEY and ratio_KEY (empty
-# when it failed).  KIND kt makes a failure set the exit status to 2;
-# KIND base (a baseline) only prints "failed" in the row.
+# RSS (MB), RSS/input ratio and best wall time (s) in mbs_KEY, rss_KEY,
+# ratio_KEY and wall_KEY (empty when it failed).  KIND kt makes a
+# failure set the exit status to 2; KIND base (a baseline) only prints
+# "failed" in the row.
 #
 # Pairs: a machine whose speed drifts over tens of seconds (this
 # project's VM: the passthrough's best of five ranged 240-518 MB/s
@@ -144,7 +146,7 @@ row() {
 measure() {
 	_key=$1 _label=$2 _kind=$3 _in=$4
 	shift 4
-	eval "mbs_$_key= rss_$_key= ratio_$_key= pair_$_key="
+	eval "mbs_$_key= rss_$_key= ratio_$_key= pair_$_key= wall_$_key="
 	_best='' _peak=0 _i=0 _rc=0 _bbest='' _pair=0
 	# shellcheck disable=SC2034 # base_in is read in the eval below
 	if [ "$_key" = keep ]; then
@@ -187,7 +189,7 @@ measure() {
 	set -- $(awk -v b="$bytes" -v w="$_best" -v k="$_peak" 'BEGIN {
 		if (w < 0.01) w = 0.01
 		printf "%.1f %.1f %.3f %.2f\n", b / 1e6 / w, k * 1024 / 1e6, k * 1024 / b, w }')
-	eval "mbs_$_key=$1 rss_$_key=$2 ratio_$_key=$3"
+	eval "mbs_$_key=$1 rss_$_key=$2 ratio_$_key=$3 wall_$_key=$4"
 	row "$_label" "$1" "$2" "$3" "$4"
 	if [ "$_pair" -eq 1 ] && [ -n "$_bbest" ]; then
 		_pm=$(awk -v b="$bytes" -v w="$_bbest" 'BEGIN {
@@ -438,8 +440,14 @@ filters() {
 
 machine
 echo
-generated
-sorted_trace
+# The sections that make their own inputs (reduce) need neither.
+case $only in
+reduce) ;;
+*)
+	generated
+	sorted_trace
+	;;
+esac
 if [ -z "$only" ]; then
 	real
 	bench "generated (ktgen --size $gensize)" "$gen"

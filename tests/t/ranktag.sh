@@ -652,3 +652,115 @@ err_case "bad --align step:K" 'step:K' --align step:x c0.json
 err_case "bad --rank" '--rank' --rank -1 c0.json
 err_case "missing file" 'nosuch.json: No such file' c0.json nosuch.json
 err_case "--member matching nothing" 'no archive member matches' -m 'zz*' c.tar
+
+# ---------------------------------------------------------------------
+# --ranks: the merge of the ranks listed equals the merge of just their
+# files (kt-rank-tag given only those, another path through the code),
+# and jq's checks of a merge hold; the others are read only as far as
+# their rank.  Generated ranks 0 1 2 7 63 64 65 of a world of 66, in
+# files whose names hold no rank (distributedInfo says).
+for r in 0 1 2 7 63 64 65; do
+	"$gen" --rank "$r" --world 66 --steps 2 --layers 2 -o "w_$r.tmp" ||
+	    bad "ranks: ktgen"
+done
+mv w_0.tmp wa.json; mv w_1.tmp wb.json; mv w_2.tmp wc.json
+mv w_7.tmp wd.json; mv w_63.tmp we.json; mv w_64.tmp wf.json
+mv w_65.tmp wg.json
+run kt-rank-tag --ranks 0,7,63-64 wg.json wf.json we.json wd.json wc.json \
+    wb.json wa.json >sel.json 2>err
+rc=$?
+run kt-rank-tag wf.json we.json wd.json wa.json >ref.json 2>/dev/null
+if [ "$rc" -eq 0 ] && [ ! -s err ] && cmp -s sel.json ref.json &&
+    [ "$(ranks sel.json)" = '[0,7,63,64]' ]; then
+	ok "ranks: --ranks 0,7,63-64 is the merge of just those four files"
+else
+	bad "ranks: 0,7,63-64: status $rc: $(head -1 err)"
+fi
+merged "ranks" sel.json wa.json wd.json we.json wf.json
+# Rank 1's events are damaged past its first: a merge that read it would
+# fail; one that stops at its rank does not.
+awk 'NR == 400 { print "@@@ no JSON here @@@," } 1' wb.json >bad.json
+mv bad.json wb.json
+run kt-rank-tag wa.json wb.json >/dev/null 2>err
+rc1=$?
+run kt-rank-tag -v --ranks 0,7,63-64 wg.json wf.json we.json wd.json \
+    wc.json wb.json wa.json >sel.json 2>err
+rc=$?
+if [ "$rc1" -eq 2 ] && [ "$rc" -eq 0 ] && cmp -s sel.json ref.json &&
+    grep -qx 'kt-rank-tag: wb.json: rank 1 (from distributedInfo.rank), not in --ranks: read only its top-level keys' err &&
+    [ "$(grep -c 'not in --ranks: read only its top-level keys$' err)" -eq 3 ]
+then
+	ok "ranks: a rank not listed is read only as far as its top-level keys (its damage unseen)"
+else
+	bad "ranks: damaged rank 1: status $rc1/$rc: $(head -1 err)"
+fi
+# Ranks of the list that no input has: said on one line, status 1, and
+# the merge of the others is written.
+run kt-rank-tag --ranks 9,0,5-6,64-70 wa.json wc.json wf.json wg.json \
+    >sel.json 2>err
+rc=$?
+run kt-rank-tag wa.json wf.json wg.json >ref.json 2>/dev/null
+if [ "$rc" -eq 1 ] && [ "$(cat err)" = \
+    'kt-rank-tag: --ranks: no input has rank 5-6, 9, 66-70' ] &&
+    cmp -s sel.json ref.json; then
+	ok "ranks: missing ranks 5-6, 9, 66-70 said on one line, status 1, the rest merged"
+else
+	bad "ranks: missing: status $rc: $(cat err)"
+fi
+run kt-rank-tag --ranks 3 wa.json wc.json -o none.json 2>err
+rc=$?
+if [ "$rc" -eq 1 ] && [ "$(cat err)" = 'kt-rank-tag: --ranks: no input has rank 3' ] &&
+    [ "$(jq -c '[.ktRanks, .traceEvents]' none.json)" = '[[],[]]' ]; then
+	ok "ranks: no input of the list: status 1, an empty trace"
+else
+	bad "ranks: none: status $rc: $(cat err)"
+fi
+# One rank listed: only tagging, as kt-rank-tag of that one file.
+run kt-rank-tag --ranks 2 wa.json wc.json >sel.json 2>/dev/null
+run kt-rank-tag wc.json >ref.json 2>/dev/null
+check "ranks: one rank listed tags as its file alone does" cmp sel.json ref.json
+# Ranks from file names (s.json has no distributedInfo): the keys after
+# the events of a plain file are read from its end, so a trailing
+# distributedInfo still wins over the name, as without --ranks.  A
+# compressed one without distributedInfo first is read through.
+sed 's/^]}$/], "distributedInfo": {"rank": 1}}/' s.json >worker9.json
+gzip -c s.json >t-8.json.gz
+run kt-rank-tag -v --ranks 4,6 rank3.json rank-4.json worker6.json t-7.json \
+    t-8.json.gz worker9.json >sel.json 2>err
+rc=$?
+run kt-rank-tag rank-4.json worker6.json >ref.json 2>/dev/null
+if [ "$rc" -eq 0 ] && cmp -s sel.json ref.json &&
+    grep -qx 'kt-rank-tag: worker9.json: rank 1 (from distributedInfo.rank), not in --ranks: read only its top-level keys' err &&
+    grep -qx 'kt-rank-tag: t-7.json: rank 7 (from file name: -N.), not in --ranks: read only its top-level keys' err &&
+    grep -qx 'kt-rank-tag: t-8.json.gz: rank 8 (from file name: -N.), not in --ranks: read through, as its first bytes do not settle its rank' err
+then
+	ok "ranks: names and a trailing distributedInfo decide as without --ranks"
+else
+	bad "ranks: names: status $rc: $(cat err)"
+fi
+run kt-rank-tag --ranks 1 worker9.json rank3.json >sel.json 2>/dev/null
+run kt-rank-tag worker9.json >ref.json 2>/dev/null
+check "ranks: worker9.json with distributedInfo.rank 1 after its events is rank 1" \
+    cmp sel.json ref.json
+# Archive members: rank 1 is r0/worker1.json.
+run kt-rank-tag --ranks 1 m.tar >sel.json 2>err
+rc=$?
+run kt-rank-tag -m 'r0/*' m.tar >ref.json 2>/dev/null
+if [ "$rc" -eq 0 ] && cmp -s sel.json ref.json &&
+    [ "$(jq -r '.ktRanks[0].source' sel.json)" = 'm.tar:r0/worker1.json' ]; then
+	ok "ranks: an archive's members are selected by rank"
+else
+	bad "ranks: archive: status $rc: $(cat err)"
+fi
+err_case "--ranks: an input with no rank is still an error" \
+    'plain.json: no rank' --ranks 3 rank3.json plain.json
+err_case "--ranks: empty" "--ranks: '' is not a list of N or A-B" --ranks '' c0.json
+err_case "--ranks: an empty item" "--ranks: '0,,7' is not a list" --ranks 0,,7 c0.json
+err_case "--ranks: a trailing comma" "--ranks: '0,' is not a list" --ranks 0, c0.json
+err_case "--ranks: a range backwards" "--ranks: '7-3' ends before it starts" --ranks 7-3 c0.json
+err_case "--ranks: not a number" "--ranks: 'x' is not a number" --ranks x c0.json
+err_case "--ranks: past INT32_MAX" "--ranks: '2147483648' is not a number from 0 to 2147483647" \
+    --ranks 0,2147483648 c0.json
+err_case "--ranks: negative" "--ranks: '-1' is not a list" --ranks -1 c0.json
+err_case "--ranks with --rank" '--rank names the rank of one input; --ranks' \
+    --rank 1 --ranks 1 c0.json
