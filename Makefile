@@ -132,7 +132,7 @@ demo: deps all
 
 DEB_PKGS = libjansson-dev libarchive-dev zlib1g-dev libisal-dev pkg-config jq gcc make \
 	   gawk gzip xz-utils bzip2 zstd zip tar time librsvg2-bin \
-	   libxml2-utils python3 mandoc binutils parallel
+	   libxml2-utils python3 mandoc binutils parallel rsync
 deps:
 	@missing=; for p in $(DEB_PKGS); do \
 	    dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \

@@ -162,7 +162,8 @@ usage(FILE *f)
 	    "                            views of the whole job (kt-views(1) says\n"
 	    "                            which views)\n"
 	    "  -n, --top N               rows of the ranked views (default 50)\n"
-	    "  -o, --output DIR          the folder to write (made if missing)\n"
+	    "  -o, --output DIR          the folder to write (made if missing,\n"
+	    "                            with its parents)\n"
 	    "  -r, --rules FILE          bucket rules (bucket<TAB>regex) before\n"
 	    "                            the default ones\n"
 	    "  -S, --strict              refuse damaged input\n"
@@ -541,7 +542,7 @@ merge_views(const struct opts *o, char **dirs, int ndirs)
 		kt_cli_warn("--merge takes view folders: only -n and -o");
 		return 2;
 	}
-	if (mkdir(o->dir, 0777) == -1 && errno != EEXIST) {
+	if (kt_cli_mkdir(o->dir) == -1) {
 		kt_cli_warn("%s: %s", o->dir, strerror(errno));
 		return 2;
 	}
@@ -657,7 +658,7 @@ main(int argc, char *argv[])
 		kt_cli_warn("%s: not a folder", o->dir);
 		return 2;
 	}
-	if (mkdir(o->dir, 0777) == -1 && errno != EEXIST) {
+	if (kt_cli_mkdir(o->dir) == -1) {
 		kt_cli_warn("%s: %s", o->dir, strerror(errno));
 		return 2;
 	}

@@ -1008,6 +1008,12 @@ long long kt_cli_int(const char *, const char *, long long, long long);
  * exit 2.
  */
 void	 kt_cli_ids(const char *, const char *, uint64_t **, size_t *);
+/*
+ * Make the folder path and the missing folders above it (mkdir -p).
+ * 0, or -1 with errno set; an existing non-folder is left for the
+ * caller's stat to refuse.
+ */
+int	 kt_cli_mkdir(const char *);
 /* Refuse an output path that names one of the inputs.  0 or -1 (printed). */
 int	 kt_cli_check_output(const char *, char *const *, int);
 /*

@@ -132,6 +132,27 @@ kt_cli_ids(const char *opt, const char *arg, uint64_t **ids, size_t *nids)
 }
 
 int
+kt_cli_mkdir(const char *path)
+{
+	char *p, *s;
+	int rc = 0;
+
+	if ((p = strdup(path)) == NULL)
+		return -1;
+	for (s = p + 1; rc == 0 && *s != '\0'; s++)
+		if (*s == '/' && s[-1] != '/') {
+			*s = '\0';
+			if (mkdir(p, 0777) == -1 && errno != EEXIST)
+				rc = -1;
+			*s = '/';
+		}
+	if (rc == 0 && mkdir(p, 0777) == -1 && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
+int
 kt_cli_check_output(const char *out, char *const *in, int nin)
 {
 	struct stat so, si;

@@ -10,12 +10,13 @@
 #    they all succeeded);
 #  - examples/Makefile's map and reduce with make -j2.
 # The judge: each per-rank folder is what kt views writes for that rank
-# alone, and, once kt views has --merge, each reduced table equals the
+# alone, and each reduced table (kt views --merge) equals the
 # table kt views writes for the kt rank-tag merge of all four traces (a
 # different path: one model of the merged trace), but the columns the
 # merge cannot give exactly (p50_ns, p90_ns: '-'; longest_row, which
-# cites a row of the per-rank file).  Before --merge exists, the reduce
-# is checked to be the one step that failed.
+# cites a row of the per-rank file).
+# Also the three lines of the README's "Many ranks", run as written (the
+# third with the ranks 0,3 of this job for its 0,37).
 . "$(dirname "$0")/../lib.sh"
 
 LC_ALL=C
@@ -37,14 +38,9 @@ for n in $names; do
 	mkdir -p ref/views
 	kt views "$f" -o "ref/views/$n" 2>/dev/null || bad "setup: kt views $f"
 done
-if kt views --help 2>&1 | grep -q -- --merge; then
-	merge=1
-	kt rank-tag "$@" -o all.json 2>/dev/null &&
-	    kt views all.json -o ref/job 2>/dev/null ||
-	    bad "setup: kt views of the merged trace"
-else
-	merge=
-fi
+kt rank-tag "$@" -o all.json 2>/dev/null &&
+    kt views all.json -o ref/job 2>/dev/null ||
+    bad "setup: kt views of the merged trace"
 
 # masked TSV: the table with the columns a merge cannot give exactly
 # set to '*' (by the header's names).
@@ -57,13 +53,15 @@ masked() {
 }
 
 # judge NAME OUT ERR RC: OUT/views/NAME is kt views of each rank, and
-# OUT/job the reduce (see the top); ERR and RC are the recipe's.
+# OUT/job the reduce (see the top), against those in $ref; ERR and RC
+# are the recipe's.
+ref=ref
 judge() {
 	_n=$1
 	_o=$2
 	_why=
 	for _r in $names; do
-		diff -r "ref/views/$_r" "$_o/views/$_r" >/dev/null 2>&1 ||
+		diff -r "$ref/views/$_r" "$_o/views/$_r" >/dev/null 2>&1 ||
 		    _why="$_why $_r differs from kt views of it;"
 	done
 	if [ -z "$_why" ]; then
@@ -71,23 +69,14 @@ judge() {
 	else
 		bad "$_n:$_why $(head -1 "$3")"
 	fi
-	if [ -z "$merge" ]; then
-		if [ "$4" -ne 0 ] && [ -z "$(ls "$_o/job" 2>/dev/null)" ] &&
-		    grep -q "kt-views: unrecognized option '--merge'" "$3"; then
-			skip "$_n: reduce: kt views has no --merge yet (only the reduce failed)"
-		else
-			bad "$_n: without kt views --merge: status $4: $(head -1 "$3")"
-		fi
-		return
-	fi
 	_why=
 	_k=0
 	for _t in "$_o"/job/*.tsv; do
 		_b=$(basename "$_t")
 		_k=$((_k + 1))
-		if [ ! -f "ref/job/$_b" ]; then
+		if [ ! -f "$ref/job/$_b" ]; then
 			_why="$_why $_b is not a view;"
-		elif [ "$(masked "$_t")" != "$(masked "ref/job/$_b")" ]; then
+		elif [ "$(masked "$_t")" != "$(masked "$ref/job/$_b")" ]; then
 			_why="$_why $_b differs from that of the merged trace;"
 		fi
 	done
@@ -97,6 +86,43 @@ judge() {
 		bad "$_n: reduce: status $4, $_k tables:$_why $(head -1 "$3")"
 	fi
 }
+
+# ---------------------------------------------------------------------
+# The README's three lines, on the four traces gzipped.
+readme=$(cd "$ex/.." && pwd)/README.md
+awk '/^## Many ranks/ { on = 1; next } on && /^## / { exit }
+    on && /^    [a-z]/ { sub(/^    /, ""); print }' "$readme" >three.sh
+mkdir -p rd/traces
+for n in $names; do
+	f=$(ls traces/$n.json*)
+	case $f in
+	*.gz) cp "$f" rd/traces/ ;;
+	*) gzip -1 -c "$f" >"rd/traces/$n.json.gz" ;;
+	esac
+done
+if [ "$(wc -l <three.sh)" -ne 3 ]; then
+	bad "README: not three lines under Many ranks: $(cat three.sh)"
+elif ! command -v parallel >/dev/null 2>&1; then
+	skip "README's three lines: no GNU parallel"
+else
+	(cd rd && sed 's/--ranks 0,37/--ranks 0,3/' ../three.sh | sh -e) >out 2>err
+	rc=$?
+	# The reference, from rd too (the views name their input's path).
+	(cd rd && for n in $names; do
+		kt views "traces/$n.json.gz" -o "../rdref/views/$n" || exit 1
+	done && kt rank-tag traces/*.json.gz -o ../rdall.json &&
+	    kt views ../rdall.json -o ../rdref/job &&
+	    kt rank-tag traces/trace-rank0.json.gz traces/trace-rank3.json.gz \
+	    -o ../look.json) 2>/dev/null || bad "setup: the README's reference"
+	ref=rdref
+	judge "README's three lines" rd err $rc
+	ref=ref
+	if [ $rc = 0 ] && cmp -s look.json rd/look.json; then
+		ok "README's rank-tag --ranks 0,3 is rank-tag of those two traces"
+	else
+		bad "README's rank-tag --ranks: status $rc: $(head -1 err)"
+	fi
+fi
 
 # A rank and a malformed trace (kt views: status 2).
 mkdir -p broken
@@ -274,6 +300,6 @@ judge "make -j2 job" mk err "$rc"
 if [ "$rc" -eq 0 ] && make -q -f "$ex/Makefile" job KT=kt TRACES="$*" JOB=mk
 then
 	ok "make: a second run has nothing to do"
-elif [ -n "$merge" ]; then
-	bad "make: a second run would redo targets"
+else
+	bad "make: a second run would redo targets (or the first failed)"
 fi

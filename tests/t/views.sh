@@ -105,6 +105,21 @@ run kt-views -o z nosuch.json >/dev/null 2>e3 && e=1
 grep -q '^kt-views: ' e1 && grep -q '^kt-views: afile: not a folder' e2 && grep -q '^kt-views: ' e3 || e=1
 if [ $e = 0 ]; then ok views-errors; else bad "views-errors: $(cat e1 e2 e3)"; fi
 
+# -o makes the missing folders above it (mkdir -p), as a map step
+# "kt views T -o views/NAME" needs; not through a file.
+run kt-views -o p1/p2/p3 g.json >/dev/null 2>p.err
+rc=$?
+run kt-views -o afile/sub g.json >/dev/null 2>p2.err
+rc2=$?
+same=1
+for f in $files; do cmp -s "v/$f.tsv" "p1/p2/p3/$f.tsv" || same=0; done
+if [ $rc = 0 ] && [ $same = 1 ] && [ $rc2 = 2 ] && [ "$(wc -l <p2.err)" -eq 1 ] &&
+    grep -q '^kt-views: afile/sub: ' p2.err; then
+	ok views-output-parents
+else
+	bad "views-output-parents: exit $rc, $rc2: $(cat p.err p2.err)"
+fi
+
 # examples/Makefile: its per-rank twins are those of kt views.
 if command -v make >/dev/null 2>&1 && [ -f "$top/examples/Makefile" ]; then
 	mk=$top/examples/Makefile
