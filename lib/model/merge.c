@@ -21,8 +21,9 @@
 /* One merged column of one merged row. */
 struct acc {
 	int64_t	 v;
-	int	 has;		/* a value was seen */
-	size_t	 file, row;	/* the input row the cell comes from */
+	uint32_t file;		/* the input row the cell comes from */
+	uint32_t row : 31;
+	uint32_t has : 1;	/* a value was seen */
 };
 
 /* One merged row while it is built. */
@@ -140,6 +141,10 @@ load(struct merge *mg, size_t i, struct kt_error *err)
 		return -1;
 	}
 	mg->in[i] = t;
+	if (kt_table_rows(t) >= (size_t)1 << 31) {
+		kt_error_set(err, name, 0, 0, "too many rows to merge (2^31)");
+		return -1;
+	}
 	n = kt_table_ncols(t);
 	if (!of_kind(sp, t))
 		goto notone;
@@ -233,8 +238,8 @@ add_row(struct merge *mg, size_t i, size_t r, struct kt_error *err)
 		a = &mg->acc[mg->nrows * sp->ncols];
 		for (j = 0; j < sp->ncols; j++) {
 			memset(&a[j], 0, sizeof(a[j]));
-			a[j].file = i;
-			a[j].row = r;
+			a[j].file = (uint32_t)i;
+			a[j].row = (uint32_t)r;
 		}
 		mg->nrows++;
 	} else if (sp->unique && !none_row(mg, t, r)) {
@@ -284,8 +289,8 @@ add_row(struct merge *mg, size_t i, size_t r, struct kt_error *err)
 		if (better) {
 			d->v = v;
 			d->has = 1;
-			d->file = i;
-			d->row = r;
+			d->file = (uint32_t)i;
+			d->row = (uint32_t)r;
 		}
 	}
 	return 0;
@@ -459,6 +464,14 @@ output(struct merge *mg, int64_t top, struct kt_error *err)
 	for (i = 0; i < mg->nrows; i++)
 		if (put_cells(mg, i, den, tmp, &b) == -1)
 			goto nomem;
+	/* The inputs and the sums are in tmp now: free them before the
+	   sorted copy, so that the peak is not all three. */
+	for (i = 0; i < mg->npaths; i++) {
+		kt_table_free(mg->in[i]);
+		mg->in[i] = NULL;
+	}
+	free(mg->acc);
+	mg->acc = NULL;
 	if ((ord = calloc(mg->nrows ? mg->nrows : 1, sizeof(*ord))) == NULL ||
 	    (cells = calloc((mg->nrows ? mg->nrows : 1) * sp->ncols,
 	    sizeof(*cells))) == NULL)
@@ -527,9 +540,9 @@ kt_merge_tables(const struct kt_merge_spec *sp, char *const *paths,
 	mg.sp = sp;
 	mg.paths = paths;
 	mg.npaths = npaths;
-	if (npaths == 0) {
-		kt_error_set(err, NULL, 0, 0, "no %s tables to merge",
-		    sp->kind);
+	if (npaths == 0 || npaths > UINT32_MAX) {
+		kt_error_set(err, NULL, 0, 0, npaths ? "too many %s tables to "
+		    "merge (2^32)" : "no %s tables to merge", sp->kind);
 		return NULL;
 	}
 	if ((mg.in = calloc(npaths, sizeof(*mg.in))) == NULL ||
