@@ -185,6 +185,30 @@ test_scan(void)
 	    a.type == KT_ARRAY && a.len == 6);
 	CHECK(kt_event_find(&ev, &ev.f[KT_F_ARGS], "nope", &a) == -1);
 	CHECK(ev.f[KT_F_ID].type == KT_NONE);
+	{
+		/* Several keys in one walk: what kt_event_find finds each. */
+		static const char *const keys[] = { "stream", "nope", "x",
+		    "External id", "stream" };
+		struct kt_val o[5], one;
+		size_t k;
+		int same = 1;
+
+		CHECK(kt_event_find_keys(&ev, &ev.f[KT_F_ARGS], keys, 5, o) ==
+		    4);
+		for (k = 0; k < 5; k++) {
+			if (kt_event_find(&ev, &ev.f[KT_F_ARGS], keys[k],
+			    &one) == -1)
+				one.type = KT_NONE;
+			if (one.type != o[k].type || (one.type != KT_NONE &&
+			    (one.off != o[k].off || one.len != o[k].len)))
+				same = 0;
+		}
+		CHECK(same);
+		CHECK(o[0].type == KT_NUMBER && o[0].len == 1 &&
+		    ev1[o[0].off] == '7' && o[1].type == KT_NONE);
+		CHECK(kt_event_find_keys(&ev, &ev.f[KT_F_NAME], keys, 1, o) ==
+		    0 && o[0].type == KT_NONE);
+	}
 	/* Invalid text is refused, never half-read. */
 	CHECK(kt_event_scan("{\"a\": tru}", 10, &ev, &err) == -1);
 	CHECK(kt_event_scan("{\"a\": 1", 7, &ev, &err) == -1);
