@@ -7,20 +7,17 @@
  *   4_overlap_exposure       (lib/overlap.c)
  *   5_memory                 (lib/memory.c), and memory.svg
  *   6_op_table               (lib/ops.c)
- * each as aligned text (.txt) and TSV (.tsv).  Each input is read twice
- * at most: once into the analysis model, which five views share, and
- * once, skimming, for the [memory] instants, which the model does not
- * keep.  The second read runs in a child process beside the first.
+ * each as aligned text (.txt) and TSV (.tsv).  Each input is read once,
+ * into the analysis model, which the six views share: the model keeps
+ * the [memory] instants of the same read for the memory view
+ * (KT_MODEL_MEMORY).
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +26,6 @@
 #include "kt.h"
 
 #define NVIEWS		6
-#define V_MEMORY	4	/* the view of the second read */
 
 static const char *const vname[NVIEWS] = {
 	"1_runtime_decomposition", "2_lost_time", "3_kernel_table",
@@ -63,31 +59,18 @@ struct opts {
 	struct kt_cli_opts co;	/* -m, -S */
 };
 
-/* What one run keeps: the options, the inputs' tables, the child. */
+/* What one run keeps: the options, the inputs' tables. */
 struct views {
 	struct opts	 o;
 	struct input	*ins;
 	size_t		 nins;
 	char		*spool;		/* standard input's copy, or NULL */
-	int		 quiet;		/* no progress (the memory child) */
-	pid_t		 child;		/* the memory pass, while it runs */
-	char		 childerr[64];	/* its standard error, or "" */
 };
 
-/*
- * Remove standard input's copy and the child's messages, and stop the
- * child if this process ends first (it failed: its message is out).
- */
+/* Remove standard input's copy. */
 static void
 cleanup(struct views *vw)
 {
-	if (vw->child > 0) {
-		kill(vw->child, SIGTERM);
-		waitpid(vw->child, NULL, 0);
-		vw->child = -1;
-	}
-	if (vw->childerr[0] != '\0')
-		unlink(vw->childerr);
 	if (vw->spool != NULL)
 		unlink(vw->spool);
 }
@@ -130,23 +113,6 @@ leave(struct views *vw, int rc)
 	kt_cli_on_exit(NULL, NULL);
 	cleanup(vw);
 	return rc;
-}
-
-/* Copy the child's messages to standard error. */
-static void
-child_messages(const struct views *vw)
-{
-	char buf[4096];
-	ssize_t n;
-	int fd;
-
-	if (vw->childerr[0] == '\0' ||
-	    (fd = open(vw->childerr, O_RDONLY)) == -1)
-		return;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		if (write(STDERR_FILENO, buf, (size_t)n) != n)
-			break;
-	close(fd);
 }
 
 static void
@@ -194,11 +160,13 @@ need(const void *p)
 		kt_cli_nomem();
 }
 
-/* The first pass over one trace: the model and the five views on it. */
+/* The one read of a trace: the model and the six views on it. */
 static void
 model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
     const struct opts *o)
 {
+	const struct kt_meta *meta;
+	size_t nmeta;
 	struct kt_error err;
 	struct kt_model *m;
 	struct kt_decompose *dc;
@@ -206,7 +174,7 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	struct kt_bucket_opts bo;
 	struct kt_gaps_opts go = KT_GAPS_OPTS_INIT;
 
-	m = kt_cli_model(rd);
+	m = kt_cli_model_with(rd, KT_MODEL_MEMORY);
 	in->nodev = kt_cli_no_device(rd, m);
 	if ((dc = kt_decompose_new(m, rs, &err)) == NULL ||
 	    (ov = kt_overlap_new(m, rs, &err)) == NULL)
@@ -259,52 +227,18 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 			kt_cli_die(&err);
 		in->txtname[5][0] = "the ops with the most GPU time";
 	}
-	kt_model_free(m);
-}
 
-/* The second pass: the [memory] instants. */
-static void
-memory_view(const struct views *vw, struct input *in, struct kt_reader *rd)
-{
-	struct kt_error err;
-	struct kt_event ev;
-	const struct kt_meta *m;
-	size_t nm;
-	int rc;
-
-	need(in->mem = kt_memory_new());
-	/*
-	 * The reader skims (top-level fields only); the few events this
-	 * pass needs, [memory] instants and ProfilerSteps, are scanned in
-	 * full again.  The first pass has read and checked every byte.
-	 */
-	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
-		struct kt_event full;
-
-		if (ev.kind != KT_STEP && !((ev.ph == 'i' || ev.ph == 'I') &&
-		    kt_event_field_is(&ev, KT_F_NAME, "[memory]")))
-			continue;
-		memset(&full, 0, sizeof(full));
-		if (kt_event_scan(ev.raw, ev.len, &full, NULL) == -1)
-			continue;
-		full.index = ev.index;
-		full.kind = kt_event_classify(&full);
-		if (kt_memory_add(in->mem, &full) == -1)
-			kt_cli_nomem();
-		if (!vw->quiet && (ev.index & 0xffff) == 0)
-			kt_cli_progress(rd);
-	}
-	if (rc == -1)
-		kt_cli_die(&err);
-	if (!vw->quiet)
-		kt_cli_progress_done();
-	m = kt_reader_metas(rd, &nm);
-	if (kt_memory_finish(in->mem, m, nm, vw->o.capacity,
+	/* The [memory] instants the model kept of the same read. */
+	in->mem = m->memory;
+	m->memory = NULL;
+	meta = kt_reader_metas(rd, &nmeta);
+	if (kt_memory_finish(in->mem, meta, nmeta, o->capacity,
 	    kt_reader_rank(rd)) == -1)
 		kt_cli_nomem();
 	need(in->tsv[4] = kt_memory_table(in->mem));
 	in->txt[4][0] = in->tsv[4];
 	in->txtname[4][0] = "per device";
+	kt_model_free(m);
 }
 
 /* Open dir/name for writing, atomically. */
@@ -414,7 +348,7 @@ write_svg(const struct views *vw)
 	kt_buf_free(&b);
 }
 
-/* The model of every trace of the inputs, and the five views on it. */
+/* The model of every trace of the inputs, and the six views on it. */
 static void
 model_pass(struct views *vw, char **paths, int n, const struct kt_rules *rs)
 {
@@ -447,39 +381,6 @@ model_pass(struct views *vw, char **paths, int n, const struct kt_rules *rs)
 			    paths[i], 0, 0, "no trace");
 			kt_cli_die(&err);
 		}
-	}
-}
-
-/*
- * The memory instants of every trace of the inputs, skimming, into the
- * inputs in order (made here when the model pass has not made them).
- */
-static void
-memory_pass(struct views *vw, char **paths, int n)
-{
-	const struct opts *o = &vw->o;
-	struct kt_source *src;
-	struct kt_reader *rd;
-	struct kt_error err;
-	size_t k = 0;
-	int i, rc;
-
-	for (i = 0; i < n; i++) {
-		if ((src = kt_cli_source_open(paths[i], o->co.member,
-		    o->co.rflags | KT_READ_SKIM, &err)) == NULL)
-			kt_cli_die(&err);
-		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
-			struct input *in = k < vw->nins ? &vw->ins[k] :
-			    new_input(vw, paths[i] == vw->spool ? "<stdin>" :
-			    kt_reader_name(rd));
-
-			k++;
-			memory_view(vw, in, rd);
-			kt_reader_free(rd);
-		}
-		if (rc == -1)
-			kt_cli_die(&err);
-		kt_source_close(src);
 	}
 }
 
@@ -610,10 +511,9 @@ main(int argc, char *argv[])
 	struct kt_rules *rs;
 	struct kt_error err;
 	struct stat st;
-	int ch, i, v, status, rc, efd = -1, merge = 0;
+	int ch, i, v, rc, merge = 0;
 
 	memset(&vw, 0, sizeof(vw));
-	vw.child = -1;
 	o->capacity = -1;
 	o->top = 50;
 	kt_cli_init("kt-views");
@@ -668,7 +568,7 @@ main(int argc, char *argv[])
 		kt_cli_die(&err);
 	kt_cli_on_exit(at_exit, &vw);
 	/*
-	 * Standard input, a FIFO or a pipe is copied once, for both passes
+	 * Standard input, a FIFO or a pipe is copied once
 	 * (kt_cli_input_path; the copy is named as the input in messages).
 	 */
 	for (i = 0; i < argc; i++) {
@@ -682,55 +582,10 @@ main(int argc, char *argv[])
 		} else
 			argv[i] = kt_cli_input_path(argv[i]);
 	}
-	/*
-	 * The memory pass runs in a child process beside the model pass, so
-	 * that the two reads take the time of one on two cores: the child
-	 * writes the memory view, the parent the other five.  Without a
-	 * child the memory pass follows the model pass.
-	 */
-	fflush(stdout);
-	fflush(stderr);
-	snprintf(vw.childerr, sizeof(vw.childerr), "%s/kt-views.XXXXXX",
-	    getenv("TMPDIR") != NULL && strlen(getenv("TMPDIR")) < 40 ?
-	    getenv("TMPDIR") : "/tmp");
-	if ((efd = mkstemp(vw.childerr)) == -1)
-		vw.childerr[0] = '\0';
-	else
-		kt_cli_add_temp(vw.childerr);
-	if (efd != -1 && (vw.child = fork()) == 0) {
-		/* Its messages wait until the parent knows it needs them. */
-		dup2(efd, STDERR_FILENO);
-		close(efd);
-		vw.quiet = 1;
-		vw.spool = NULL;	/* the parent removes these */
-		vw.childerr[0] = '\0';
-		kt_rules_free(rs);	/* the memory pass needs no rules */
-		rs = NULL;
-		memory_pass(&vw, argv, argc);
-		write_view(&vw, 4);
-		write_svg(&vw);
-		exit(0);
-	}
-	if (efd != -1)
-		close(efd);
 	model_pass(&vw, argv, argc, rs);
 	for (v = 0; v < NVIEWS; v++)
-		if (v != V_MEMORY)
-			write_view(&vw, v);
-	if (vw.child == -1) {
-		memory_pass(&vw, argv, argc);
-		write_view(&vw, 4);
-		write_svg(&vw);
-	} else {
-		rc = waitpid(vw.child, &status, 0);
-		vw.child = -1;
-		if (rc == -1 || !WIFEXITED(status) ||
-		    WEXITSTATUS(status) != 0) {
-			child_messages(&vw);
-			free_views(&vw, rs);
-			return leave(&vw, 2);
-		}
-	}
+		write_view(&vw, v);
+	write_svg(&vw);
 	/* An input without device activity is a data condition. */
 	for (i = 0, rc = 0; i < (int)vw.nins; i++)
 		rc |= vw.ins[i].nodev;

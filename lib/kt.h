@@ -392,6 +392,13 @@ int	 kt_event_sort_index(const struct kt_event *, int64_t *);
  */
 int	 kt_event_find(const struct kt_event *, const struct kt_val *,
 	    const char *, struct kt_val *);
+/*
+ * The same for keys[0..n) in one walk over the members: out[i] is the
+ * value of keys[i], or of type KT_NONE when absent.  Returns how many
+ * were found.
+ */
+int	 kt_event_find_keys(const struct kt_event *, const struct kt_val *,
+	    const char *const *, size_t, struct kt_val *);
 
 /*
  * Scan one event object held in buf[0..n) into ev, with ev->raw = buf.
@@ -1592,6 +1599,7 @@ struct kt_model {
 	int64_t			 cut_start;	/* a slice's window (KT_KEY_
 						   WINDOW_*), else INT64_MIN */
 	int64_t			 cut_end;	/* else INT64_MAX */
+	struct kt_memory	*memory;	/* KT_MODEL_MEMORY, else NULL */
 };
 
 /*
@@ -1617,6 +1625,14 @@ struct kt_model	*kt_model_load(struct kt_reader *,
 #define KT_MODEL_SHAPES	0x02
 /* KT_MODEL_GRAPH: a kernel's args."graph node id" (nodes). */
 #define KT_MODEL_GRAPH	0x04
+/*
+ * KT_MODEL_MEMORY: also feed every [memory] instant and ProfilerStep
+ * span of the same read to a new kt_memory in m->memory (kt_memory_add;
+ * kt views' memory view, without a second read).  The caller finishes
+ * it (kt_memory_finish) and may take it, setting m->memory to NULL;
+ * kt_model_free frees it otherwise.
+ */
+#define KT_MODEL_MEMORY	0x08
 struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
 void		 kt_model_free(struct kt_model *);

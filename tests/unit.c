@@ -185,6 +185,30 @@ test_scan(void)
 	    a.type == KT_ARRAY && a.len == 6);
 	CHECK(kt_event_find(&ev, &ev.f[KT_F_ARGS], "nope", &a) == -1);
 	CHECK(ev.f[KT_F_ID].type == KT_NONE);
+	{
+		/* Several keys in one walk: what kt_event_find finds each. */
+		static const char *const keys[] = { "stream", "nope", "x",
+		    "External id", "stream" };
+		struct kt_val o[5], one;
+		size_t k;
+		int same = 1;
+
+		CHECK(kt_event_find_keys(&ev, &ev.f[KT_F_ARGS], keys, 5, o) ==
+		    4);
+		for (k = 0; k < 5; k++) {
+			if (kt_event_find(&ev, &ev.f[KT_F_ARGS], keys[k],
+			    &one) == -1)
+				one.type = KT_NONE;
+			if (one.type != o[k].type || (one.type != KT_NONE &&
+			    (one.off != o[k].off || one.len != o[k].len)))
+				same = 0;
+		}
+		CHECK(same);
+		CHECK(o[0].type == KT_NUMBER && o[0].len == 1 &&
+		    ev1[o[0].off] == '7' && o[1].type == KT_NONE);
+		CHECK(kt_event_find_keys(&ev, &ev.f[KT_F_NAME], keys, 1, o) ==
+		    0 && o[0].type == KT_NONE);
+	}
 	/* Invalid text is refused, never half-read. */
 	CHECK(kt_event_scan("{\"a\": tru}", 10, &ev, &err) == -1);
 	CHECK(kt_event_scan("{\"a\": 1", 7, &ev, &err) == -1);
@@ -2042,6 +2066,67 @@ test_reader_read(void)
 	kt_buf_free(&back);
 }
 
+/*
+ * kt_json_minify against a byte-at-a-time reference: outside strings
+ * drop white space; a string runs to its closing quote, a backslash
+ * taking the byte after it.  Random texts of quotes, backslashes, white
+ * space and others, long runs included.
+ */
+static size_t
+minify_ref(const char *p, size_t n, char *out)
+{
+	size_t i = 0, k = 0;
+
+	while (i < n) {
+		if (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' ||
+		    p[i] == '\r') {
+			i++;
+			continue;
+		}
+		if (p[i] != '"') {
+			out[k++] = p[i++];
+			continue;
+		}
+		out[k++] = p[i++];
+		while (i < n && p[i] != '"') {
+			if (p[i] == '\\' && i + 1 < n)
+				out[k++] = p[i++];
+			out[k++] = p[i++];
+		}
+		if (i < n)
+			out[k++] = p[i++];
+	}
+	return k;
+}
+
+static void
+test_minify(void)
+{
+	static const char alpha[] = "\"\\\\  \n\tab:,{}1";
+	char in[300], want[300];
+	struct kt_buf b = KT_BUF_INIT;
+	unsigned seed = 14;
+	int round, bad = 0;
+
+	for (round = 0; round < 200000; round++) {
+		size_t n, i, k;
+
+		seed = seed * 1103515245u + 12345u;
+		n = (seed >> 16) % (round % 16 == 0 ? 300 : 24);
+		for (i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			in[i] = alpha[(seed >> 16) % (sizeof(alpha) - 1)];
+		}
+		k = minify_ref(in, n, want);
+		b.n = 0;
+		if (kt_json_minify(in, n, &b) == -1 || b.n != k ||
+		    memcmp(b.p, want, k) != 0)
+			bad++;
+	}
+	CHECK(bad == 0);
+	kt_buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -2071,6 +2156,7 @@ main(void)
 	test_options();
 	test_first_buffer();
 	test_reader_read();
+	test_minify();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }

@@ -531,6 +531,64 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
 	return rc;
 }
 
+/*
+ * kt_event_find for several keys at once, in one walk over the members
+ * (each key takes the first member of its name, as there).
+ */
+int
+kt_event_find_keys(const struct kt_event *ev, const struct kt_val *obj,
+    const char *const *keys, size_t nkeys, struct kt_val *out)
+{
+	struct kt_scanner sc;
+	const char *b = ev->raw;
+	size_t p, end, k;
+	int nfound = 0;
+
+	for (k = 0; k < nkeys; k++)
+		out[k].type = KT_NONE;
+	if (obj->type != KT_OBJECT)
+		return 0;
+	memset(&sc, 0, sizeof(sc));
+	sc.strict = 1;
+	p = obj->off + 1;
+	end = obj->off + obj->len - 1;	/* the closing brace */
+	while ((size_t)nfound < nkeys) {
+		size_t ks, ke, vs, ve;
+
+		while (p < end && kt_ws[(unsigned char)b[p]])
+			p++;
+		if (p >= end || b[p] != '"')
+			break;
+		ks = p;
+		if (kt_scan_value(&sc, b, ks, end, &ke, NULL) != KT_SCAN_OK)
+			break;
+		p = ke;
+		while (p < end && (kt_ws[(unsigned char)b[p]] || b[p] == ':'))
+			p++;
+		vs = p;
+		if (kt_scan_value(&sc, b, vs, end + 1, &ve, NULL) !=
+		    KT_SCAN_OK)
+			break;
+		for (k = 0; k < nkeys; k++)
+			if (out[k].type == KT_NONE &&
+			    ke - ks == strlen(keys[k]) + 2 &&
+			    memcmp(b + ks + 1, keys[k], ke - ks - 2) == 0) {
+				out[k].off = (uint32_t)vs;
+				out[k].len = (uint32_t)(ve - vs);
+				out[k].type = (uint8_t)kt_type_of(b[vs]);
+				nfound++;
+			}
+		p = ve;
+		while (p < end && kt_ws[(unsigned char)b[p]])
+			p++;
+		if (p >= end || b[p] != ',')
+			break;
+		p++;
+	}
+	kt_scanner_free(&sc);
+	return nfound;
+}
+
 size_t
 kt_event_ts_shifted(const struct kt_event *ev, int64_t delta, char *out)
 {

@@ -8,10 +8,21 @@
  * decides (kt_gz_kept), so that it can hand them to libarchive after all.
  * Built without ISA-L (no KT_HAVE_ISAL), kt_gz_new returns NULL and
  * read.c uses libarchive for gzip too.
+ *
+ * Once the caller has decided (kt_gz_start), a decoder thread of this
+ * stream's own inflates ahead into a ring of GZ_NBUF buffers while the
+ * caller scans, so decompression and scanning take two cores instead
+ * of adding up on one.  The caller's kt_gz_read copies out of the ring;
+ * the bytes it gets, and the error after them, are those of the same
+ * stream read without the thread (what an inflate step that failed had
+ * written is dropped, there as here).  The thread takes no signals, and
+ * kt_gz_free stops it, even while it waits for input.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +32,26 @@
 #include <isa-l/igzip_lib.h>
 
 #define GZ_IN	(1 << 18)	/* compressed bytes asked for at once */
+#define GZ_NBUF	4		/* the decoder thread's ring: buffers */
+#define GZ_BUF	(1 << 20)	/* of this many decompressed bytes */
+
+/* The decoder thread and its ring (kt_gz_start). */
+struct gzq {
+	pthread_t	 th;
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;		/* a buffer filled or freed, or stop */
+	unsigned char	*buf[GZ_NBUF];
+	size_t		 len[GZ_NBUF];
+	uint64_t	 head, tail;	/* filled: buffers head..tail-1; the
+					   thread fills buffer tail */
+	size_t		 curlen;	/* the bytes of buffer tail so far */
+	size_t		 off;		/* the caller's place in buf[head] */
+	int		 end;		/* the thread is done: 1 at the end
+					   of the stream, -1 on an error */
+	const char	*msg;		/* that error's, or NULL: errno */
+	int		 err;
+	int		 stop;		/* kt_gz_free: end now */
+};
 
 struct kt_gz {
 	struct inflate_state st;
@@ -33,6 +64,7 @@ struct kt_gz {
 	int		 keeping;
 	unsigned char	*keep;		/* every byte read, while keeping */
 	size_t		 nkeep, capkeep;
+	struct gzq	*q;		/* the decoder thread, or NULL */
 };
 
 struct kt_gz *
@@ -54,11 +86,32 @@ kt_gz_new(ssize_t (*rd)(void *, void *, size_t), void *arg)
 	return g;
 }
 
+/* Stop the decoder thread (it may wait for input: cancel it) and free. */
+static void
+gzq_free(struct gzq *q)
+{
+	int i;
+
+	pthread_mutex_lock(&q->mu);
+	q->stop = 1;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+	pthread_cancel(q->th);
+	pthread_join(q->th, NULL);
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->cv);
+	for (i = 0; i < GZ_NBUF; i++)
+		free(q->buf[i]);
+	free(q);
+}
+
 void
 kt_gz_free(struct kt_gz *g)
 {
 	if (g == NULL)
 		return;
+	if (g->q != NULL)
+		gzq_free(g->q);
 	free(g->in);
 	free(g->keep);
 	free(g);
@@ -88,7 +141,17 @@ fill(struct kt_gz *g)
 
 	if (g->st.avail_in > 0 || g->in_eof)
 		return 0;
-	if ((r = g->rd(g->arg, g->in, GZ_IN)) < 0)
+	/* The decoder thread may be cancelled while it waits for input. */
+	if (g->q != NULL)
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	r = g->rd(g->arg, g->in, GZ_IN);
+	if (g->q != NULL) {
+		int e = errno;
+
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+		errno = e;
+	}
+	if (r < 0)
 		return -1;
 	if (r == 0) {
 		g->in_eof = 1;
@@ -170,8 +233,9 @@ next_member(struct kt_gz *g, const char **msg)
 	return 0;
 }
 
-ssize_t
-kt_gz_read(struct kt_gz *g, void *buf, size_t n, const char **msg)
+/* The stream's next bytes, inflated here (kt_gz_read's contract). */
+static ssize_t
+inflate_some(struct kt_gz *g, void *buf, size_t n, const char **msg)
 {
 	size_t want = n > UINT32_MAX ? UINT32_MAX : n;
 	int rc;
@@ -202,6 +266,147 @@ kt_gz_read(struct kt_gz *g, void *buf, size_t n, const char **msg)
 		}
 	}
 	return (ssize_t)(want - g->st.avail_out);
+}
+
+/*
+ * The decoder thread: fill a free buffer of the ring, hand it over, and
+ * again, until the stream ends or fails (the bytes before the failure
+ * are handed over first).  The bytes of each inflate step are shown at
+ * once (curlen), so that a slow input is passed on as it comes.
+ */
+static void *
+decoder(void *arg)
+{
+	struct kt_gz *g = arg;
+	struct gzq *q = g->q;
+	const char *msg = NULL;
+	unsigned char *b;
+	ssize_t r = 1;
+	size_t n;
+	int e;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	for (;;) {
+		pthread_mutex_lock(&q->mu);
+		while (!q->stop && q->tail - q->head == GZ_NBUF)
+			pthread_cond_wait(&q->cv, &q->mu);
+		if (q->stop) {
+			pthread_mutex_unlock(&q->mu);
+			return NULL;
+		}
+		b = q->buf[q->tail % GZ_NBUF];
+		pthread_mutex_unlock(&q->mu);
+		for (n = 0; n < GZ_BUF; ) {
+			if ((r = inflate_some(g, b + n, GZ_BUF - n, &msg)) <= 0)
+				break;
+			n += (size_t)r;
+			if (n < GZ_BUF) {
+				pthread_mutex_lock(&q->mu);
+				q->curlen = n;
+				pthread_cond_broadcast(&q->cv);
+				pthread_mutex_unlock(&q->mu);
+			}
+		}
+		e = errno;
+		pthread_mutex_lock(&q->mu);
+		if (n > 0) {
+			q->len[q->tail % GZ_NBUF] = n;
+			q->tail++;
+		}
+		q->curlen = 0;
+		if (r <= 0) {
+			q->end = r == 0 ? 1 : -1;
+			q->msg = msg;
+			q->err = e;
+		}
+		pthread_cond_broadcast(&q->cv);
+		pthread_mutex_unlock(&q->mu);
+		if (r <= 0)
+			return NULL;
+	}
+}
+
+int
+kt_gz_start(struct kt_gz *g)
+{
+	struct gzq *q;
+	sigset_t all, old;
+	int i, rc;
+
+	if (g->q != NULL || g->keeping || g->done)
+		return g->q != NULL ? 0 : -1;
+	if ((q = calloc(1, sizeof(*q))) == NULL)
+		return -1;
+	for (i = 0; i < GZ_NBUF; i++)
+		if ((q->buf[i] = malloc(GZ_BUF)) == NULL)
+			goto fail;
+	if (pthread_mutex_init(&q->mu, NULL) != 0)
+		goto fail;
+	if (pthread_cond_init(&q->cv, NULL) != 0) {
+		pthread_mutex_destroy(&q->mu);
+		goto fail;
+	}
+	/* Signals go to the caller's threads, never to the decoder. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	g->q = q;
+	rc = pthread_create(&q->th, NULL, decoder, g);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+		return 0;
+	g->q = NULL;
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->cv);
+fail:
+	for (i = 0; i < GZ_NBUF; i++)
+		free(q->buf[i]);
+	free(q);
+	return -1;
+}
+
+ssize_t
+kt_gz_read(struct kt_gz *g, void *buf, size_t n, const char **msg)
+{
+	struct gzq *q = g->q;
+	unsigned char *b;
+	size_t len, m;
+
+	if (q == NULL)
+		return inflate_some(g, buf, n, msg);
+	*msg = NULL;
+	pthread_mutex_lock(&q->mu);
+	for (;;) {
+		if (q->head < q->tail) {
+			/* A whole buffer, or the rest of one. */
+			len = q->len[q->head % GZ_NBUF];
+			if (q->off < len)
+				break;
+			q->head++;
+			q->off = 0;
+			pthread_cond_broadcast(&q->cv);
+			continue;
+		}
+		if (q->off < q->curlen) {
+			/* The buffer the thread is filling, so far. */
+			len = q->curlen;
+			break;
+		}
+		if (q->end != 0) {
+			pthread_mutex_unlock(&q->mu);
+			if (q->end > 0)
+				return 0;
+			*msg = q->msg;
+			errno = q->err;
+			return -1;
+		}
+		pthread_cond_wait(&q->cv, &q->mu);
+	}
+	b = q->buf[q->head % GZ_NBUF];
+	pthread_mutex_unlock(&q->mu);
+	m = len - q->off < n ? len - q->off : n;
+	memcpy(buf, b + q->off, m);
+	q->off += m;
+	return (ssize_t)m;
 }
 
 int
@@ -238,6 +443,13 @@ void
 kt_gz_keep_stop(struct kt_gz *g)
 {
 	(void)g;
+}
+
+int
+kt_gz_start(struct kt_gz *g)
+{
+	(void)g;
+	return -1;
 }
 
 ssize_t

@@ -80,6 +80,8 @@ extern const unsigned char kt_ws[256];
  * (or memory).  kt_gz_read gives up to n bytes, 0 at the end, or -1 with
  * *msg (NULL: the input's errno).  Until kt_gz_keep_stop, every byte rd
  * gave is kept in order (kt_gz_kept), to hand to another decoder.
+ * kt_gz_start, after kt_gz_keep_stop, inflates ahead on a thread of the
+ * stream's own (kt_gz_free stops it): 0, or -1 (it reads on without).
  */
 struct kt_gz;
 struct kt_gz	*kt_gz_new(ssize_t (*)(void *, void *, size_t), void *);
@@ -87,6 +89,7 @@ void		 kt_gz_free(struct kt_gz *);
 ssize_t		 kt_gz_read(struct kt_gz *, void *, size_t, const char **);
 const unsigned char *kt_gz_kept(const struct kt_gz *, size_t *);
 void		 kt_gz_keep_stop(struct kt_gz *);
+int		 kt_gz_start(struct kt_gz *);
 int		 kt_gz_available(void);
 
 #endif /* KTINT_H */

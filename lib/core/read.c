@@ -222,6 +222,9 @@ gz_try(struct kt_source *s, struct kt_error *err)
 	}
 	if (ok && !(n >= 262 && memcmp(s->gzhead + 257, "ustar", 5) == 0)) {
 		kt_gz_keep_stop(s->gz);
+		/* Inflate ahead on a second core (not for many readers). */
+		if (!(s->flags & KT_READ_SMALL))
+			(void)kt_gz_start(s->gz);
 		s->ngzhead = n;
 		s->size = 0;	/* not a plain file: no offsets into it */
 		return 1;

@@ -395,30 +395,50 @@ kt_writer_free(struct kt_writer *w)
 int
 kt_json_minify(const char *p, size_t n, struct kt_buf *out)
 {
-	size_t i = 0, run;
+	const char *e = p + n, *s, *q, *b;
+	char *o;
 
 	if (kt_buf_reserve(out, n) == -1)
 		return -1;
-	while (i < n) {
-		if (kt_ws[(unsigned char)p[i]]) {
-			i++;
+	o = out->p + out->n;
+	while (p < e) {
+		unsigned char c = (unsigned char)*p++;
+
+		/* Outside strings: every byte but white space, no branch. */
+		*o = (char)c;
+		o += 1 - kt_ws[c];
+		if (c != '"')
 			continue;
-		}
-		run = i;
-		if (p[i] == '"') {
-			for (i++; i < n && p[i] != '"'; i++)
-				if (p[i] == '\\')
-					i++;
-			i++;
-		} else
-			while (i < n && !kt_ws[(unsigned char)p[i]] &&
-			    p[i] != '"')
-				i++;
-		if (i > n)
-			i = n;
-		memcpy(out->p + out->n, p + run, i - run);
-		out->n += i - run;
+		/*
+		 * A string: it ends at the first quote after an even run of
+		 * backslashes (each pair one escaped backslash), or at the end
+		 * of the text.  A short one is looked at here; past 16 bytes or
+		 * a backslash, memchr finds the quotes.
+		 */
+		for (s = p, q = p; q < e && q - s < 16 && *q != '"' &&
+		    *q != '\\'; q++)
+			;
+		if (q < e && *q == '"')
+			q++;
+		else
+			for (;; q++) {
+				if ((q = memchr(q, '"', (size_t)(e - q))) ==
+				    NULL) {
+					q = e;
+					break;
+				}
+				for (b = q; b > s && b[-1] == '\\'; b--)
+					;
+				if ((q - b) % 2 == 0) {
+					q++;
+					break;
+				}
+			}
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		p = q;
 	}
+	out->n = (size_t)(o - out->p);
 	return 0;
 }
 

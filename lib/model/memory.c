@@ -80,19 +80,21 @@ kt_memory_free(struct kt_memory *m)
 	free(m);
 }
 
-/* args.key of ev as an integer in *v: 0, or -1 when absent or not one. */
-static int
-arg_int(const struct kt_event *ev, const char *key, int64_t *v)
-{
-	struct kt_event t;
-	struct kt_val val;
+/* The args a [memory] instant holds, found in one walk (arg_int). */
+enum { A_TYPE, A_ID, A_BYTES, A_ALLOC, A_RESV, NARGS };
+static const char *const arg_keys[NARGS] = {
+	"Device Type", "Device Id", "Bytes", "Total Allocated",
+	"Total Reserved"
+};
 
-	if (ev->f[KT_F_ARGS].type != KT_OBJECT ||
-	    kt_event_find(ev, &ev->f[KT_F_ARGS], key, &val) == -1)
+/* args[k] of ev as an integer in *v: 0, or -1 when absent or not one. */
+static int
+arg_int(const struct kt_event *ev, const struct kt_val *args, int k,
+    int64_t *v)
+{
+	if (args[k].type == KT_NONE)
 		return -1;
-	t = *ev;
-	t.f[KT_F_ID] = val;
-	return kt_event_field_int(&t, KT_F_ID, v);
+	return kt_val_int(ev, &args[k], v);
 }
 
 /* The device of (rank, type, id), made on first sight; NULL: no memory. */
@@ -134,6 +136,7 @@ kt_memory_add(struct kt_memory *m, const struct kt_event *ev)
 	int64_t rank = -1, type, id, v;
 	struct mdev *d;
 	struct sample *s;
+	struct kt_val args[NARGS];
 
 	if (ev->kind == KT_STEP) {
 		if (ev->ph != 'X' || !(ev->flags & KT_EV_TS) ||
@@ -162,9 +165,10 @@ kt_memory_add(struct kt_memory *m, const struct kt_event *ev)
 	if (ev->kind != KT_MEMORY || !(ev->flags & KT_EV_TS))
 		return 0;
 	m->nevents++;
-	if (arg_int(ev, "Device Type", &type) == -1)
+	kt_event_find_keys(ev, &ev->f[KT_F_ARGS], arg_keys, NARGS, args);
+	if (arg_int(ev, args, A_TYPE, &type) == -1)
 		type = -1;
-	if (arg_int(ev, "Device Id", &id) == -1)
+	if (arg_int(ev, args, A_ID, &id) == -1)
 		id = -1;
 	if (kt_event_field_int(ev, KT_F_RANK, &rank) == -1)
 		rank = -1;
@@ -194,14 +198,15 @@ kt_memory_add(struct kt_memory *m, const struct kt_event *ev)
 	s = &d->s[d->n++];
 	s->ts = ev->ts;
 	/* The running sum saturates rather than overflow on bad input. */
-	if (arg_int(ev, "Bytes", &v) == 0 && __builtin_add_overflow(d->sum, v,
+	if (arg_int(ev, args, A_BYTES, &v) == 0 &&
+	    __builtin_add_overflow(d->sum, v,
 	    &d->sum))
 		d->sum = v < 0 ? INT64_MIN : INT64_MAX;
-	if (arg_int(ev, "Total Allocated", &s->alloc) == -1) {
+	if (arg_int(ev, args, A_ALLOC, &s->alloc) == -1) {
 		d->summed = 1;
 		s->alloc = d->sum;
 	}
-	if (arg_int(ev, "Total Reserved", &s->resv) == 0)
+	if (arg_int(ev, args, A_RESV, &s->resv) == 0)
 		d->has_resv = 1;
 	else
 		s->resv = -1;

@@ -1517,6 +1517,8 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 		goto nomem;
 	l.m = m;
 	m->rank = -1;
+	if ((flags & KT_MODEL_MEMORY) && (m->memory = kt_memory_new()) == NULL)
+		goto nomem;
 	/* A large plain file: reserve for the usual density of events. */
 	if (kt_reader_size(rd) > (32u << 20) &&
 	    (vec_reserve(&l.spans, kt_reader_size(rd) / 256,
@@ -1536,6 +1538,9 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 			    (unsigned long long)ev.index);
 			goto fail;
 		}
+		if (m->memory != NULL && (ev.kind == KT_MEMORY ||
+		    ev.kind == KT_STEP) && kt_memory_add(m->memory, &ev) == -1)
+			goto nomem;
 	}
 	if (rc == -1)
 		goto fail;
@@ -1660,6 +1665,7 @@ kt_model_free(struct kt_model *m)
 	free(m->shapes);
 	free(m->nodes);
 	free(m->fwdbwd);
+	kt_memory_free(m->memory);
 	free(m);
 }
 
