@@ -471,11 +471,9 @@ int
 kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
     const char *key, struct kt_val *out)
 {
-	struct kt_scanner sc;
-	const char *b = ev->raw;
-	size_t p, end, klen = strlen(key);
+	size_t klen = strlen(key);
+	struct kt_val v;
 	char quoted[64];
-	int rc = -1;
 
 	if (obj->type != KT_OBJECT)
 		return -1;
@@ -489,46 +487,14 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
 		quoted[0] = '"';
 		memcpy(quoted + 1, key, klen);
 		quoted[klen + 1] = '"';
-		if (memmem(b + obj->off, obj->len, quoted, klen + 2) == NULL)
+		if (memmem(ev->raw + obj->off, obj->len, quoted, klen + 2) ==
+		    NULL)
 			return -1;
 	}
-	memset(&sc, 0, sizeof(sc));
-	sc.strict = 1;
-	p = obj->off + 1;
-	end = obj->off + obj->len - 1;	/* the closing brace */
-	for (;;) {
-		size_t ks, ke, vs, ve;
-
-		while (p < end && kt_ws[(unsigned char)b[p]])
-			p++;
-		if (p >= end || b[p] != '"')
-			break;
-		ks = p;
-		if (kt_scan_value(&sc, b, ks, end, &ke, NULL) != KT_SCAN_OK)
-			break;
-		p = ke;
-		while (p < end && (kt_ws[(unsigned char)b[p]] || b[p] == ':'))
-			p++;
-		vs = p;
-		if (kt_scan_value(&sc, b, vs, end + 1, &ve, NULL) !=
-		    KT_SCAN_OK)
-			break;
-		if (ke - ks == klen + 2 && memcmp(b + ks + 1, key, klen) == 0) {
-			out->off = (uint32_t)vs;
-			out->len = (uint32_t)(ve - vs);
-			out->type = (uint8_t)kt_type_of(b[vs]);
-			rc = 0;
-			break;
-		}
-		p = ve;
-		while (p < end && kt_ws[(unsigned char)b[p]])
-			p++;
-		if (p >= end || b[p] != ',')
-			break;
-		p++;
-	}
-	kt_scanner_free(&sc);
-	return rc;
+	if (kt_event_find_keys(ev, obj, &key, 1, &v) != 1)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 /*
