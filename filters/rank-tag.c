@@ -1394,7 +1394,8 @@ rank_inputs(struct rt *rt)
 			}
 		}
 	}
-	qsort(rt->inputs, rt->ninputs, sizeof(*rt->inputs), cmp_rank);
+	if (rt->ninputs > 1)	/* none: --ranks matched no input */
+		qsort(rt->inputs, rt->ninputs, sizeof(*rt->inputs), cmp_rank);
 	for (i = 0; i < rt->ninputs; i++) {
 		struct input *in = &rt->inputs[i];
 
