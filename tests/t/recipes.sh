@@ -164,8 +164,11 @@ while [ $# -gt 0 ]; do
 done
 shift
 [ "${1:-}" = -- ] && shift
+# A login there sets HOME and SHELL (parallel's worker runs the job
+# with $SHELL; CI has none set).
 HOME=$KT_FAKE_REMOTE
-export HOME
+SHELL=/bin/sh
+export HOME SHELL
 cd "$HOME" && exec sh -c "$*"
 EOF
 		chmod +x fakessh
