@@ -14,7 +14,9 @@
  * GPU work) has not come yet.  Once the window's end is certain it stops
  * reading.  An input that is not sorted is held in memory and sorted
  * first (of a plain file, an index: each event's place and row, not its
- * text; the bytes are read and scanned again as they are fed); one
+ * text; the bytes are read and scanned again as they are fed, but of
+ * the events that end before a window known in advance starts, only
+ * the few it needs there, see struct held); one
  * found unsorted only after PROBE_EVENTS is cut again that way from its
  * start (a pipe is copied to a file first, so that it can be).
  */
@@ -248,13 +250,38 @@ struct sw {
 #define IX_FIRST	((uint64_t)1 << 62)
 #define IX_POS		(IX_FIRST - 1)
 #define IX_LENBITS	24
+/*
+ * Most of a trace ends before a window's start, and feeding it there
+ * (read again, scanned again) did nothing but remember a few things
+ * for the window (feed, remember_launch).  So each entry also says what
+ * feeding it before the window needs, in the pair's value (the
+ * position in its low 32 bits) and dur (its duration, DUR_LONG when it
+ * is 2^32 ns or more): CLS_FULL (a metadata event, a counter, a
+ * ProfilerStep, a launch call, an ac2g flow start, one with no time or
+ * a correlation that is not a plain number: fed), CLS_SKIP (nothing:
+ * any other event that ends before the start, which only the set of
+ * events open at the start would have held, and not after it), or a
+ * GPU activity's correlation (only its launch's last end of GPU work,
+ * feed_light).  An event that ends at or after the start, or comes
+ * after it, is fed as it is (feed_sorted).  4 bytes an event more.
+ */
+#define CLS_FULL	UINT32_MAX
+#define CLS_SKIP	(UINT32_MAX - 1)
+#define CLS_MAXCORR	(UINT32_MAX - 2)
+#define DUR_LONG	UINT32_MAX
 struct held {
 	uint64_t	*off;
 	uint32_t	*row;
-	struct kt_pair	*key;		/* (order key, position) */
+	uint32_t	*dur;
+	struct kt_pair	*key;		/* (order key, class and position) */
 	size_t		 n, cap;
 	struct kt_store	*first;		/* the first PROBE_EVENTS */
 	struct kt_store	*copies;
+	/*
+	 * What run saw of the window's start as it held the events: the
+	 * earliest time, and that of the earliest ProfilerStep in --steps.
+	 */
+	int64_t		 min_ts, min_step_ts;
 };
 
 static void
@@ -1653,24 +1680,58 @@ order_key(const struct kt_event *ev)
 	return (uint64_t)ev->ts ^ ((uint64_t)1 << 63);
 }
 
+/* What feeding ev before the window's start needs (see struct held). */
+static uint32_t
+light_class(const struct kt_event *ev)
+{
+	const char *p;
+	size_t n, i;
+	uint64_t v;
+
+	if (ev->ph == 'M' || ev->ph == 'C' || !(ev->flags & KT_EV_TS) ||
+	    ev->kind == KT_STEP || ev->kind == KT_CUDA_RUNTIME ||
+	    ev->kind == KT_CUDA_DRIVER)
+		return CLS_FULL;
+	if (ev->kind == KT_FLOW)
+		return ev->ph == 's' && ev->f[KT_F_ID].type != KT_NONE &&
+		    (kt_event_field_is(ev, KT_F_CAT, "ac2g") ||
+		    kt_event_field_is(ev, KT_F_CAT, "async")) ? CLS_FULL :
+		    CLS_SKIP;
+	if ((ev->kind != KT_KERNEL && ev->kind != KT_GPU_MEMCPY &&
+	    ev->kind != KT_GPU_MEMSET) || ev->f[KT_F_CORR].type == KT_NONE)
+		return CLS_SKIP;
+	/* The correlation as remember_launch has it, by value. */
+	kt_event_id_text(ev, KT_F_CORR, &p, &n);
+	if (n == 0 || n > 10 || (p[0] == '0' && n > 1))
+		return CLS_FULL;
+	for (i = 0, v = 0; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return CLS_FULL;
+		v = v * 10 + (uint64_t)(p[i] - '0');
+	}
+	return v <= CLS_MAXCORR ? (uint32_t)v : CLS_FULL;
+}
+
 /* Hold ev, just read, in hd (see struct held). */
 static void
 hold(struct sw *sw, struct held *hd, const struct kt_event *ev)
 {
 	struct kt_error err;
 	uint64_t off;
+	int64_t d;
 	int rc;
 
 	if (hd->n == hd->cap) {
 		size_t c = hd->cap ? 2 * hd->cap : 4096;
 		uint64_t *o;
-		uint32_t *r;
+		uint32_t *r, *u;
 		struct kt_pair *k;
 
 		if ((o = realloc(hd->off, c * sizeof(*o))) == NULL ||
 		    (hd->off = o, (r = realloc(hd->row, c * sizeof(*r))) ==
-		    NULL) || (hd->row = r, (k = realloc(hd->key, c *
-		    sizeof(*k))) == NULL))
+		    NULL) || (hd->row = r, (u = realloc(hd->dur, c *
+		    sizeof(*u))) == NULL) || (hd->dur = u, (k =
+		    realloc(hd->key, c * sizeof(*k))) == NULL))
 			kt_cli_nomem();
 		hd->key = k;
 		hd->cap = c;
@@ -1697,7 +1758,20 @@ hold(struct sw *sw, struct held *hd, const struct kt_event *ev)
 	}
 	hd->row[hd->n] = (uint32_t)ev->index;
 	hd->key[hd->n].key = order_key(ev);
-	hd->key[hd->n].val = hd->n;
+	hd->key[hd->n].val = hd->n | (uint64_t)light_class(ev) << 32;
+	d = (ev->flags & KT_EV_DUR) && ev->dur > 0 ? ev->dur : 0;
+	hd->dur[hd->n] = d < DUR_LONG ? (uint32_t)d : DUR_LONG;
+	if (ev->ph != 'M' && (ev->flags & KT_EV_TS)) {
+		const struct opts *o = &sw->o;
+		int64_t k;
+
+		if (ev->ts < hd->min_ts)
+			hd->min_ts = ev->ts;
+		if (ev->kind == KT_STEP && (k = kt_event_step(ev)) >= 0 &&
+		    k >= o->step_a && k <= o->step_b && ev->ts <
+		    hd->min_step_ts)
+			hd->min_step_ts = ev->ts;
+	}
 	hd->n++;
 }
 
@@ -1736,6 +1810,7 @@ held_free(struct held *hd)
 {
 	free(hd->off);
 	free(hd->row);
+	free(hd->dur);
 	free(hd->key);
 	kt_store_free(hd->first);
 	kt_store_free(hd->copies);
@@ -1765,17 +1840,87 @@ feed_held(struct sw *sw, struct held *hd)
 	held_clear(hd);
 }
 
+/*
+ * Where the one window starts, when that is known before the events are
+ * fed (INT64_MIN when not): the earliest ProfilerStep of --steps A-B, or
+ * --from (after the first time, unless absolute).  A split or an
+ * annotation's window, or --rank's (a rank's events are known only as
+ * they are fed), is not.
+ */
+static int64_t
+known_start(const struct sw *sw, const struct held *hd)
+{
+	const struct opts *o = &sw->o;
+
+	if (o->split || o->has_rank || hd->min_ts == INT64_MAX)
+		return INT64_MIN;
+	if (o->kind == W_STEPS)
+		return hd->min_step_ts == INT64_MAX ? INT64_MIN :
+		    hd->min_step_ts;
+	if (o->kind != W_TIME)
+		return INT64_MIN;
+	if (o->absolute)
+		return o->from;
+	if ((o->from > 0 && hd->min_ts > INT64_MAX - o->from) ||
+	    (o->from < 0 && hd->min_ts < INT64_MIN + 1 - o->from))
+		return INT64_MIN;
+	return hd->min_ts + o->from;
+}
+
+/*
+ * Held event ev, before the window's start (see struct held): a GPU
+ * activity of correlation corr, ending at end, as remember_launch has it.
+ */
+static void
+feed_light(struct sw *sw, uint32_t corr, int64_t ts, int64_t end)
+{
+	char t[16];
+	int64_t id;
+	size_t n = 0;
+	uint32_t v = corr;
+
+	if (ts > sw->now)
+		sw->now = ts;
+	if (ts > sw->last_ts)
+		sw->last_ts = ts;
+	if (corr >= CLS_SKIP)
+		return;
+	do
+		t[sizeof(t) - 1 - n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	if ((id = kt_intern_find(sw->precorr, t + sizeof(t) - n, n)) >= 0 &&
+	    end > sw->pregend[id])
+		sw->pregend[id] = end;
+}
+
 /* Feed the events held, sorted by time (stably) unless sorted. */
 static void
 feed_sorted(struct sw *sw, struct held *hd, int sorted)
 {
 	struct kt_event ev;
+	int64_t start = known_start(sw, hd);
 	size_t i;
 
 	if (!sorted && kt_sort_pairs(hd->key, hd->n) == -1)
 		kt_cli_nomem();
+	if (start != INT64_MIN && sw->first_ts == NOEND)
+		sw->first_ts = hd->min_ts;	/* as the first fed sets it */
 	for (i = 0; i < hd->n && !all_done(sw); i++) {
-		held_event(sw, hd, sorted ? i : (size_t)hd->key[i].val, &ev);
+		uint64_t v = hd->key[i].val;
+		size_t j = (size_t)(v & UINT32_MAX);
+		uint32_t cls = (uint32_t)(v >> 32);
+
+		if (cls != CLS_FULL && start != INT64_MIN) {
+			int64_t ts = (int64_t)(hd->key[i].key ^
+			    ((uint64_t)1 << 63));
+
+			if (ts < start && hd->dur[j] != DUR_LONG &&
+			    ts + (int64_t)hd->dur[j] < start) {
+				feed_light(sw, cls, ts, ts + hd->dur[j]);
+				continue;
+			}
+		}
+		held_event(sw, hd, j, &ev);
 		feed(sw, &ev);
 	}
 }
@@ -1807,6 +1952,7 @@ run(struct sw *sw)
 
 	/* Held events are fed later: an index entry each (struct held). */
 	memset(&hd, 0, sizeof(hd));
+	hd.min_ts = hd.min_step_ts = INT64_MAX;
 	if ((hd.first = kt_store_new(0, sw->fields | FEED_FIELDS |
 	    (sw->o.has_rank ? KT_FBIT(KT_F_RANK) : 0), sw->holder)) == NULL ||
 	    (hd.copies = kt_store_new(0, 0, NULL)) == NULL)
