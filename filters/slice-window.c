@@ -18,7 +18,9 @@
  * the events that end before a window known in advance starts, only
  * the few it needs there, see struct held); one
  * found unsorted only after PROBE_EVENTS is cut again that way from its
- * start (a pipe is copied to a file first, so that it can be).
+ * start (a pipe is copied to a file first, so that it can be; a
+ * compressed or archived one found unsorted is read again from a plain
+ * copy, so that it too is held as an index, not as its text).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -198,6 +200,8 @@ struct sw {
 	struct kt_source *src;
 	struct kt_reader *rd;
 	int		 hold_all;	/* hold and sort it all (a restart) */
+	int		 copied;	/* path is a plain copy of the input
+					   (kt_cli_spool_plain), read again */
 	int		 streaming;	/* the input is streamed: may restart */
 	struct kt_hold	*holder;	/* a plain input file: what hd holds
 					   are places in it (lib/core/hold.c) */
@@ -1986,6 +1990,16 @@ run(struct sw *sw)
 			}
 			continue;
 		}
+		if (!sorted && !sw->copied && !kt_hold_plain(sw->holder) &&
+		    kt_reader_form(sw->rd) != KT_FORM_TSV) {
+			/*
+			 * Out of order, and compressed or archived: held, it
+			 * would be copied whole into memory.  Read it again
+			 * from a plain copy (on disk) held as an index.
+			 */
+			held_free(&hd);
+			return 2;
+		}
 		if (!sorted && sw->streaming) {
 			/*
 			 * Out of order after the events streamed: cut the
@@ -2279,7 +2293,8 @@ sw_open(struct sw *sw)
 	sw->first_ts = NOEND;
 	sw->last_ts = INT64_MIN;
 	sw->first_step = sw->last_step = -1;
-	sw->rd = kt_cli_open_one(sw->path, sw->name, sw->o.co.member,
+	sw->rd = kt_cli_open_one(sw->path, sw->name, sw->copied ? NULL :
+	    sw->o.co.member,
 	    sw->o.co.rflags, &sw->src);
 	if ((sw->holder = kt_hold_new(sw->path, sw->name)) == NULL)
 		kt_cli_nomem();
@@ -2338,6 +2353,7 @@ sw_restart(struct sw *sw)
 	struct opts o = sw->o;
 	const char *path = sw->path, *name = sw->name;
 	uint32_t fields = sw->fields;
+	int copied = sw->copied;
 	size_t i;
 
 	for (i = 0; i < sw->nwins; i++) {
@@ -2362,6 +2378,7 @@ sw_restart(struct sw *sw)
 	sw->path = path;
 	sw->name = name;
 	sw->fields = fields;
+	sw->copied = copied;
 	sw->hold_all = 1;
 	sw_open(sw);
 }
@@ -2371,6 +2388,7 @@ main(int argc, char *argv[])
 {
 	struct sw sw;
 	size_t i;
+	int rc;
 	uint64_t dropped = 0, prel = 0, pres = 0, pref = 0;
 
 	memset(&sw, 0, sizeof(sw));
@@ -2388,12 +2406,17 @@ main(int argc, char *argv[])
 	sw.path = kt_cli_input_path(argc ? argv[0] : NULL);
 	sw.name = argc && strcmp(argv[0], "-") != 0 ? argv[0] : "<stdin>";
 	sw_open(&sw);
-	if (run(&sw) == 1) {
-		sw_restart(&sw);
-		if (run(&sw) != 0) {
-			kt_cli_warn("internal error: restarted twice");
+	for (i = 0; (rc = run(&sw)) != 0; i++) {
+		if (i == 2) {
+			kt_cli_warn("internal error: restarted %d times", 3);
 			kt_cli_die(NULL);
 		}
+		if (rc == 2) {
+			sw.path = kt_cli_spool_plain(sw.path, sw.o.co.member,
+			    sw.o.co.rflags);
+			sw.copied = 1;
+		}
+		sw_restart(&sw);
 	}
 	kt_cli_progress_done();
 	start_at_end(&sw);

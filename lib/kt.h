@@ -586,6 +586,12 @@ char	*kt_spool_stdin(struct kt_error *);
  * behind even after SIGKILL; the caller still may unlink() the path.
  */
 char	*kt_spool_fd(int, const char *, uint64_t, struct kt_error *);
+/*
+ * The same for a reader's own bytes (kt_reader_read: decompressed, the
+ * archive member's), from where it stands; on a new reader, the whole
+ * trace as plain JSON, for a filter that must read it again by place.
+ */
+char	*kt_spool_reader(struct kt_reader *, uint64_t, struct kt_error *);
 
 /*
  * The rank a file name gives, by the first pattern that matches, in this
@@ -1146,8 +1152,9 @@ void	 kt_cli_opt(struct kt_cli_opts *, int, const char *,
 #define KT_CLI_STEP_REGEX	0x1001
 /*
  * Copy standard input into a temporary file (kt_spool_stdin) removed when
- * the program ends, however it ends.  Returns its path (borrowed; the
- * same one when called again).
+ * the program ends, however it ends; a regular file at its start is not
+ * copied but read again as /proc/self/fd/0.  Returns its path (borrowed;
+ * the same one when called again).
  */
 char	*kt_cli_spool_stdin(void);
 /*
@@ -1157,6 +1164,13 @@ char	*kt_cli_spool_stdin(void);
  * $KT_SPOOL_MAX bytes, 64 GiB by default), named path in messages.
  */
 char	*kt_cli_input_path(char *);
+/*
+ * The trace at path (member: which archive member) as a plain JSON file
+ * to read again by place: a copy of its bytes decompressed
+ * (kt_spool_reader, cap as above) removed when the program ends, named
+ * as the trace is in messages.  Returns its path (borrowed).
+ */
+char	*kt_cli_spool_plain(const char *, const char *, unsigned);
 /*
  * kt_source_open() for a filter: the copy of standard input that
  * kt_cli_spool_stdin() made is named "<stdin>" in messages.
@@ -1237,6 +1251,8 @@ const char	*kt_hold_bytes(struct kt_hold *, uint64_t, size_t,
 		    struct kt_error *);
 /* How many times kt_hold_bytes read the file (256 KB or more at a time). */
 uint64_t	 kt_hold_reads(const struct kt_hold *);
+/* Does it hold a plain JSON file (events kept as their places)? */
+int		 kt_hold_plain(const struct kt_hold *);
 /*
  * Did the file stay as it was opened (its size and modification time,
  * and every event read again)?  Call it after reading, before writing

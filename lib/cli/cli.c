@@ -704,19 +704,10 @@ spool_max(void)
 	return (uint64_t)64 << 30;
 }
 
-/* Copy descriptor fd (named name) and remember it; the copy's path. */
+/* Remember path (malloc'd), a copy named name in messages; path. */
 static char *
-cli_spool_fd(int fd, const char *name)
+cli_spooled(char *path, const char *name)
 {
-	struct kt_error err;
-	char *path;
-
-	if (cli_nspool == CLI_NSPOOL) {
-		kt_cli_warn("too many inputs to copy (FIFOs or pipes)");
-		kt_cli_die(NULL);
-	}
-	if ((path = kt_spool_fd(fd, name, spool_max(), &err)) == NULL)
-		kt_cli_die(&err);
 	if (cli_nspool == 0)
 		atexit(cli_unspool);
 	cli_spools[cli_nspool].path = path;
@@ -728,12 +719,69 @@ cli_spool_fd(int fd, const char *name)
 	return path;
 }
 
+static void
+cli_spool_room(void)
+{
+	if (cli_nspool == CLI_NSPOOL) {
+		kt_cli_warn("too many inputs to copy (FIFOs or pipes)");
+		kt_cli_die(NULL);
+	}
+}
+
+/* Copy descriptor fd (named name) and remember it; the copy's path. */
+static char *
+cli_spool_fd(int fd, const char *name)
+{
+	struct kt_error err;
+	char *path;
+
+	cli_spool_room();
+	if ((path = kt_spool_fd(fd, name, spool_max(), &err)) == NULL)
+		kt_cli_die(&err);
+	return cli_spooled(path, name);
+}
+
 char *
 kt_cli_spool_stdin(void)
 {
-	if (cli_spool == NULL)
-		cli_spool = cli_spool_fd(0, "<stdin>");
-	return cli_spool;
+	struct stat st;
+	char *path;
+	int fd;
+
+	if (cli_spool != NULL)
+		return cli_spool;
+	/*
+	 * A regular file (< trace.json) from its start is read in place,
+	 * as /proc/self/fd/0 (its own offset; fd 0 is left as it is).
+	 */
+	if (fstat(0, &st) == 0 && S_ISREG(st.st_mode) &&
+	    lseek(0, 0, SEEK_CUR) == 0 &&
+	    (fd = open("/proc/self/fd/0", O_RDONLY)) != -1) {
+		close(fd);
+		cli_spool_room();
+		if ((path = strdup("/proc/self/fd/0")) == NULL)
+			kt_cli_nomem();
+		return cli_spool = cli_spooled(path, "<stdin>");
+	}
+	return cli_spool = cli_spool_fd(0, "<stdin>");
+}
+
+char *
+kt_cli_spool_plain(const char *path, const char *member, unsigned flags)
+{
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_error err;
+	char *copy, name[1100];
+
+	cli_spool_room();
+	rd = kt_cli_open_one(path, NULL, member, flags, &src);
+	snprintf(name, sizeof(name), "%s", kt_reader_name(rd));
+	if ((copy = kt_spool_reader(rd, spool_max(), &err)) == NULL)
+		kt_cli_die(&err);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	return cli_spooled(copy, name);
 }
 
 char *

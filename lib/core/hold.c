@@ -262,6 +262,12 @@ kt_hold_bytes(struct kt_hold *h, uint64_t off, size_t len,
 	return p;
 }
 
+int
+kt_hold_plain(const struct kt_hold *h)
+{
+	return h != NULL && h->fd != -1 && h->plain;
+}
+
 uint64_t
 kt_hold_reads(const struct kt_hold *h)
 {

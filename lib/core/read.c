@@ -530,35 +530,66 @@ kt_spool_stdin(struct kt_error *err)
 	return kt_spool_fd(0, "<stdin>", 0, err);
 }
 
-char *
-kt_spool_fd(int in, const char *name, uint64_t max, struct kt_error *err)
+/*
+ * What spool copies: a descriptor's bytes, or a reader's
+ * (kt_reader_read).  Up to n bytes into buf: the count, 0 at the end,
+ * -1 with errno set (fd) or err set (reader).
+ */
+struct spool_in {
+	int		 fd;
+	struct kt_reader *rd;
+};
+
+static ssize_t
+spool_read(struct spool_in *in, void *buf, size_t n, struct kt_error *err)
+{
+	if (in->rd != NULL)
+		return (ssize_t)kt_reader_read(in->rd, buf, n, err);
+	return fd_read(in->fd, buf, n);
+}
+
+/*
+ * Copy in into a new temporary file; its path (see kt_spool_fd).  The
+ * first bytes of a descriptor are looked at first.
+ */
+static char *
+spool(struct spool_in *in, const char *name, uint64_t max,
+    struct kt_error *err)
 {
 	const char *dir = getenv("TMPDIR");
-	char *path, buf[1 << 16];
+	char *path, *buf;
 	ssize_t n;
-	size_t head = 0;
+	size_t head = 0, bufsz = (size_t)1 << 20;
 	uint64_t total = 0;
 	int fd;
 
 	if (dir == NULL || *dir == '\0')
 		dir = "/tmp";
+	if ((buf = malloc(bufsz)) == NULL) {
+		kt_error_set(err, name, 0, 0, "out of memory");
+		return NULL;
+	}
 	/* The first bytes first: nothing is copied that is not a trace. */
-	while (head < PEEK && (n = fd_read(in, buf + head, PEEK - head)) > 0)
+	while (head < PEEK && (n = spool_read(in, buf + head, PEEK - head,
+	    err)) > 0)
 		head += (size_t)n;
-	if (head > 0 && !packed((unsigned char *)buf, head) &&
+	if (in->rd == NULL && head > 0 && !packed((unsigned char *)buf, head) &&
 	    !looks_like_trace((unsigned char *)buf, head)) {
 		kt_error_set(err, name, 1, 1, "not a JSON trace: expected "
 		    "'{' or '['; nothing was copied");
+		free(buf);
 		return NULL;
 	}
 	if ((path = malloc(strlen(dir) + 32)) == NULL) {
 		kt_error_set(err, name, 0, 0, "out of memory");
+		free(buf);
 		return NULL;
 	}
 	sprintf(path, "%s/kt-stdin.XXXXXX", dir);
 	if ((fd = mkstemp(path)) == -1) {
 		kt_error_set(err, path, 0, 0, "%s", strerror(errno));
 		free(path);
+		free(buf);
 		return NULL;
 	}
 	/*
@@ -596,14 +627,18 @@ kt_spool_fd(int in, const char *name, uint64_t max, struct kt_error *err)
 			}
 			off += w;
 		}
-	} while ((n = fd_read(in, buf, sizeof(buf))) > 0);
-	if (n == -1)
+	} while ((n = spool_read(in, buf, bufsz, err)) > 0);
+	if (n == -1) {
+		if (in->rd != NULL)
+			goto fail_quiet;
 		goto fail;
+	}
 	/* fd stays open: it is the file while the path is /proc/self/fd. */
 	if (strncmp(path, "/proc/self/fd/", 14) != 0 && close(fd) == -1) {
 		fd = -1;
 		goto fail;
 	}
+	free(buf);
 	return path;
 fail:
 	kt_error_set(err, name, 0, 0, "%s", strerror(errno));
@@ -613,7 +648,28 @@ fail_quiet:
 	if (strncmp(path, "/proc/self/fd/", 14) != 0)
 		unlink(path);
 	free(path);
+	free(buf);
 	return NULL;
+}
+
+char *
+kt_spool_fd(int in, const char *name, uint64_t max, struct kt_error *err)
+{
+	struct spool_in si;
+
+	si.fd = in;
+	si.rd = NULL;
+	return spool(&si, name, max, err);
+}
+
+char *
+kt_spool_reader(struct kt_reader *rd, uint64_t max, struct kt_error *err)
+{
+	struct spool_in si;
+
+	si.fd = -1;
+	si.rd = rd;
+	return spool(&si, rd->name, max, err);
 }
 
 int
