@@ -202,6 +202,15 @@ struct sw {
 	int		 hold_all;	/* hold and sort it all (a restart) */
 	int		 copied;	/* path is a plain copy of the input
 					   (kt_cli_spool_plain), read again */
+	/*
+	 * A pipe or a FIFO is read as it comes and copied to a temporary
+	 * file (tee, -1: none) as far as it is read, at most teemax bytes:
+	 * out of order, the rest is copied too and the copy read again
+	 * (teepath); a window done, what is left is read uncopied.
+	 */
+	int		 tee;
+	uint64_t	 teemax;
+	const char	*teepath;
 	int		 streaming;	/* the input is streamed: may restart */
 	struct kt_hold	*holder;	/* a plain input file: what hd holds
 					   are places in it (lib/core/hold.c) */
@@ -1990,6 +1999,14 @@ run(struct sw *sw)
 			}
 			continue;
 		}
+		if (!sorted && sw->tee != -1) {
+			/*
+			 * Out of order, read from a pipe: read the rest into
+			 * its copy, and from there again (main).
+			 */
+			held_free(&hd);
+			return 3;
+		}
 		if (!sorted && !sw->copied && !kt_hold_plain(sw->holder) &&
 		    kt_reader_form(sw->rd) != KT_FORM_TSV) {
 			/*
@@ -2018,7 +2035,12 @@ run(struct sw *sw)
 		feed_sorted(sw, &hd, sorted);
 	}
 	if (early && !sw->tail_known) {
-		/* Read on to the keys after traceEvents. */
+		/*
+		 * Read on to the keys after traceEvents; what a pipe has left
+		 * is not copied (not while a decoder's thread reads it).
+		 */
+		if (sw->tee != -1 && kt_source_untee(sw->src) == 0)
+			sw->tee = -1;
 		while ((rc = kt_reader_next(sw->rd, &ev, &err)) == 1)
 			;
 		if (rc == -1)
@@ -2293,9 +2315,20 @@ sw_open(struct sw *sw)
 	sw->first_ts = NOEND;
 	sw->last_ts = INT64_MIN;
 	sw->first_step = sw->last_step = -1;
-	sw->rd = kt_cli_open_one(sw->path, sw->name, sw->copied ? NULL :
-	    sw->o.co.member,
-	    sw->o.co.rflags, &sw->src);
+	if (sw->tee != -1) {
+		/* A pipe: read as it comes, copied as far as it is read. */
+		if ((sw->src = kt_source_open_tee(sw->path, sw->name,
+		    sw->o.co.member, sw->o.co.rflags, sw->tee, sw->teemax,
+		    &err)) == NULL)
+			kt_cli_die(&err);
+		if ((rc = kt_source_next(sw->src, &sw->rd, &err)) != 1) {
+			if (rc == 0)
+				kt_error_set(&err, sw->name, 0, 0, "no trace");
+			kt_cli_die(&err);
+		}
+	} else
+		sw->rd = kt_cli_open_one(sw->path, sw->name, sw->copied ?
+		    NULL : sw->o.co.member, sw->o.co.rflags, &sw->src);
 	if ((sw->holder = kt_hold_new(sw->path, sw->name)) == NULL)
 		kt_cli_nomem();
 	if ((sw->flowkeys = kt_intern_new()) == NULL ||
@@ -2353,7 +2386,8 @@ sw_restart(struct sw *sw)
 	struct opts o = sw->o;
 	const char *path = sw->path, *name = sw->name;
 	uint32_t fields = sw->fields;
-	int copied = sw->copied;
+	int copied = sw->copied, tee = sw->tee;
+	uint64_t teemax = sw->teemax;
 	size_t i;
 
 	for (i = 0; i < sw->nwins; i++) {
@@ -2379,8 +2413,23 @@ sw_restart(struct sw *sw)
 	sw->name = name;
 	sw->fields = fields;
 	sw->copied = copied;
+	sw->tee = tee;
+	sw->teemax = teemax;
 	sw->hold_all = 1;
 	sw_open(sw);
+}
+
+/* Is input path (NULL or "-": standard input) a pipe, a FIFO, a device? */
+static int
+is_pipe(const char *path)
+{
+	struct stat st;
+
+	if (path == NULL || strcmp(path, "-") == 0)
+		return fstat(0, &st) == 0 && !S_ISREG(st.st_mode) &&
+		    !S_ISDIR(st.st_mode);
+	return stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+	    !S_ISDIR(st.st_mode);
 }
 
 int
@@ -2402,14 +2451,27 @@ main(int argc, char *argv[])
 	if (!sw.o.split && kt_cli_check_output(sw.o.co.output, argv, argc) ==
 	    -1)
 		return 2;
-	/* A pipe is copied first: it may have to be read again. */
-	sw.path = kt_cli_input_path(argc ? argv[0] : NULL);
 	sw.name = argc && strcmp(argv[0], "-") != 0 ? argv[0] : "<stdin>";
+	sw.tee = -1;
+	if (is_pipe(argc ? argv[0] : NULL)) {
+		/* Copied as far as it is read: it may have to be read again. */
+		sw.path = argc ? argv[0] : "-";
+		sw.tee = kt_cli_tee_file(sw.name, &sw.teepath, &sw.teemax);
+	} else
+		sw.path = kt_cli_input_path(argc ? argv[0] : NULL);
 	sw_open(&sw);
 	for (i = 0; (rc = run(&sw)) != 0; i++) {
-		if (i == 2) {
-			kt_cli_warn("internal error: restarted %d times", 3);
+		struct kt_error err;
+
+		if (i == 3) {
+			kt_cli_warn("internal error: restarted %d times", 4);
 			kt_cli_die(NULL);
+		}
+		if (rc == 3) {
+			if (kt_source_drain(sw.src, &err) == -1)
+				kt_cli_die(&err);
+			sw.path = sw.teepath;
+			sw.tee = -1;
 		}
 		if (rc == 2) {
 			sw.path = kt_cli_spool_plain(sw.path, sw.o.co.member,

@@ -566,6 +566,20 @@ struct kt_source *kt_source_open_as(const char *, const char *,
  */
 int	 kt_source_next(struct kt_source *, struct kt_reader **,
 	    struct kt_error *);
+/*
+ * kt_source_open_as() that also writes every byte it reads from the
+ * input, as it is (compressed, archived), to descriptor tee, at most max
+ * bytes (0: no cap): a copy made only as far as the input is read, for
+ * a filter that may have to read it again (a pipe).  kt_source_untee()
+ * stops the copy (0), or cannot while a decoder's thread reads (-1: it
+ * goes on).  kt_source_drain() copies the rest of the input, unread, to
+ * the tee and ends the source's reading: 0, or -1 with err set (a read
+ * or a write failed, or more than max bytes).
+ */
+struct kt_source *kt_source_open_tee(const char *, const char *,
+		    const char *, unsigned, int, uint64_t, struct kt_error *);
+int	 kt_source_untee(struct kt_source *);
+int	 kt_source_drain(struct kt_source *, struct kt_error *);
 /* Is the source a tar or zip archive (known after kt_source_next)? */
 int	 kt_source_archived(const struct kt_source *);
 void	 kt_source_close(struct kt_source *);
@@ -592,6 +606,14 @@ char	*kt_spool_fd(int, const char *, uint64_t, struct kt_error *);
  * trace as plain JSON, for a filter that must read it again by place.
  */
 char	*kt_spool_reader(struct kt_reader *, uint64_t, struct kt_error *);
+/*
+ * A new temporary file in $TMPDIR (or /tmp), open for writing and
+ * reading: its descriptor, and in *path (malloc'd) its name,
+ * /proc/self/fd/N where /proc is mounted (then it is unlinked already:
+ * nothing is left behind), else its path, for the caller to remove.
+ * -1 with err set.
+ */
+int	 kt_temp_file(char **, struct kt_error *);
 
 /*
  * The rank a file name gives, by the first pattern that matches, in this
@@ -1171,6 +1193,13 @@ char	*kt_cli_input_path(char *);
  * as the trace is in messages.  Returns its path (borrowed).
  */
 char	*kt_cli_spool_plain(const char *, const char *, unsigned);
+/*
+ * A temporary file for kt_source_open_tee's copy of an input named name,
+ * removed when the program ends, and in messages named as the input:
+ * its descriptor, its path in *path (borrowed), the cap on a copy in
+ * *max.
+ */
+int	 kt_cli_tee_file(const char *, const char **, uint64_t *);
 /*
  * kt_source_open() for a filter: the copy of standard input that
  * kt_cli_spool_stdin() made is named "<stdin>" in messages.

@@ -766,6 +766,21 @@ kt_cli_spool_stdin(void)
 	return cli_spool = cli_spool_fd(0, "<stdin>");
 }
 
+int
+kt_cli_tee_file(const char *name, const char **pathp, uint64_t *max)
+{
+	struct kt_error err;
+	char *path;
+	int fd;
+
+	cli_spool_room();
+	if ((fd = kt_temp_file(&path, &err)) == -1)
+		kt_cli_die(&err);
+	*pathp = cli_spooled(path, name);
+	*max = spool_max();
+	return fd;
+}
+
 char *
 kt_cli_spool_plain(const char *path, const char *member, unsigned flags)
 {

@@ -86,9 +86,12 @@ kt_gz_new(ssize_t (*rd)(void *, void *, size_t), void *arg)
 	return g;
 }
 
-/* Stop the decoder thread (it may wait for input: cancel it) and free. */
+/*
+ * Stop the decoder thread (it may wait for input: cancel it, unless
+ * every byte it reads must reach the input's reader) and free.
+ */
 static void
-gzq_free(struct gzq *q)
+gzq_free(struct gzq *q, int cancel)
 {
 	int i;
 
@@ -96,7 +99,8 @@ gzq_free(struct gzq *q)
 	q->stop = 1;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
-	pthread_cancel(q->th);
+	if (cancel)
+		pthread_cancel(q->th);
 	pthread_join(q->th, NULL);
 	pthread_mutex_destroy(&q->mu);
 	pthread_cond_destroy(&q->cv);
@@ -105,16 +109,34 @@ gzq_free(struct gzq *q)
 	free(q);
 }
 
-void
-kt_gz_free(struct kt_gz *g)
+static void
+gz_free(struct kt_gz *g, int cancel)
 {
 	if (g == NULL)
 		return;
 	if (g->q != NULL)
-		gzq_free(g->q);
+		gzq_free(g->q, cancel);
 	free(g->in);
 	free(g->keep);
 	free(g);
+}
+
+void
+kt_gz_free(struct kt_gz *g)
+{
+	gz_free(g, 1);
+}
+
+/*
+ * The same, but the thread is not cancelled: it ends after the read it
+ * waits on.  A read cancelled just as it returns can lose the bytes it
+ * read (glibc's cancellation race, BZ #12683; seen here), and a source
+ * that copies every byte it reads (kt_source_drain) must lose none.
+ */
+void
+kt_gz_finish(struct kt_gz *g)
+{
+	gz_free(g, 0);
 }
 
 const unsigned char *
@@ -427,6 +449,12 @@ kt_gz_new(ssize_t (*rd)(void *, void *, size_t), void *arg)
 
 void
 kt_gz_free(struct kt_gz *g)
+{
+	(void)g;
+}
+
+void
+kt_gz_finish(struct kt_gz *g)
 {
 	(void)g;
 }

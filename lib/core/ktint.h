@@ -86,6 +86,7 @@ extern const unsigned char kt_ws[256];
 struct kt_gz;
 struct kt_gz	*kt_gz_new(ssize_t (*)(void *, void *, size_t), void *);
 void		 kt_gz_free(struct kt_gz *);
+void		 kt_gz_finish(struct kt_gz *);	/* without cancelling */
 ssize_t		 kt_gz_read(struct kt_gz *, void *, size_t, const char **);
 const unsigned char *kt_gz_kept(const struct kt_gz *, size_t *);
 void		 kt_gz_keep_stop(struct kt_gz *);

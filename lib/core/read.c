@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -54,6 +55,14 @@ struct kt_source {
 	/* Compressed bytes the gzip probe read, for libarchive after all. */
 	unsigned char	*pre;
 	size_t		 npre, prepos;
+	/*
+	 * kt_source_open_tee: every byte read from fd is also written to
+	 * tee (-1: none), at most teemax (0: no cap); teeerr the errno of
+	 * a write that failed, or -1 past the cap (then no more is written).
+	 */
+	int		 tee;
+	uint64_t	 teemax, teed;
+	int		 teeerr;
 };
 
 enum {
@@ -138,6 +147,41 @@ printable(char *out, size_t n, const char *in)
 		out[k] = '\0';
 }
 
+/* Read from the source's descriptor, and copy it to the tee. */
+static ssize_t
+src_fd_read(struct kt_source *s, void *buf, size_t n)
+{
+	ssize_t r = fd_read(s->fd, buf, n), w, off = 0;
+	int cs;
+
+	if (r <= 0 || s->tee == -1 || s->teeerr != 0)
+		return r;
+	if (s->teemax > 0 && s->teed + (uint64_t)r > s->teemax) {
+		s->teeerr = -1;
+		return r;
+	}
+	/*
+	 * gzip's decoder thread reads here, and kt_gz_free cancels it: not
+	 * between reading these bytes and copying them (write is a
+	 * cancellation point), or the copy would lose them.
+	 */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
+	while (off < r) {
+		if ((w = write(s->tee, (char *)buf + off, (size_t)(r - off))) ==
+		    -1) {
+			if (errno == EINTR)
+				continue;
+			s->teeerr = errno;
+			break;
+		}
+		off += w;
+	}
+	if (off == r)
+		s->teed += (uint64_t)r;
+	pthread_setcancelstate(cs, NULL);
+	return r;
+}
+
 /* libarchive's read callback: the peeked bytes first, then the fd. */
 static la_ssize_t
 ar_read(struct archive *a, void *arg, const void **out)
@@ -159,7 +203,7 @@ ar_read(struct archive *a, void *arg, const void **out)
 		return r;
 	}
 	*out = s->block;
-	r = fd_read(s->fd, s->block, sizeof(s->block));
+	r = src_fd_read(s, s->block, sizeof(s->block));
 	if (r == -1)
 		archive_set_error(a, errno, "%s", strerror(errno));
 	return r;
@@ -189,7 +233,7 @@ plain_read(void *arg, void *buf, size_t n)
 
 	if (s->peekpos < s->npeek)
 		return (ssize_t)take(s->peek, s->npeek, &s->peekpos, buf, n);
-	return fd_read(s->fd, buf, n);
+	return src_fd_read(s, buf, n);
 }
 
 
@@ -279,9 +323,70 @@ kt_source_open(const char *path, const char *glob, unsigned flags,
 	return kt_source_open_as(path, NULL, glob, flags, err);
 }
 
+static struct kt_source *source_open(const char *, const char *,
+		    const char *, unsigned, int, uint64_t, struct kt_error *);
+
 struct kt_source *
 kt_source_open_as(const char *path, const char *name, const char *glob,
     unsigned flags, struct kt_error *err)
+{
+	return source_open(path, name, glob, flags, -1, 0, err);
+}
+
+struct kt_source *
+kt_source_open_tee(const char *path, const char *name, const char *glob,
+    unsigned flags, int tee, uint64_t max, struct kt_error *err)
+{
+	return source_open(path, name, glob, flags, tee, max, err);
+}
+
+int
+kt_source_untee(struct kt_source *s)
+{
+	if (s->gz != NULL)
+		return -1;	/* its thread may be reading */
+	s->tee = -1;
+	return 0;
+}
+
+int
+kt_source_drain(struct kt_source *s, struct kt_error *err)
+{
+	char *buf;
+	ssize_t r;
+
+	/* Its decoder's thread stopped first: the rest is read here. */
+	kt_gz_finish(s->gz);
+	s->gz = NULL;
+	if ((buf = malloc((size_t)1 << 20)) == NULL) {
+		kt_error_set(err, s->name, 0, 0, "out of memory");
+		return -1;
+	}
+	while ((r = src_fd_read(s, buf, (size_t)1 << 20)) > 0 &&
+	    s->teeerr == 0)
+		;
+	free(buf);
+	if (r == -1) {
+		kt_error_set(err, s->name, 0, 0, "%s", strerror(errno));
+		return -1;
+	}
+	if (s->teeerr == -1) {
+		kt_error_set(err, s->name, 0, 0, "more than %llu bytes to "
+		    "copy (the cap on a copy: --spool-max or KT_SPOOL_MAX; "
+		    "give a file instead)", (unsigned long long)s->teemax);
+		return -1;
+	}
+	if (s->teeerr != 0) {
+		kt_error_set(err, s->name, 0, 0, "a copy of it: %s",
+		    strerror(s->teeerr));
+		return -1;
+	}
+	return 0;
+}
+
+static struct kt_source *
+source_open(const char *path, const char *name, const char *glob,
+    unsigned flags, int tee, uint64_t teemax, struct kt_error *err)
 {
 	struct kt_source *s;
 	struct stat st;
@@ -293,6 +398,8 @@ kt_source_open_as(const char *path, const char *name, const char *glob,
 		return NULL;
 	}
 	s->flags = flags;
+	s->tee = tee;
+	s->teemax = teemax;
 	if (path == NULL || strcmp(path, "-") == 0) {
 		snprintf(s->name, sizeof(s->name), "<stdin>");
 		s->fd = 0;
@@ -320,7 +427,7 @@ kt_source_open_as(const char *path, const char *name, const char *glob,
 		return NULL;
 	}
 	while (s->npeek < PEEK) {
-		r = fd_read(s->fd, s->peek + s->npeek, PEEK - s->npeek);
+		r = src_fd_read(s, s->peek + s->npeek, PEEK - s->npeek);
 		if (r == -1) {
 			kt_error_set(err, s->name, 0, 0, "%s", strerror(errno));
 			kt_source_close(s);
@@ -530,6 +637,40 @@ kt_spool_stdin(struct kt_error *err)
 	return kt_spool_fd(0, "<stdin>", 0, err);
 }
 
+int
+kt_temp_file(char **pathp, struct kt_error *err)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path, fdpath[32];
+	int fd, probe;
+
+	if (dir == NULL || *dir == '\0')
+		dir = "/tmp";
+	if ((path = malloc(strlen(dir) + 32)) == NULL) {
+		kt_error_set(err, dir, 0, 0, "out of memory");
+		return -1;
+	}
+	sprintf(path, "%s/kt-stdin.XXXXXX", dir);
+	if ((fd = mkstemp(path)) == -1) {
+		kt_error_set(err, path, 0, 0, "%s", strerror(errno));
+		free(path);
+		return -1;
+	}
+	/*
+	 * Named by its descriptor from now on: the file is unlinked at
+	 * once, so that nothing is left behind however the program ends.
+	 * Without /proc the path stays, for the caller to remove.
+	 */
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	if ((probe = open(fdpath, O_RDONLY)) != -1) {
+		close(probe);
+		unlink(path);
+		snprintf(path, strlen(dir) + 32, "%s", fdpath);
+	}
+	*pathp = path;
+	return fd;
+}
+
 /*
  * What spool copies: a descriptor's bytes, or a reader's
  * (kt_reader_read).  Up to n bytes into buf: the count, 0 at the end,
@@ -556,15 +697,12 @@ static char *
 spool(struct spool_in *in, const char *name, uint64_t max,
     struct kt_error *err)
 {
-	const char *dir = getenv("TMPDIR");
 	char *path, *buf;
 	ssize_t n;
 	size_t head = 0, bufsz = (size_t)1 << 20;
 	uint64_t total = 0;
 	int fd;
 
-	if (dir == NULL || *dir == '\0')
-		dir = "/tmp";
 	if ((buf = malloc(bufsz)) == NULL) {
 		kt_error_set(err, name, 0, 0, "out of memory");
 		return NULL;
@@ -580,33 +718,9 @@ spool(struct spool_in *in, const char *name, uint64_t max,
 		free(buf);
 		return NULL;
 	}
-	if ((path = malloc(strlen(dir) + 32)) == NULL) {
-		kt_error_set(err, name, 0, 0, "out of memory");
+	if ((fd = kt_temp_file(&path, err)) == -1) {
 		free(buf);
 		return NULL;
-	}
-	sprintf(path, "%s/kt-stdin.XXXXXX", dir);
-	if ((fd = mkstemp(path)) == -1) {
-		kt_error_set(err, path, 0, 0, "%s", strerror(errno));
-		free(path);
-		free(buf);
-		return NULL;
-	}
-	/*
-	 * Named by its descriptor from now on: the file is unlinked at
-	 * once, so that nothing is left behind however the program ends.
-	 * Without /proc the path stays, for the caller to remove.
-	 */
-	{
-		char fdpath[32];
-		int probe;
-
-		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
-		if ((probe = open(fdpath, O_RDONLY)) != -1) {
-			close(probe);
-			unlink(path);
-			snprintf(path, strlen(dir) + 32, "%s", fdpath);
-		}
 	}
 	n = (ssize_t)head;
 	do {

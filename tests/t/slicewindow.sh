@@ -1239,10 +1239,17 @@ rawcmp() {
 	gzip -1 -c "$_rr" >raw.json.gz
 	# gz: read again from a plain copy, held as an index; stdin: a
 	# regular file is read in place (kt_cli_spool_stdin).
-	for _how in file pipe fifo gz stdin; do
+	for _how in file pipe fifo gz gzpipe stdin; do
 		case $_how in
 		gz)
 			run kt-slice-window "$@" raw.json.gz >got.json 2>slice.err
+			;;
+		gzpipe)
+			# Copied as read (by gzip's decoder thread), the rest
+			# copied once out of order, then read again.
+			# shellcheck disable=SC2002
+			cat raw.json.gz | run kt-slice-window "$@" >got.json \
+			    2>slice.err
 			;;
 		stdin)
 			run kt-slice-window "$@" <"$_rr" >got.json 2>slice.err
@@ -1300,6 +1307,30 @@ if [ "$rc" -eq 2 ] && grep -q 'rawgraph.json.gz: more than 100000 bytes to copy'
 	ok "slice raw graph (gz): read again from a plain copy, whose cap holds"
 else
 	bad "slice raw graph (gz), KT_SPOOL_MAX: status $rc: $(head -1 slice.err)"
+fi
+# A pipe is copied only as far as it is read: sorted, a window near the
+# start is cut without copying the rest (the cap is far below the
+# input), and the same from a file; unsorted, the copy's cap holds.
+run kt-slice-window --steps 5-6 rawgraph.n.json >want.json 2>/dev/null
+# shellcheck disable=SC2002
+cat rawgraph.n.json | KT_SPOOL_MAX=200000 run kt-slice-window --steps 5-6 \
+    >got.json 2>slice.err
+rc=$?
+if [ "$rc" -eq 0 ] && cmp -s want.json got.json &&
+    [ "$(wc -c <rawgraph.n.json)" -gt 2000000 ]; then
+	ok "slice sorted pipe: read once, a window at the start; a 200 kB cap on the copy (a tenth of the input) does not stop it"
+else
+	bad "slice sorted pipe, KT_SPOOL_MAX: status $rc: $(head -1 slice.err)"
+fi
+# shellcheck disable=SC2002
+cat rawgraph.json | KT_SPOOL_MAX=200000 run kt-slice-window --steps 5-6 \
+    >got.json 2>slice.err
+rc=$?
+if [ "$rc" -eq 2 ] && grep -q '<stdin>: more than 200000 bytes to copy' slice.err &&
+    [ ! -s got.json ]; then
+	ok "slice unsorted pipe: its copy's cap holds, nothing written"
+else
+	bad "slice unsorted pipe, KT_SPOOL_MAX: status $rc: $(head -1 slice.err)"
 fi
 rm -f rawgraph.json rawgraph.n.json rawgraph.json.gz
 # Written through (stdout, here a pipe) and the input turns out
