@@ -1438,6 +1438,17 @@ run_check(struct state *st, struct kt_out *out)
 	return any;
 }
 
+/* Is path a regular file of plain JSON (held as its events' places)? */
+static int
+plain_file(const char *path)
+{
+	struct kt_hold *h = kt_hold_new(path, path);
+	int plain = kt_hold_plain(h);
+
+	kt_hold_free(h);
+	return plain;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1516,6 +1527,23 @@ main(int argc, char *argv[])
 	 */
 	stream = o.keep_order && !o.rebase && !o.check &&
 	    !kt_source_archived(src);
+	/*
+	 * Sorted, a compressed or archived trace, or a pipe, would be held
+	 * as its text: it is decompressed into a temporary file instead
+	 * and held as a plain file (its events' places), as slice-window
+	 * holds one.  An archive of several traces is refused first.
+	 */
+	if (!stream && !o.check && kt_reader_form(r) != KT_FORM_TSV &&
+	    !plain_file(path)) {
+		char *copy = kt_cli_spool_reader(r);
+
+		kt_reader_free(r);
+		kt_cli_one_trace(src, path, "holds several traces; pick one "
+		    "with --member or merge them with kt rank-tag", 1);
+		kt_source_close(src);
+		path = copy;
+		st.r = r = kt_cli_open_one(path, NULL, NULL, o.co.rflags, &src);
+	}
 	/*
 	 * Held, a record per event: its bytes (but with --check; of a plain
 	 * file, only their place: they are read again as they are written),

@@ -1193,6 +1193,8 @@ char	*kt_cli_input_path(char *);
  * as the trace is in messages.  Returns its path (borrowed).
  */
 char	*kt_cli_spool_plain(const char *, const char *, unsigned);
+/* The same for a new reader's trace (kt_spool_reader). */
+char	*kt_cli_spool_reader(struct kt_reader *);
 /*
  * A temporary file for kt_source_open_tee's copy of an input named name,
  * removed when the program ends, and in messages named as the input:

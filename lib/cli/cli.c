@@ -782,21 +782,29 @@ kt_cli_tee_file(const char *name, const char **pathp, uint64_t *max)
 }
 
 char *
+kt_cli_spool_reader(struct kt_reader *rd)
+{
+	struct kt_error err;
+	char *copy;
+
+	cli_spool_room();
+	if ((copy = kt_spool_reader(rd, spool_max(), &err)) == NULL)
+		kt_cli_die(&err);
+	return cli_spooled(copy, kt_reader_name(rd));
+}
+
+char *
 kt_cli_spool_plain(const char *path, const char *member, unsigned flags)
 {
 	struct kt_source *src;
 	struct kt_reader *rd;
-	struct kt_error err;
-	char *copy, name[1100];
+	char *copy;
 
-	cli_spool_room();
 	rd = kt_cli_open_one(path, NULL, member, flags, &src);
-	snprintf(name, sizeof(name), "%s", kt_reader_name(rd));
-	if ((copy = kt_spool_reader(rd, spool_max(), &err)) == NULL)
-		kt_cli_die(&err);
+	copy = kt_cli_spool_reader(rd);
 	kt_reader_free(rd);
 	kt_source_close(src);
-	return cli_spooled(copy, name);
+	return copy;
 }
 
 char *
