@@ -25,9 +25,11 @@
 #   KT_BENCH_PAIR=0 measure each command on its own, not paired with the
 #                   section's passthrough (see measure)
 #   KT_SHARED       overrides ../shared/traces
+#   KT_HTA          a HolisticTraceAnalysis checkout, for the hta section
+#                   (tests/bench.d/hta.sh; skipped without it)
 #   KT_BENCH_ONLY=NAME  run only the section tests/bench.d/NAME.sh (after
 #                   generating and sorting the trace it reads; reduce
-#                   makes its own ranks)
+#                   makes its own ranks, hta reads shared traces)
 # Exit status: 0 when everything ran, targets met or not (it is a
 # report); 2 when kt-normalize itself failed on an input; 1 when the
 # bench could not be set up (no disk space, generator failure, ...).
@@ -440,9 +442,10 @@ filters() {
 
 machine
 echo
-# The sections that make their own inputs (reduce) need neither.
+# The sections that make their own inputs (reduce) or read only shared
+# traces (hta) need neither.
 case $only in
-reduce) ;;
+reduce | hta) ;;
 *)
 	generated
 	sorted_trace
