@@ -88,6 +88,30 @@ judge() {
 }
 
 # ---------------------------------------------------------------------
+# The README's first example, as written, on a raw 24-layer trace
+# gzipped (ktgen's steps are 5 to 12): the window's steps (as many as
+# the trace's ProfilerSteps 3 to 5, counted by grep) each get the 24
+# layer rows L0-L23, and compact-lanes keeps every kernel of the slice.
+mkdir -p first
+"$KT_BUILD/ktgen" --layers 24 --steps 8 | gzip -1 >first/big.json.gz
+awk 'NR > 1 && /^    kt / { on = 1 } on { sub(/^    /, ""); print } on && !/\|$/ { exit }' \
+    "$(cd "$ex/.." && pwd)/README.md" >first/first.sh
+(cd first && sh ./first.sh) 2>first/err
+rc=$?
+_steps=$(gzip -dc first/big.json.gz | grep -o '"ProfilerStep#[3-5]"' | sort -u | wc -l)
+_want=$(run kt-slice-window --steps 3-5 first/big.json.gz 2>/dev/null |
+    jq '[.traceEvents[] | select(.cat == "kernel")] | length')
+if [ "$rc" -eq 0 ] && grep -q 'slice-window --steps 3-5 big.json.gz' first/first.sh &&
+    [ "$(jq '[.traceEvents[] | select(.name | test("^L[0-9]+$")) | .name] | unique | length' first/view.json)" = 24 ] &&
+    [ "$(jq '[.traceEvents[] | select(.name | test("^L[0-9]+$"))] | length' first/view.json)" = "$((24 * _steps))" ] &&
+    [ "$(jq '[.traceEvents[] | select(.cat == "kernel")] | length' first/view.json)" = "$_want" ] &&
+    [ "$_steps" -ge 1 ]; then
+	ok "README's first example: $_steps step(s), 24 layer rows each, the slice's $_want kernels"
+else
+	bad "README's first example: status $rc: $(head -1 first/err) ($(tr '\n' ' ' <first/first.sh))"
+fi
+
+# ---------------------------------------------------------------------
 # The README's three lines, on the four traces gzipped.
 readme=$(cd "$ex/.." && pwd)/README.md
 awk '/^## Many ranks/ { on = 1; next } on && /^## / { exit }
