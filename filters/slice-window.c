@@ -18,9 +18,9 @@
  * the events that end before a window known in advance starts, only
  * the few it needs there, see struct held); one
  * found unsorted only after PROBE_EVENTS is cut again that way from its
- * start (a pipe is copied to a file first, so that it can be; a
- * compressed or archived one found unsorted is read again from a plain
- * copy, so that it too is held as an index, not as its text).
+ * start (a pipe is copied, as far as it is read, so that it can be; a
+ * compressed or archived one is held as the places of its events in the
+ * decompressed stream, and the bytes of those fed decompressed again).
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -200,8 +200,13 @@ struct sw {
 	struct kt_source *src;
 	struct kt_reader *rd;
 	int		 hold_all;	/* hold and sort it all (a restart) */
-	int		 copied;	/* path is a plain copy of the input
-					   (kt_cli_spool_plain), read again */
+	/*
+	 * A compressed or archived input found unsorted is held as the
+	 * places of its events in the decompressed stream, and the bytes
+	 * of those fed are decompressed again, a batch at a time (fetch).
+	 */
+	int		 deferred;
+	struct stat	 st;		/* the input, when it was first read */
 	/*
 	 * A pipe or a FIFO is read as it comes and copied to a temporary
 	 * file (tee, -1: none) as far as it is read, at most teemax bytes:
@@ -295,7 +300,32 @@ struct held {
 	 * earliest time, and that of the earliest ProfilerStep in --steps.
 	 */
 	int64_t		 min_ts, min_step_ts;
+	/*
+	 * Deferred (sw->deferred): the bytes of the next events fed that
+	 * need them, decompressed again (fetch): need[c..m) in the order
+	 * they are fed, each its place in the sorted index and in batch.
+	 */
+	struct need {
+		size_t	 i;
+		uint64_t at;
+	}		*need;
+	size_t		 c, m;
+	char		*batch;
 };
+#define BATCH_BYTES	((size_t)32 << 20)	/* decompressed again at once */
+
+/* The batch's size; the debug build takes KT_DEBUG_BATCH (tests). */
+static size_t
+batch_bytes(void)
+{
+#ifdef KT_DEBUG_SCANS
+	const char *e = getenv("KT_DEBUG_BATCH");
+
+	if (e != NULL && atol(e) > 0)
+		return (size_t)atol(e);
+#endif
+	return BATCH_BYTES;
+}
 
 static void
 usage(FILE *f)
@@ -1754,14 +1784,23 @@ hold(struct sw *sw, struct held *hd, const struct kt_event *ev)
 		    (unsigned long)UINT32_MAX);
 		kt_cli_die(NULL);
 	}
-	if (kt_store_count(hd->first) < PROBE_EVENTS) {
-		if (kt_store_add(hd->first, sw->rd, ev, &err) == NULL)
-			kt_cli_die(&err);
-		hd->off[hd->n] = IX_FIRST | (kt_store_count(hd->first) - 1);
+	if (kt_store_count(hd->first) < PROBE_EVENTS)
+		rc = 2;
+	else if (sw->deferred) {
+		/* Its place in the decompressed stream, unless repaired. */
+		uint64_t end = kt_reader_offset(sw->rd);
+
+		rc = !(ev->flags & (KT_EV_REPAIRED | KT_EV_PATCHED)) &&
+		    ev->len > 0 && end >= ev->len;
+		off = rc ? end - ev->len : 0;
 	} else if ((rc = kt_hold_where(sw->holder, sw->rd, ev, &off, &err)) ==
 	    -1)
 		kt_cli_die(&err);
-	else if (rc == 1 && ev->len < ((size_t)1 << IX_LENBITS) &&
+	if (rc == 2) {
+		if (kt_store_add(hd->first, sw->rd, ev, &err) == NULL)
+			kt_cli_die(&err);
+		hd->off[hd->n] = IX_FIRST | (kt_store_count(hd->first) - 1);
+	} else if (rc == 1 && ev->len < ((size_t)1 << IX_LENBITS) &&
 	    off < ((uint64_t)1 << (62 - IX_LENBITS)))
 		hd->off[hd->n] = off << IX_LENBITS | ev->len;
 	else {
@@ -1825,6 +1864,8 @@ held_free(struct held *hd)
 	free(hd->row);
 	free(hd->dur);
 	free(hd->key);
+	free(hd->need);
+	free(hd->batch);
 	kt_store_free(hd->first);
 	kt_store_free(hd->copies);
 }
@@ -1906,12 +1947,169 @@ feed_light(struct sw *sw, uint32_t corr, int64_t ts, int64_t end)
 		sw->pregend[id] = end;
 }
 
+/*
+ * Is sorted entry i of hd fed light (feed_light), before a window that
+ * starts at start (INT64_MIN: unknown)?  Its class and time then.
+ */
+static int
+is_light(const struct held *hd, size_t i, int64_t start, uint32_t *cls,
+    int64_t *ts)
+{
+	uint64_t v = hd->key[i].val;
+	size_t j = (size_t)(v & UINT32_MAX);
+
+	*cls = (uint32_t)(v >> 32);
+	if (*cls == CLS_FULL || start == INT64_MIN)
+		return 0;
+	*ts = (int64_t)(hd->key[i].key ^ ((uint64_t)1 << 63));
+	return *ts < start && hd->dur[j] != DUR_LONG &&
+	    *ts + (int64_t)hd->dur[j] < start;
+}
+
+/* Does sorted entry i's event have its bytes only in the input? */
+static int
+in_input(const struct held *hd, size_t i)
+{
+	return (hd->off[hd->key[i].val & UINT32_MAX] & (IX_FIRST | IX_COPY)) ==
+	    0;
+}
+
+/*
+ * Deferred: decompress the input again and keep the bytes of the events
+ * fed from sorted entry from on that need them, at most BATCH_BYTES of
+ * them (at least one event), in hd->need.
+ */
+static void
+fetch(struct sw *sw, struct held *hd, size_t from, int64_t start)
+{
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_error err;
+	struct kt_pair *want;
+	struct stat st;
+	char *chunk;
+	size_t i, k, m = 0, total = 0, batch = batch_bytes();
+	uint64_t pos = 0, lenmask = ((uint64_t)1 << IX_LENBITS) - 1;
+	int64_t ts, got;
+	uint32_t cls;
+
+	for (i = from; i < hd->n; i++) {
+		size_t len;
+
+		if (is_light(hd, i, start, &cls, &ts) || !in_input(hd, i))
+			continue;
+		len = (size_t)(hd->off[hd->key[i].val & UINT32_MAX] & lenmask);
+		if (m > 0 && total + len > batch)
+			break;
+		total += len;
+		m++;
+	}
+	free(hd->need);
+	if ((hd->need = malloc((m + 1) * sizeof(*hd->need))) == NULL ||
+	    (want = malloc((m + 1) * sizeof(*want))) == NULL)
+		kt_cli_nomem();
+	for (i = from, k = 0; k < m; i++) {
+		if (is_light(hd, i, start, &cls, &ts) || !in_input(hd, i))
+			continue;
+		hd->need[k].i = i;
+		want[k].key = hd->off[hd->key[i].val & UINT32_MAX] >> IX_LENBITS;
+		want[k].val = k;
+		k++;
+	}
+	if (kt_sort_pairs(want, m) == -1)
+		kt_cli_nomem();
+	/* In the batch in the order of the input. */
+	for (k = 0, total = 0; k < m; k++) {
+		size_t n = (size_t)(hd->off[hd->key[hd->need[want[k].val].i].val &
+		    UINT32_MAX] & lenmask);
+
+		hd->need[want[k].val].at = total;
+		total += n;
+	}
+	free(hd->batch);
+	if ((hd->batch = malloc(total + 1)) == NULL ||
+	    (chunk = malloc((size_t)1 << 20)) == NULL)
+		kt_cli_nomem();
+	/* The same input, not changed since it was read. */
+	if (stat(sw->path, &st) == -1 || st.st_size != sw->st.st_size ||
+	    st.st_mtime != sw->st.st_mtime) {
+		kt_cli_warn("%s: the file changed while it was read",
+		    sw->name);
+		kt_cli_die(NULL);
+	}
+	rd = kt_cli_open_one(sw->path, sw->name, sw->o.co.member,
+	    sw->o.co.rflags, &src);
+	for (k = 0; k < m; ) {
+		if ((got = kt_reader_read(rd, chunk, (size_t)1 << 20, &err)) ==
+		    -1)
+			kt_cli_die(&err);
+		if (got == 0) {
+			kt_cli_warn("%s: the file changed while it was read "
+			    "(it ended early)", sw->name);
+			kt_cli_die(NULL);
+		}
+		/* Copy what this chunk holds of the events wanted. */
+		while (k < m) {
+			struct need *nd = &hd->need[want[k].val];
+			uint64_t a = want[k].key, o = hd->off[hd->key[nd->i].val &
+			    UINT32_MAX], b = a + (o & lenmask);
+			uint64_t lo = a > pos ? a : pos;
+			uint64_t hi = b < pos + (uint64_t)got ? b : pos +
+			    (uint64_t)got;
+
+			if (lo >= pos + (uint64_t)got)
+				break;
+			memcpy(hd->batch + nd->at + (lo - a), chunk + (lo - pos),
+			    (size_t)(hi - lo));
+			if (hi < b)
+				break;	/* the rest is in the next chunk */
+			k++;
+		}
+		pos += (uint64_t)got;
+	}
+	free(chunk);
+	free(want);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	hd->c = 0;
+	hd->m = m;
+}
+
+/* Deferred: sorted entry i's event (the next one in hd->need), scanned. */
+static void
+deferred_event(struct sw *sw, struct held *hd, size_t i, int64_t start,
+    struct kt_event *ev)
+{
+	struct kt_error err;
+	size_t j = (size_t)(hd->key[i].val & UINT32_MAX);
+	size_t len = (size_t)(hd->off[j] & (((uint64_t)1 << IX_LENBITS) - 1));
+	const char *raw;
+
+	if (hd->c == hd->m)
+		fetch(sw, hd, i, start);
+	if (hd->c == hd->m || hd->need[hd->c].i != i) {
+		kt_cli_warn("internal error: a deferred event out of turn");
+		kt_cli_die(NULL);
+	}
+	raw = hd->batch + hd->need[hd->c++].at;
+	memset(ev, 0, sizeof(*ev));
+	if (len < 2 || raw[0] != '{' || raw[len - 1] != '}') {
+		kt_cli_warn("%s: the file changed while it was read (an event "
+		    "is not where it was)", sw->name);
+		kt_cli_die(NULL);
+	}
+	if (kt_event_scan(raw, len, ev, &err) == -1)
+		kt_cli_die(&err);
+	ev->index = hd->row[j];
+}
+
 /* Feed the events held, sorted by time (stably) unless sorted. */
 static void
 feed_sorted(struct sw *sw, struct held *hd, int sorted)
 {
 	struct kt_event ev;
-	int64_t start = known_start(sw, hd);
+	int64_t start = known_start(sw, hd), ts;
+	uint32_t cls;
 	size_t i;
 
 	if (!sorted && kt_sort_pairs(hd->key, hd->n) == -1)
@@ -1919,21 +2117,16 @@ feed_sorted(struct sw *sw, struct held *hd, int sorted)
 	if (start != INT64_MIN && sw->first_ts == NOEND)
 		sw->first_ts = hd->min_ts;	/* as the first fed sets it */
 	for (i = 0; i < hd->n && !all_done(sw); i++) {
-		uint64_t v = hd->key[i].val;
-		size_t j = (size_t)(v & UINT32_MAX);
-		uint32_t cls = (uint32_t)(v >> 32);
+		size_t j = (size_t)(hd->key[i].val & UINT32_MAX);
 
-		if (cls != CLS_FULL && start != INT64_MIN) {
-			int64_t ts = (int64_t)(hd->key[i].key ^
-			    ((uint64_t)1 << 63));
-
-			if (ts < start && hd->dur[j] != DUR_LONG &&
-			    ts + (int64_t)hd->dur[j] < start) {
-				feed_light(sw, cls, ts, ts + hd->dur[j]);
-				continue;
-			}
+		if (is_light(hd, i, start, &cls, &ts)) {
+			feed_light(sw, cls, ts, ts + hd->dur[j]);
+			continue;
 		}
-		held_event(sw, hd, j, &ev);
+		if (sw->deferred && in_input(hd, i))
+			deferred_event(sw, hd, i, start, &ev);
+		else
+			held_event(sw, hd, j, &ev);
 		feed(sw, &ev);
 	}
 }
@@ -2007,12 +2200,12 @@ run(struct sw *sw)
 			held_free(&hd);
 			return 3;
 		}
-		if (!sorted && !sw->copied && !kt_hold_plain(sw->holder) &&
+		if (!sorted && !sw->deferred && !kt_hold_plain(sw->holder) &&
 		    kt_reader_form(sw->rd) != KT_FORM_TSV) {
 			/*
 			 * Out of order, and compressed or archived: held, it
-			 * would be copied whole into memory.  Read it again
-			 * from a plain copy (on disk) held as an index.
+			 * would be copied whole into memory.  Read it again,
+			 * held as an index (deferred).
 			 */
 			held_free(&hd);
 			return 2;
@@ -2327,8 +2520,8 @@ sw_open(struct sw *sw)
 			kt_cli_die(&err);
 		}
 	} else
-		sw->rd = kt_cli_open_one(sw->path, sw->name, sw->copied ?
-		    NULL : sw->o.co.member, sw->o.co.rflags, &sw->src);
+		sw->rd = kt_cli_open_one(sw->path, sw->name, sw->o.co.member,
+		    sw->o.co.rflags, &sw->src);
 	if ((sw->holder = kt_hold_new(sw->path, sw->name)) == NULL)
 		kt_cli_nomem();
 	if ((sw->flowkeys = kt_intern_new()) == NULL ||
@@ -2386,7 +2579,8 @@ sw_restart(struct sw *sw)
 	struct opts o = sw->o;
 	const char *path = sw->path, *name = sw->name;
 	uint32_t fields = sw->fields;
-	int copied = sw->copied, tee = sw->tee;
+	int deferred = sw->deferred, tee = sw->tee;
+	struct stat st = sw->st;
 	uint64_t teemax = sw->teemax;
 	size_t i;
 
@@ -2412,7 +2606,8 @@ sw_restart(struct sw *sw)
 	sw->path = path;
 	sw->name = name;
 	sw->fields = fields;
-	sw->copied = copied;
+	sw->deferred = deferred;
+	sw->st = st;
 	sw->tee = tee;
 	sw->teemax = teemax;
 	sw->hold_all = 1;
@@ -2474,9 +2669,11 @@ main(int argc, char *argv[])
 			sw.tee = -1;
 		}
 		if (rc == 2) {
-			sw.path = kt_cli_spool_plain(sw.path, sw.o.co.member,
-			    sw.o.co.rflags);
-			sw.copied = 1;
+			sw.deferred = 1;
+			if (stat(sw.path, &sw.st) == -1) {
+				kt_cli_warn("%s: %s", sw.name, strerror(errno));
+				kt_cli_die(NULL);
+			}
 		}
 		sw_restart(&sw);
 	}

@@ -1187,13 +1187,11 @@ char	*kt_cli_spool_stdin(void);
  */
 char	*kt_cli_input_path(char *);
 /*
- * The trace at path (member: which archive member) as a plain JSON file
- * to read again by place: a copy of its bytes decompressed
- * (kt_spool_reader, cap as above) removed when the program ends, named
- * as the trace is in messages.  Returns its path (borrowed).
+ * A new reader's trace as a plain JSON file to read again by place: a
+ * copy of its bytes decompressed (kt_spool_reader, cap as above) removed
+ * when the program ends, named as the trace is in messages.  Returns its
+ * path (borrowed).
  */
-char	*kt_cli_spool_plain(const char *, const char *, unsigned);
-/* The same for a new reader's trace (kt_spool_reader). */
 char	*kt_cli_spool_reader(struct kt_reader *);
 /*
  * A temporary file for kt_source_open_tee's copy of an input named name,

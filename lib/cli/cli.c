@@ -794,20 +794,6 @@ kt_cli_spool_reader(struct kt_reader *rd)
 }
 
 char *
-kt_cli_spool_plain(const char *path, const char *member, unsigned flags)
-{
-	struct kt_source *src;
-	struct kt_reader *rd;
-	char *copy;
-
-	rd = kt_cli_open_one(path, NULL, member, flags, &src);
-	copy = kt_cli_spool_reader(rd);
-	kt_reader_free(rd);
-	kt_source_close(src);
-	return copy;
-}
-
-char *
 kt_cli_input_path(char *path)
 {
 	struct stat st;
