@@ -21,8 +21,9 @@
 #                                     the same without one: each trace is
 #                                     sent (--transferfile), its folder
 #                                     brought back (--return) and both
-#                                     removed there (--cleanup); give
-#                                     OUT and the traces as relative paths
+#                                     removed there (--cleanup), one at a
+#                                     time per host; give OUT and the
+#                                     traces as relative paths
 #
 # -S host1,host2 works as --slf does.  kt views exits 1 for a rank with
 # no device activity, with its views written: the map takes that as
@@ -40,7 +41,11 @@ mkdir -p "$out/views"
 # the transfer options.
 for t; do printf '%s\0' "$t"; done >"$out/traces.list"
 if [ -n "${KT_TRANSFER:-}" ]; then
-	set -- --workdir ... --transferfile {} --return "$out/views/{name}" \
+	# One job at a time per host (-j1): parallel's --cleanup removes
+	# the emptied ~/.parallel/tmp while another job on the same host
+	# makes its --workdir there, and that job fails (GNU parallel
+	# 20221122, seen with two jobs a host).
+	set -- -j1 --workdir ... --transferfile {} --return "$out/views/{name}" \
 	    --cleanup
 else
 	set --
