@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 
 #include <errno.h>
-#include <pthread.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -145,6 +145,15 @@ printable(char *out, size_t n, const char *in)
 	}
 	if (n > 0)
 		out[k] = '\0';
+}
+
+/* The error of a copy (a spool, a tee) past its cap of max bytes. */
+static void
+over_cap(struct kt_error *err, const char *name, uint64_t max)
+{
+	kt_error_set(err, name, 0, 0, "more than %llu bytes to copy (the cap "
+	    "on a copy: --spool-max or KT_SPOOL_MAX; give a file instead)",
+	    (unsigned long long)max);
 }
 
 /* Read from the source's descriptor, and copy it to the tee. */
@@ -371,9 +380,7 @@ kt_source_drain(struct kt_source *s, struct kt_error *err)
 		return -1;
 	}
 	if (s->teeerr == -1) {
-		kt_error_set(err, s->name, 0, 0, "more than %llu bytes to "
-		    "copy (the cap on a copy: --spool-max or KT_SPOOL_MAX; "
-		    "give a file instead)", (unsigned long long)s->teemax);
+		over_cap(err, s->name, s->teemax);
 		return -1;
 	}
 	if (s->teeerr != 0) {
@@ -728,9 +735,7 @@ spool(struct spool_in *in, const char *name, uint64_t max,
 
 		total += (uint64_t)n;
 		if (max > 0 && total > max) {
-			kt_error_set(err, name, 0, 0, "more than %llu bytes to "
-			    "copy (the cap on a copy: --spool-max or "
-			    "KT_SPOOL_MAX; give a file instead)", (unsigned long long)max);
+			over_cap(err, name, max);
 			goto fail_quiet;
 		}
 		while (off < n) {
