@@ -556,7 +556,7 @@ hold(struct cl *c, const struct kt_event *ev)
 static void
 note_end(struct cl *c, const struct kt_event *ev)
 {
-	uint64_t end = kt_reader_offset(c->rd), i = c->nrecs - 1;
+	uint64_t end = ev->end, i = c->nrecs - 1;
 
 	if (c->why[0] != '\0')
 		return;
@@ -587,17 +587,23 @@ read_all(struct cl *c)
 {
 	struct kt_event ev;
 	struct kt_error err;
+	struct kt_ahead *ah = NULL;
 	const uint64_t *si;
 	size_t nsi, i;
 	int rc, applied;
 
-	while ((rc = kt_reader_next(c->rd, &ev, &err)) == 1) {
+	/* Scan on a second CPU while this one holds (kt_ahead_start). */
+	if (kt_cli_threads())
+		ah = kt_ahead_start(c->rd, kt_cli_progress);
+	while ((rc = ah != NULL ? kt_ahead_next(ah, &ev, &err) :
+	    kt_reader_next(c->rd, &ev, &err)) == 1) {
 		hold(c, &ev);
 		if (c->framing)
 			note_end(c, &ev);
-		if ((c->nrecs & 0xffff) == 0)
+		if (ah == NULL && (c->nrecs & 0xffff) == 0)
 			kt_cli_progress(c->rd);
 	}
+	kt_ahead_stop(ah);
 	if (rc == -1)
 		kt_cli_die(&err);
 	si = kt_reader_srcindex(c->rd, &nsi, &applied);

@@ -1793,7 +1793,7 @@ hold(struct sw *sw, struct held *hd, const struct kt_event *ev)
 		rc = !(ev->flags & (KT_EV_REPAIRED | KT_EV_PATCHED)) &&
 		    ev->len > 0 && end >= ev->len;
 		off = rc ? end - ev->len : 0;
-	} else if ((rc = kt_hold_where(sw->holder, sw->rd, ev, &off, &err)) ==
+	} else if ((rc = kt_hold_where(sw->holder, ev, &off, &err)) ==
 	    -1)
 		kt_cli_die(&err);
 	if (rc == 2) {

@@ -292,6 +292,9 @@ struct kt_event {
 	uint64_t	 index;
 	int64_t		 ts;		/* ns, when KT_EV_TS */
 	int64_t		 dur;		/* ns, when KT_EV_DUR */
+	uint64_t	 end;		/* read by kt_reader_next: where it
+					   ends in the input's bytes (its
+					   kt_reader_offset), else 0 */
 	unsigned	 flags;
 	int		 ts_decimals;	/* fraction digits in the ts text */
 	int		 dur_decimals;
@@ -636,6 +639,24 @@ void	 kt_reader_free(struct kt_reader *);
  */
 int	 kt_reader_next(struct kt_reader *, struct kt_event *,
 	    struct kt_error *);
+/*
+ * The same events read and scanned on a thread of their own, ahead of
+ * the caller (ahead.c): worth it when the caller does as much with each
+ * event as the scan costs, and the process has a second CPU
+ * (kt_ahead_worth).  kt_ahead_start returns NULL when it cannot start
+ * (read with kt_reader_next then).  kt_ahead_next is kt_reader_next's
+ * twin: the same events, bytes and end; the event is borrowed until the
+ * next call.  The reader is the thread's until kt_ahead_next has
+ * returned 0 or -1, or kt_ahead_stop (which also frees).  progress, if
+ * not NULL, is called on the thread every 16384 events.
+ */
+struct kt_ahead;
+int		 kt_ahead_worth(void);
+struct kt_ahead	*kt_ahead_start(struct kt_reader *,
+		    void (*)(const struct kt_reader *));
+int		 kt_ahead_next(struct kt_ahead *, struct kt_event *,
+		    struct kt_error *);
+void		 kt_ahead_stop(struct kt_ahead *);
 /*
  * The trace's own bytes instead of its events: up to n bytes into buf,
  * as they come out of the decompression and the archive member (gzip,
@@ -1105,6 +1126,11 @@ void	 kt_cli_one_trace(struct kt_source *, const char *, const char *,
 	    int);
 /* The analysis model of rd with progress (kt_model_load); new. */
 struct kt_model;
+/*
+ * Whether to read on a second thread (kt_ahead_start): a second CPU, and
+ * KT_THREADS in the environment is not 1.
+ */
+int		 kt_cli_threads(void);
 struct kt_model	*kt_cli_model(struct kt_reader *);
 struct kt_model	*kt_cli_model_with(struct kt_reader *, unsigned);
 /*
@@ -1263,13 +1289,14 @@ struct kt_hold;
  */
 struct kt_hold	*kt_hold_new(const char *, const char *);
 /*
- * Is ev, just read by rd, the held file's own bytes?  1 with its offset
- * in *off (read them again with kt_hold_bytes), 0 (h NULL, no plain
- * file, a repaired event: keep a copy), or -1 with err set (one event in
- * 1024 is compared with the file, which must be the one rd reads).
+ * Is ev, read from the held file (ev->end is its place), the file's own
+ * bytes?  1 with its offset in *off (read them again with
+ * kt_hold_bytes), 0 (h NULL, no plain file, a repaired event: keep a
+ * copy), or -1 with err set (one event in 1024 is compared with the
+ * file, which must be the one read).
  */
-int		 kt_hold_where(struct kt_hold *, const struct kt_reader *,
-		    const struct kt_event *, uint64_t *, struct kt_error *);
+int		 kt_hold_where(struct kt_hold *, const struct kt_event *,
+		    uint64_t *, struct kt_error *);
 /*
  * The held file's bytes [off, off + len), an event's by kt_hold_where,
  * read again: borrowed until the next call (the holder's windows move).
@@ -1678,6 +1705,12 @@ struct kt_model	*kt_model_load(struct kt_reader *,
  * kt_model_free frees it otherwise.
  */
 #define KT_MODEL_MEMORY	0x08
+/*
+ * KT_MODEL_ONE_THREAD: scan on the caller's thread.  Without it the
+ * events are read on a second thread where there is a CPU for it
+ * (kt_ahead_start); the model is the same either way.
+ */
+#define KT_MODEL_ONE_THREAD 0x10
 struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
 void		 kt_model_free(struct kt_model *);

@@ -677,6 +677,108 @@ test_patch_remove(void)
 	}
 }
 
+/*
+ * kt_ahead gives what kt_reader_next gives: the same events (bytes,
+ * fields, index, end), the same repairs and the same error after the
+ * last, across batches (over 1024 events, one event over a batch's
+ * 256 kB); and it stops early without a leak.
+ */
+static int
+same_event(const struct kt_event *a, const struct kt_event *b)
+{
+	return a->len == b->len && memcmp(a->raw, b->raw, a->len) == 0 &&
+	    a->index == b->index && a->ts == b->ts && a->dur == b->dur &&
+	    a->end == b->end && a->flags == b->flags && a->kind == b->kind &&
+	    a->known == b->known && memcmp(a->f, b->f, sizeof(a->f)) == 0;
+}
+
+static void
+ahead_case(const char *text, size_t len, unsigned flags, int want_rc,
+    uint64_t want_n)
+{
+	struct kt_reader *r1, *r2;
+	struct kt_ahead *a;
+	struct kt_event e1, e2;
+	struct kt_error err1, err2;
+	uint64_t n = 0;
+	int rc1, rc2, same = 1;
+
+	r1 = kt_reader_mem(text, len, "a.json", flags);
+	r2 = kt_reader_mem(text, len, "a.json", flags);
+	CHECK(r1 != NULL && r2 != NULL && (a = kt_ahead_start(r2, NULL)) != NULL);
+	if (r1 == NULL || r2 == NULL || a == NULL)
+		return;
+	for (;;) {
+		rc1 = kt_reader_next(r1, &e1, &err1);
+		rc2 = kt_ahead_next(a, &e2, &err2);
+		if (rc1 != rc2 || rc1 != 1)
+			break;
+		same &= same_event(&e1, &e2);
+		n++;
+	}
+	if (!(rc1 == want_rc && rc2 == want_rc && n == want_n && same))
+		fprintf(stderr, "ahead: rc %d %d n %llu same %d\n", rc1, rc2,
+		    (unsigned long long)n, same);
+	CHECK(rc1 == want_rc && rc2 == want_rc && n == want_n && same);
+	if (rc1 == -1)
+		CHECK(strcmp(err1.msg, err2.msg) == 0 &&
+		    err1.line == err2.line && err1.col == err2.col);
+	CHECK(memcmp(kt_reader_repairs(r1), kt_reader_repairs(r2),
+	    sizeof(struct kt_repairs)) == 0);
+	kt_ahead_stop(a);
+	kt_reader_free(r1);
+	kt_reader_free(r2);
+}
+
+static void
+test_ahead(void)
+{
+	struct kt_buf b = KT_BUF_INIT;
+	struct kt_reader *r;
+	struct kt_ahead *a;
+	struct kt_event ev;
+	struct kt_error err;
+	size_t i, cut;
+	uint64_t n;
+
+	kt_buf_adds(&b, "{\"traceEvents\": [\n");
+	for (i = 0; i < 5000; i++) {
+		kt_buf_printf(&b, "{\"ph\": \"X\", \"name\": \"k%zu\", "
+		    "\"ts\": %zu.5, \"dur\": 2, \"pid\": 1, \"tid\": 2}", i,
+		    i * 10);
+		/* One repair, and one event larger than a batch. */
+		if (i == 77)
+			kt_buf_adds(&b, ",{\"a\": NaN}");
+		if (i == 3000) {
+			kt_buf_adds(&b, ",{\"big\": \"");
+			for (cut = 0; cut < 300000; cut++)
+				kt_buf_addc(&b, 'x');
+			kt_buf_adds(&b, "\"}");
+		}
+		kt_buf_adds(&b, i + 1 < 5000 ? ",\n" : "\n");
+	}
+	kt_buf_adds(&b, "], \"after\": 1}");
+	CHECK(!b.err);
+	ahead_case(b.p, b.n, 0, 0, 5002);
+	/* Strict: the NaN is an error after 78 events. */
+	ahead_case(b.p, b.n, KT_READ_STRICT, -1, 78);
+	/* Cut: a truncation repaired, or an error when strict. */
+	cut = b.n - 4000;
+	/* The lines begun before the cut, the last of them cut, and the two
+	   events that share a line with another. */
+	for (i = 0, n = 0; i + 1 < cut; i++)
+		n += b.p[i] == '\n' && b.p[i + 1] == '{';
+	ahead_case(b.p, cut, 0, 0, n - 1 + 2);
+	ahead_case(b.p, cut, KT_READ_STRICT, -1, 78);
+	/* Stopped after one event, with batches still full. */
+	r = kt_reader_mem(b.p, b.n, "a.json", 0);
+	CHECK((a = kt_ahead_start(r, NULL)) != NULL);
+	CHECK(kt_ahead_next(a, &ev, &err) == 1 && ev.index == 0);
+	kt_ahead_stop(a);
+	kt_reader_free(r);
+	kt_buf_free(&b);
+}
+
 static void
 test_reader(void)
 {
@@ -1151,9 +1253,9 @@ test_hold(void)
 	CHECK((src = kt_source_open(path, NULL, 0, &err)) != NULL);
 	CHECK(kt_source_next(src, &rd, &err) == 1);
 	while (kt_reader_next(rd, &ev, &err) == 1 && n < 2) {
-		CHECK(kt_hold_where(h[0], rd, &ev, &off[n], &err) == 1);
-		CHECK(kt_hold_where(h[1], rd, &ev, &o, &err) == 0 &&
-		    kt_hold_where(NULL, rd, &ev, &o, &err) == 0);
+		CHECK(kt_hold_where(h[0], &ev, &off[n], &err) == 1);
+		CHECK(kt_hold_where(h[1], &ev, &o, &err) == 0 &&
+		    kt_hold_where(NULL, &ev, &o, &err) == 0);
 		len[n] = ev.len;
 		for (k = 0; k < 2; k++)
 			CHECK(kt_store_add(st[k], rd, &ev, &err) != NULL);
@@ -1210,7 +1312,7 @@ test_hold(void)
 		CHECK((src = kt_source_open(copy, NULL, 0, &err)) != NULL);
 		CHECK(kt_source_next(src, &rd, &err) == 1);
 		CHECK(kt_reader_next(rd, &ev, &err) == 1);
-		CHECK(kt_hold_where(h[2], rd, &ev, &o, &err) == -1 &&
+		CHECK(kt_hold_where(h[2], &ev, &o, &err) == -1 &&
 		    strstr(err.msg, "not the file's") != NULL);
 		kt_reader_free(rd);
 		kt_source_close(src);
@@ -2140,6 +2242,7 @@ main(void)
 	test_patch_event();
 	test_store();
 	test_reader();
+	test_ahead();
 	test_tsv();
 	test_sort_intern();
 	test_out_source();

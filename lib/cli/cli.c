@@ -485,6 +485,17 @@ kt_cli_one_trace(struct kt_source *src, const char *name, const char *msg,
 		kt_cli_die(&err);
 }
 
+int
+kt_cli_threads(void)
+{
+	const char *e = getenv("KT_THREADS");
+
+	/* KT_THREADS=1: one thread (to compare, or on a loaded machine). */
+	if (e != NULL && strcmp(e, "1") == 0)
+		return 0;
+	return kt_ahead_worth();
+}
+
 struct kt_model *
 kt_cli_model(struct kt_reader *rd)
 {
@@ -497,6 +508,8 @@ kt_cli_model_with(struct kt_reader *rd, unsigned flags)
 	struct kt_error err;
 	struct kt_model *m;
 
+	if (!kt_cli_threads())
+		flags |= KT_MODEL_ONE_THREAD;
 	if ((m = kt_model_load_with(rd, flags, kt_cli_progress, &err)) == NULL)
 		kt_cli_die(&err);
 	if (cli_step_regex != NULL &&

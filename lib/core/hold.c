@@ -144,8 +144,8 @@ same_bytes(struct kt_hold *h, uint64_t off, const struct kt_event *ev)
 }
 
 int
-kt_hold_where(struct kt_hold *h, const struct kt_reader *rd,
-    const struct kt_event *ev, uint64_t *off, struct kt_error *err)
+kt_hold_where(struct kt_hold *h, const struct kt_event *ev, uint64_t *off,
+    struct kt_error *err)
 {
 	uint64_t end;
 	int same;
@@ -156,7 +156,7 @@ kt_hold_where(struct kt_hold *h, const struct kt_reader *rd,
 	 */
 	if (h == NULL || !h->plain || (ev->flags & (KT_EV_REPAIRED |
 	    KT_EV_PATCHED)) || ev->len == 0 ||
-	    (end = kt_reader_offset(rd)) < ev->len ||
+	    (end = ev->end) < ev->len ||
 	    end > (uint64_t)h->st.st_size)
 		return 0;
 	*off = end - ev->len;

@@ -1522,9 +1522,8 @@ after_comma(struct kt_reader *r, char close, struct kt_error *err)
 	return 1;
 }
 
-int
-kt_reader_next(struct kt_reader *r, struct kt_event *ev,
-    struct kt_error *err)
+static int
+reader_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 {
 	int rc;
 
@@ -1642,6 +1641,17 @@ events_end:
 		r->lo++;
 		r->state = r->form == KT_FORM_OBJECT ? R_TOPNEXT : R_DONE;
 	}
+}
+
+int
+kt_reader_next(struct kt_reader *r, struct kt_event *ev,
+    struct kt_error *err)
+{
+	int rc = reader_next(r, ev, err);
+
+	if (rc == 1)
+		ev->end = r->base + r->lo;
+	return rc;
 }
 
 /*

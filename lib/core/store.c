@@ -272,7 +272,7 @@ bytes_of(struct kt_store *s, const struct kt_reader *rd,
 	*off = 0;
 	if (s->flags & KT_STORE_NOBYTES)
 		return 0;
-	if (rd != NULL && (*infile = kt_hold_where(s->holder, rd, ev, off,
+	if (rd != NULL && (*infile = kt_hold_where(s->holder, ev, off,
 	    err)) != 0) {
 		*infile = *infile == 1;
 		return *infile ? 0 : -1;

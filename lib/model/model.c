@@ -1502,6 +1502,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	struct load l;
 	struct kt_model *m;
 	struct kt_event ev;
+	struct kt_ahead *ah = NULL;
 	size_t i;
 	int rc;
 
@@ -1525,9 +1526,14 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	    sizeof(struct kt_span)) == -1 || vec_reserve(&l.acts,
 	    kt_reader_size(rd) / 1024, sizeof(struct kt_act)) == -1))
 		goto nomem;
-	while ((rc = kt_reader_next(rd, &ev, err)) == 1) {
+	/* Scan on a second CPU while this one builds (kt_ahead_start). */
+	if (!(flags & KT_MODEL_ONE_THREAD) && kt_ahead_worth())
+		ah = kt_ahead_start(rd, progress);
+	while ((rc = ah != NULL ? kt_ahead_next(ah, &ev, err) :
+	    kt_reader_next(rd, &ev, err)) == 1) {
 		m->nevents++;
-		if (progress != NULL && (m->nevents & 0x3fff) == 0)
+		if (ah == NULL && progress != NULL &&
+		    (m->nevents & 0x3fff) == 0)
 			progress(rd);
 		if ((rc = take(&l, &ev)) == -1)
 			goto nomem;
@@ -1542,6 +1548,8 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 		    ev.kind == KT_STEP) && kt_memory_add(m->memory, &ev) == -1)
 			goto nomem;
 	}
+	kt_ahead_stop(ah);
+	ah = NULL;
 	if (rc == -1)
 		goto fail;
 	m->rank = kt_reader_rank(rd);
@@ -1622,8 +1630,11 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	free(l.flows.p);
 	return m;
 nomem:
+	kt_ahead_stop(ah);
+	ah = NULL;
 	kt_error_set(err, kt_reader_name(rd), 0, 0, "out of memory");
 fail:
+	kt_ahead_stop(ah);
 	free(l.devs.p);
 	free(l.acts.p);
 	free(l.comms.p);
