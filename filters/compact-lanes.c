@@ -592,8 +592,11 @@ read_all(struct cl *c)
 	size_t nsi, i;
 	int rc, applied;
 
-	/* Scan on a second CPU while this one holds (kt_ahead_start). */
-	if (kt_cli_threads())
+	/*
+	 * Scan on a second CPU while this one holds (kt_ahead_start),
+	 * unless the report's hash has it.
+	 */
+	if (kt_cli_threads() && !c->hash.running)
 		ah = kt_ahead_start(c->rd, kt_cli_progress);
 	while ((rc = ah != NULL ? kt_ahead_next(ah, &ev, &err) :
 	    kt_reader_next(c->rd, &ev, &err)) == 1) {

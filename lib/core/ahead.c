@@ -199,6 +199,8 @@ kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&a->th, NULL, reader, a);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc == 0)
+		(void)pthread_setname_np(a->th, "kt-ahead");	/* top -H, perf */
 	if (rc != 0) {
 		pthread_mutex_destroy(&a->mu);
 		pthread_cond_destroy(&a->cv);
