@@ -165,9 +165,26 @@ struct window {
 	 * input is streamed goes first to this temporary file, copied to
 	 * it at the commit: the input may yet turn out unsorted, and the
 	 * window be cut again from the input held and sorted (see run).
+	 * A JSON window of a plain file is not copied so but logged
+	 * (defer): each event written as its place in the file (8 bytes),
+	 * or, when it is not the file's bytes as they are there (cut,
+	 * repaired, held), as its bytes in dlit; the commit writes them.
+	 * Past DEFER_MAX bytes of log, the window goes to a file as above.
 	 */
 	char		 spool[PATH_MAX];
+	int		 defer;
+	uint64_t	*dlog;
+	size_t		 ndlog, capdlog;
+	struct kt_buf	 dlit;
+	char		*runbuf;	/* RUN_MAX bytes, for replay_run */
 };
+
+/* A log entry (window.dlog): a place in the file, or bytes in dlit. */
+#define DLOG_LIT	((uint64_t)1 << 63)	/* in dlit */
+#define DLOG_LONG	((uint64_t)1 << 62)	/* offset, length follow */
+#define DLOG_LENBITS	25
+#define DLOG_OFFBITS	37
+#define DEFER_MAX	((uint64_t)64 << 20)	/* log bytes, then a file */
 
 struct opts {
 	enum wkind	 kind;
@@ -367,14 +384,18 @@ store_new(uint32_t fields)
 	return st;
 }
 
-/* Hold ev as st's last record, with its flow (NOFLOW: none). */
+/*
+ * Hold ev as st's last record, with its flow (NOFLOW: none); rd, when
+ * not NULL, read it (a store with a holder keeps its place).
+ */
 static struct kt_rec *
-keep_ev(struct kt_store *st, const struct kt_event *ev, uint32_t flow)
+keep_ev(struct kt_store *st, const struct kt_reader *rd,
+    const struct kt_event *ev, uint32_t flow)
 {
 	struct kt_rec *r;
 	struct kt_error err;
 
-	if ((r = kt_store_add(st, NULL, ev, &err)) == NULL)
+	if ((r = kt_store_add(st, rd, ev, &err)) == NULL)
 		kt_cli_die(&err);
 	r->aux = flow;
 	if (ev->ph == 's')
@@ -459,6 +480,231 @@ patched(const struct kt_event *in, const struct window *w, int clip_start,
 }
 
 /*
+ * Window w's output (a file of our own, spool_open, or where it goes):
+ * its writer, and the top-level keys before the events.
+ */
+static void
+win_writer(struct sw *sw, struct window *w)
+{
+	const struct kt_meta *m;
+	size_t nm;
+
+	if ((w->w = kt_writer_new(w->out, sw->o.tsv ? KT_WRITE_TSV : 0)) ==
+	    NULL)
+		kt_cli_nomem();
+	m = kt_reader_metas(sw->rd, &nm);
+	(void)kt_cli_keep_rank(w->w, sw->rd);
+	if (kt_writer_begin(w->w, m, nm, NULL, 0) == -1)
+		kt_cli_out_commit(w->out, 1, NULL);
+}
+
+/* Open a file of our own for window w's output (w->spool). */
+static void
+spool_open(struct window *w)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd;
+
+	snprintf(w->spool, sizeof(w->spool), "%s/kt-slice-window.XXXXXX",
+	    dir != NULL && dir[0] != '\0' ? dir : "/tmp");
+	if ((fd = mkstemp(w->spool)) == -1) {
+		kt_cli_warn("%s: %s", w->spool, strerror(errno));
+		kt_cli_die(NULL);
+	}
+	close(fd);
+	kt_cli_add_temp(w->spool);
+	w->out = kt_cli_out_open(w->spool, -1);
+}
+
+/* Window w's log limit: DEFER_MAX; the debug build's KT_DEBUG_DEFER. */
+static uint64_t
+defer_max(void)
+{
+#ifdef KT_DEBUG_SCANS
+	const char *e = getenv("KT_DEBUG_DEFER");
+
+	if (e != NULL && atol(e) > 0)
+		return (uint64_t)atol(e);
+#endif
+	return DEFER_MAX;
+}
+
+/* Log entry i of window w: its offset and length; is it in dlit? */
+static int
+dlog_at(const struct window *w, size_t *i, uint64_t *off, uint64_t *len)
+{
+	uint64_t e = w->dlog[*i];
+
+	if (e & DLOG_LONG) {
+		*off = w->dlog[++*i];
+		*len = w->dlog[++*i];
+	} else {
+		*off = (e & ~(DLOG_LIT | DLOG_LONG)) >> DLOG_LENBITS;
+		*len = e & (((uint64_t)1 << DLOG_LENBITS) - 1);
+	}
+	return (e & DLOG_LIT) != 0;
+}
+
+/*
+ * Write the run of places from entry *i of window w's log that lie one
+ * separator apart in the file, within RUN_MAX bytes, when there are two
+ * or more and the separators between them are the writer's own: read
+ * at once, written as they are (kt_writer_joined).  1 when written (*i
+ * the run's last entry), else 0.
+ */
+#define RUN_MAX	((uint64_t)1 << 20)
+static int
+replay_run(struct sw *sw, struct window *w, size_t *i)
+{
+	const size_t seplen = sizeof(KT_WRITE_SEP) - 1;
+	struct kt_error err;
+	uint64_t off, len, o, l, end;
+	const char *p;
+	size_t j, k, n = 1;
+
+	k = *i;
+	if (dlog_at(w, &k, &off, &len))
+		return 0;
+	end = off + len;
+	for (j = k + 1; j < w->ndlog && !(w->dlog[j] & (DLOG_LIT |
+	    DLOG_LONG)); j++) {
+		k = j;
+		(void)dlog_at(w, &k, &o, &l);
+		if (o != end + seplen || o + l - off > RUN_MAX)
+			break;
+		end = o + l;
+		n++;
+	}
+	if (n < 2)
+		return 0;
+	if (w->runbuf == NULL && (w->runbuf = malloc(RUN_MAX)) == NULL)
+		kt_cli_nomem();
+	if (kt_hold_read(sw->holder, w->runbuf, off, (size_t)(end - off),
+	    &err) == -1)
+		kt_cli_die(&err);
+	p = w->runbuf;
+	for (k = *i + 1; k < *i + n; k++) {
+		(void)dlog_at(w, &k, &o, &l);
+		if (memcmp(p + (o - seplen - off), KT_WRITE_SEP, seplen) != 0)
+			return 0;
+	}
+	if (kt_writer_joined(w->w, p, (size_t)(end - off), n) == -1)
+		kt_cli_out_commit(w->out, 1, NULL);
+	*i += n - 1;
+	return 1;
+}
+
+/* Write what window w logged to its writer, and forget the log. */
+static void
+win_replay(struct sw *sw, struct window *w)
+{
+	struct kt_event ev;
+	struct kt_error err;
+	uint64_t off, len;
+	size_t i;
+
+	memset(&ev, 0, sizeof(ev));
+	memset(&err, 0, sizeof(err));
+	for (i = 0; i < w->ndlog; i++) {
+		if (replay_run(sw, w, &i))
+			continue;
+		if (dlog_at(w, &i, &off, &len))
+			ev.raw = w->dlit.p + off;
+		else if ((ev.raw = kt_hold_bytes(sw->holder, off, (size_t)len,
+		    &err)) == NULL)
+			kt_cli_die(&err);
+		ev.len = (size_t)len;
+		if (kt_writer_event(w->w, &ev) == -1)
+			kt_cli_out_commit(w->out, 1, NULL);
+	}
+	free(w->dlog);
+	w->dlog = NULL;
+	w->ndlog = w->capdlog = 0;
+	kt_buf_free(&w->dlit);
+	free(w->runbuf);
+	w->runbuf = NULL;
+	w->defer = 0;
+}
+
+/* Log a place or bytes (lit) of len at off in window w's log. */
+static void
+defer_add(struct sw *sw, struct window *w, uint64_t off, uint64_t len,
+    int lit)
+{
+	uint64_t flags = lit ? DLOG_LIT : 0;
+
+	if (w->ndlog + 3 > w->capdlog) {
+		size_t c = w->capdlog ? w->capdlog * 2 : 4096;
+		uint64_t *t;
+
+		if ((t = realloc(w->dlog, c * sizeof(*t))) == NULL)
+			kt_cli_nomem();
+		w->dlog = t;
+		w->capdlog = c;
+	}
+	if (off >> DLOG_OFFBITS || len >> DLOG_LENBITS) {
+		w->dlog[w->ndlog++] = flags | DLOG_LONG;
+		w->dlog[w->ndlog++] = off;
+		w->dlog[w->ndlog++] = len;
+	} else
+		w->dlog[w->ndlog++] = flags | off << DLOG_LENBITS | len;
+	if ((uint64_t)w->ndlog * sizeof(*w->dlog) + w->dlit.n > defer_max()) {
+		/* Too much to log: to a file of our own from here on. */
+		spool_open(w);
+		win_writer(sw, w);
+		win_replay(sw, w);
+	}
+}
+
+/*
+ * Log event ev in window w's output: its place in the file when it is
+ * the file's bytes there (asis), else its bytes.
+ */
+static void
+defer_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
+    int asis)
+{
+	struct kt_error err;
+	uint64_t off;
+	int rc = 0;
+
+	if (asis && ev->raw == NULL && ev->end >= ev->len) {
+		/* A record of the held file (the FIFO's): placed already. */
+		off = ev->end - ev->len;
+		rc = 1;
+	} else if (asis && (rc = kt_hold_where(sw->holder, ev, &off, &err)) ==
+	    -1)
+		kt_cli_die(&err);
+	if (rc == 1) {
+		defer_add(sw, w, off, ev->len, 0);
+		return;
+	}
+	off = w->dlit.n;
+	kt_buf_add(&w->dlit, ev->raw, ev->len);
+	if (w->dlit.err)
+		kt_cli_nomem();
+	defer_add(sw, w, off, ev->len, 1);
+}
+
+/*
+ * Does --clip cut X event in at window w's start (*cs) or end (*ce)?
+ * One kept from before the window (pre_seed) crosses no edge.
+ */
+static int
+clips(const struct sw *sw, const struct window *w, const struct kt_event *in,
+    int *cs, int *ce)
+{
+	int64_t iend = in->ts + ((in->flags & KT_EV_DUR) && in->dur > 0 ?
+	    in->dur : 0);
+
+	*cs = sw->o.clip && in->ph == 'X' && in->ts < w->start &&
+	    iend >= w->start && (in->flags & KT_EV_TS);
+	*ce = sw->o.clip && in->ph == 'X' && w->final && iend > w->end &&
+	    (in->flags & KT_EV_TS);
+	return *cs || *ce;
+}
+
+/*
  * Write ev to window w, clipped to the window when asked; newts, when
  * not INT64_MIN, moves a counter value to the window's start.
  */
@@ -469,19 +715,15 @@ emit_ev(struct sw *sw, struct window *w, const struct kt_event *in,
 	struct kt_event ev;
 	const struct kt_event *out = in;
 	struct kt_buf b = KT_BUF_INIT;
-	int64_t iend = in->ts + ((in->flags & KT_EV_DUR) && in->dur > 0 ?
-	    in->dur : 0);
-	/* One kept from before the window (pre_seed) crosses no edge. */
-	int clip_start = sw->o.clip && in->ph == 'X' && in->ts < w->start &&
-	    iend >= w->start && (in->flags & KT_EV_TS);
-	int clip_end = sw->o.clip && in->ph == 'X' && w->final &&
-	    iend > w->end && (in->flags & KT_EV_TS);
+	int clip_start, clip_end;
 
-	if (clip_start || clip_end || newts != INT64_MIN) {
+	if (clips(sw, w, in, &clip_start, &clip_end) || newts != INT64_MIN) {
 		patched(in, w, clip_start, clip_end, newts, &b, &ev);
 		out = &ev;
 	}
-	if (kt_writer_event(w->w, out) == -1)
+	if (w->defer)
+		defer_ev(sw, w, out, out == in);
+	else if (kt_writer_event(w->w, out) == -1)
 		kt_cli_out_commit(w->out, 1, NULL);
 	if (w->nrows == w->caprows) {
 		size_t c = w->caprows ? w->caprows * 2 : 1024;
@@ -502,13 +744,18 @@ static void
 emit(struct sw *sw, struct window *w, const struct kt_store *st, size_t i,
     int64_t newts)
 {
+	const struct kt_rec *r = &kt_store_recs((struct kt_store *)st,
+	    NULL)[i];
 	struct kt_event ev;
+	struct kt_error err;
+	int cs, ce;
 
-	if (sw->fields == 0 && newts == INT64_MIN) {
-		/* JSON, nothing cut: the bytes are enough. */
-		const struct kt_rec *r = &kt_store_recs((struct kt_store *)st,
-		    NULL)[i];
-
+	/*
+	 * JSON, nothing cut: the bytes are enough, or in a logged window
+	 * (whose FIFO keeps the held file's events as places) the place.
+	 */
+	if (newts == INT64_MIN && (r->raw != NULL ? sw->fields == 0 :
+	    w->defer && !sw->o.clip)) {
 		ev.raw = r->raw;
 		ev.len = r->len;
 		ev.index = r->index;
@@ -517,10 +764,16 @@ emit(struct sw *sw, struct window *w, const struct kt_store *st, size_t i,
 		ev.flags = r->flags;
 		ev.ph = r->ph;
 		ev.known = 0;
+		ev.end = r->raw != NULL ? 0 : kt_store_end(st, i);
 		emit_ev(sw, w, &ev, newts);
 		return;
 	}
 	kt_store_view(st, i, &ev);
+	/* In the held file: its place is enough, unless it is cut. */
+	if (ev.raw == NULL && (!w->defer || newts != INT64_MIN ||
+	    clips(sw, w, &ev, &cs, &ce)) && kt_store_load(st, i, &ev, &err) ==
+	    -1)
+		kt_cli_die(&err);
 	emit_ev(sw, w, &ev, newts);
 }
 
@@ -528,8 +781,7 @@ emit(struct sw *sw, struct window *w, const struct kt_store *st, size_t i,
 static void
 win_open(struct sw *sw, struct window *w)
 {
-	const struct kt_meta *m;
-	size_t nm, i;
+	size_t i;
 	const char *path = sw->o.co.output;
 
 	if (sw->o.split) {
@@ -540,32 +792,23 @@ win_open(struct sw *sw, struct window *w)
 	}
 	if (sw->streaming && !kt_cli_report_beside(path, "", w->spool,
 	    sizeof(w->spool))) {
-		/* Written through: first into a file of our own. */
-		const char *dir = getenv("TMPDIR");
-		int fd;
-
-		snprintf(w->spool, sizeof(w->spool), "%s/kt-slice-window.XXXXXX",
-		    dir != NULL && dir[0] != '\0' ? dir : "/tmp");
-		if ((fd = mkstemp(w->spool)) == -1) {
-			kt_cli_warn("%s: %s", w->spool, strerror(errno));
-			kt_cli_die(NULL);
-		}
-		close(fd);
-		kt_cli_add_temp(w->spool);
-		w->out = kt_cli_out_open(w->spool, -1);
+		/*
+		 * Written through: logged (a plain file's JSON window) or
+		 * first into a file of our own.
+		 */
+		w->spool[0] = '\0';
+		if (!sw->o.tsv && !sw->o.split && kt_hold_plain(sw->holder))
+			w->defer = 1;
+		else
+			spool_open(w);
 	} else {
 		w->spool[0] = '\0';
 		/* Every window's file is checked against the input (split
 		 * too). */
 		w->out = kt_cli_out_open(path, sw->o.co.level);
 	}
-	if ((w->w = kt_writer_new(w->out, sw->o.tsv ? KT_WRITE_TSV : 0)) ==
-	    NULL)
-		kt_cli_nomem();
-	m = kt_reader_metas(sw->rd, &nm);
-	(void)kt_cli_keep_rank(w->w, sw->rd);
-	if (kt_writer_begin(w->w, m, nm, NULL, 0) == -1)
-		kt_cli_out_commit(w->out, 1, NULL);
+	if (!w->defer)
+		win_writer(sw, w);
 	for (i = 0; i < kt_store_count(sw->metas_ev); i++)
 		emit(sw, w, sw->metas_ev, i, INT64_MIN);
 }
@@ -622,6 +865,12 @@ win_commit(struct sw *sw, struct window *w)
 	char ws[24], we[24];
 
 	memset(&err, 0, sizeof(err));
+	if (w->defer) {
+		/* Logged: written now, to where it goes. */
+		w->out = kt_cli_out_open(sw->o.co.output, sw->o.co.level);
+		win_writer(sw, w);
+		win_replay(sw, w);
+	}
 	m = win_metas(sw, w, &nm, ws, we);
 	si = kt_reader_srcindex(sw->rd, &nsi, &applied);
 	if (si != NULL && !applied)
@@ -901,7 +1150,7 @@ take_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
 		emit_ev(sw, w, ev, INT64_MIN);
 		return;
 	}
-	r = keep_ev(w->fifo, ev, flow);
+	r = keep_ev(w->fifo, sw->rd, ev, flow);
 	set_state(r, state);
 	if (sl != NOSLOT) {
 		r->aux = sl;
@@ -1151,8 +1400,11 @@ win_start(struct sw *sw, int64_t start, int64_t end, int final, int64_t a,
 	w->gpu_end = INT64_MIN;
 	if ((w->launched = kt_intern_new()) == NULL)
 		kt_cli_nomem();
-	w->fifo = store_new(sw->fields);
 	win_open(sw, w);
+	/* A logged window's FIFO keeps the file's events as places. */
+	if ((w->fifo = kt_store_new(0, sw->fields, w->defer ? sw->holder :
+	    NULL)) == NULL)
+		kt_cli_nomem();
 	pre_seed(sw, w, start);
 	/* Events open across the start, in file order. */
 	op = kt_store_recs(sw->open_, &nop);
@@ -1387,7 +1639,7 @@ feed_meta(struct sw *sw, const struct kt_event *ev)
 {
 	size_t i;
 
-	keep_ev(sw->metas_ev, ev, NOFLOW);
+	keep_ev(sw->metas_ev, NULL, ev, NOFLOW);
 	/* Every window has every metadata event, late ones too. */
 	for (i = 0; i < sw->nwins; i++)
 		if (!sw->wins[i].committed) {
@@ -1526,7 +1778,7 @@ remember_counter(struct sw *sw, const struct kt_event *ev)
 	kt_buf_free(&key);
 	/* A new track is the next record; a known one's is replaced. */
 	if ((size_t)t == kt_store_count(sw->lastc))
-		keep_ev(sw->lastc, ev, NOFLOW);
+		keep_ev(sw->lastc, NULL, ev, NOFLOW);
 	else if (kt_store_set(sw->lastc, (size_t)t, NULL, ev, &err) == NULL)
 		kt_cli_die(&err);
 }
@@ -1601,7 +1853,7 @@ remember_launch(struct sw *sw, const struct kt_event *ev)
 	int64_t id, end;
 
 	if (ev->kind == KT_STEP && ev->ph == 'X') {
-		keep_ev(sw->presteps, ev, NOFLOW);
+		keep_ev(sw->presteps, NULL, ev, NOFLOW);
 		return;
 	}
 	if ((ev->kind == KT_CUDA_RUNTIME || ev->kind == KT_CUDA_DRIVER) &&
@@ -1621,7 +1873,7 @@ remember_launch(struct sw *sw, const struct kt_event *ev)
 		}
 		if ((size_t)id == before)
 			sw->pregend[id] = INT64_MIN;
-		keep_ev(sw->pre_, ev, (uint32_t)id);
+		keep_ev(sw->pre_, NULL, ev, (uint32_t)id);
 		if (kt_store_count(sw->pre_) >= sw->pre_next)
 			pre_clean(sw);
 		return;
@@ -1633,7 +1885,7 @@ remember_launch(struct sw *sw, const struct kt_event *ev)
 	    kt_event_field_is(ev, KT_F_CAT, "async"))) {
 		kt_event_id_text(ev, KT_F_ID, &p, &n);
 		if ((id = kt_intern_find(sw->precorr, p, n)) >= 0)
-			keep_ev(sw->pre_, ev, (uint32_t)id);
+			keep_ev(sw->pre_, NULL, ev, (uint32_t)id);
 		return;
 	}
 	if ((ev->kind == KT_KERNEL || ev->kind == KT_GPU_MEMCPY ||
@@ -1693,7 +1945,7 @@ feed(struct sw *sw, const struct kt_event *ev)
 		if (ev->ph == 'C')
 			remember_counter(sw, ev);
 		else
-			keep_ev(sw->open_, ev, ev->kind == KT_FLOW ?
+			keep_ev(sw->open_, NULL, ev, ev->kind == KT_FLOW ?
 			    flow_key(sw, ev) : NOFLOW);
 	}
 }
@@ -2549,8 +2801,12 @@ sw_close(struct sw *sw)
 {
 	size_t i;
 
-	for (i = 0; i < sw->nwins; i++)
+	for (i = 0; i < sw->nwins; i++) {
 		kt_store_free(sw->wins[i].fifo);
+		free(sw->wins[i].dlog);
+		kt_buf_free(&sw->wins[i].dlit);
+		free(sw->wins[i].runbuf);
+	}
 	kt_store_free(sw->open_);
 	kt_store_free(sw->metas_ev);
 	kt_store_free(sw->pre_);

@@ -829,6 +829,14 @@ int	 kt_writer_event(struct kt_writer *, const struct kt_event *);
  * 0 or -1.
  */
 int	 kt_writer_raw(struct kt_writer *, const char *, size_t, uint64_t);
+/*
+ * JSON without KT_WRITE_ROWS: write n events (n >= 1) given as their
+ * bytes already joined by the writer's separator (KT_WRITE_SEP), as
+ * they are.  0, or -1 (TSV, row numbers to keep, a write failed).
+ */
+#define KT_WRITE_SEP	",\n  "
+int	 kt_writer_joined(struct kt_writer *, const char *, size_t,
+	    uint64_t);
 int	 kt_writer_end(struct kt_writer *, const struct kt_meta *, size_t);
 /* The same, writing the row numbers srcindex as ktSourceIndex after the
  * events (JSON), for writers that learn them only as they go. */
@@ -1305,6 +1313,13 @@ int		 kt_hold_where(struct kt_hold *, const struct kt_event *,
  */
 const char	*kt_hold_bytes(struct kt_hold *, uint64_t, size_t,
 		    struct kt_error *);
+/*
+ * Read the held file's bytes [off, off + len) into buf: events, the
+ * first beginning there and the last ending at its end (checked as
+ * kt_hold_bytes checks one).  0, or -1 with err set.
+ */
+int		 kt_hold_read(struct kt_hold *, char *, uint64_t, size_t,
+		    struct kt_error *);
 /* How many times kt_hold_bytes read the file (256 KB or more at a time). */
 uint64_t	 kt_hold_reads(const struct kt_hold *);
 /* Does it hold a plain JSON file (events kept as their places)? */
@@ -1389,6 +1404,11 @@ const struct kt_intern *kt_store_threads(const struct kt_store *);
  */
 void		 kt_store_view(const struct kt_store *, size_t,
 		    struct kt_event *);
+/*
+ * Where record i ends in the held file (its kt_event end), or 0 when
+ * its bytes are kept (or none).
+ */
+uint64_t	 kt_store_end(const struct kt_store *, size_t);
 /*
  * Record i's bytes (r->len of them): the kept ones, or those of a held
  * file read again (borrowed until the next call: read the records in

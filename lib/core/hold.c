@@ -263,6 +263,29 @@ kt_hold_bytes(struct kt_hold *h, uint64_t off, size_t len,
 }
 
 int
+kt_hold_read(struct kt_hold *h, char *buf, uint64_t off, size_t len,
+    struct kt_error *err)
+{
+	if (h->fd == -1 || !h->plain || len == 0 ||
+	    off > (uint64_t)h->st.st_size ||
+	    len > (uint64_t)h->st.st_size - off) {
+		kt_error_set(err, h->name, 0, 0, "internal error: no event "
+		    "at byte %llu", (unsigned long long)off);
+		return -1;
+	}
+	h->reads++;
+	if (h->changed || pread_full(h->fd, buf, len, off) != len ||
+	    buf[0] != '{' || buf[len - 1] != '}') {
+		h->changed = 1;
+		kt_error_set(err, h->name, 0, 0, "the file changed while it "
+		    "was read (the event at byte %llu is not there now)",
+		    (unsigned long long)off);
+		return -1;
+	}
+	return 0;
+}
+
+int
 kt_hold_plain(const struct kt_hold *h)
 {
 	return h != NULL && h->fd != -1 && h->plain;

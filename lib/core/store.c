@@ -415,6 +415,8 @@ view(const struct kt_store *s, size_t i, const char *raw,
 	ev->ph = r->ph;
 	ev->ts_decimals = ev->dur_decimals = 0;
 	ev->known = 0;
+	/* Where it ends in the held file, when it is there. */
+	ev->end = kt_store_end(s, i);
 	memset(ev->f, 0, sizeof(ev->f));
 	if (r->flags & REC_NOFIELDS)
 		return;		/* none known */
@@ -435,6 +437,18 @@ view(const struct kt_store *s, size_t i, const char *raw,
 		(void)kt_time_parse(raw + ev->f[KT_F_DUR].off,
 		    ev->f[KT_F_DUR].len, &(int64_t){ 0 }, &fl,
 		    &ev->dur_decimals);
+}
+
+uint64_t
+kt_store_end(const struct kt_store *s, size_t i)
+{
+	const struct kt_rec *r = &s->recs[s->first + i];
+	const struct sval *v;
+
+	if (!(r->flags & REC_INFILE))
+		return 0;
+	v = vals_at(s, s->first + i) + s->nf;
+	return ((uint64_t)v->lt << 32 | v->off) + r->len;
 }
 
 void

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <sys/stat.h>
+#include <sys/uio.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include "ktint.h"
 
 #define OUTBUF	(1 << 20)
+#define BYPASS	(64 << 10)	/* a plain write this large is not copied */
 
 struct kt_out {
 	char		 name[PATH_MAX];	/* as the user gave it */
@@ -52,6 +54,38 @@ write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/*
+ * Write all of a[0..an) and then b[0..bn) to fd, in one call when it
+ * can.  0 or -1 with errno.
+ */
+static int
+write_two(int fd, const char *a, size_t an, const char *b, size_t bn)
+{
+	while (an > 0) {
+		struct iovec iov[2];
+		ssize_t w;
+
+		iov[0].iov_base = (void *)a;
+		iov[0].iov_len = an;
+		iov[1].iov_base = (void *)b;
+		iov[1].iov_len = bn;
+		if ((w = writev(fd, iov, 2)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if ((size_t)w < an) {
+			a += w;
+			an -= (size_t)w;
+			continue;
+		}
+		b += (size_t)w - an;
+		bn -= (size_t)w - an;
+		an = 0;
+	}
+	return write_all(fd, b, bn);
 }
 
 /*
@@ -184,6 +218,17 @@ kt_out_write(struct kt_out *o, const void *p, size_t n)
 
 	if (o->fd < 0 && n > 0 && kt_out_resume(o) == -1)
 		return -1;
+	if (!o->gz && n >= BYPASS) {
+		/* Large and plain: after the buffer, without a copy. */
+		if (o->err)
+			return -1;
+		if (write_two(o->fd, o->buf, o->n, s, n) == -1) {
+			o->err = errno;
+			return -1;
+		}
+		o->n = 0;
+		return 0;
+	}
 	while (n > 0) {
 		size_t m = OUTBUF - o->n;
 
@@ -690,6 +735,21 @@ kt_writer_raw(struct kt_writer *w, const char *raw, size_t len,
 }
 
 int
+kt_writer_joined(struct kt_writer *w, const char *p, size_t len, uint64_t n)
+{
+	int first;
+
+	if ((w->flags & (KT_WRITE_TSV | KT_WRITE_ROWS)) || n == 0)
+		return -1;
+	first = w->nev == 0;
+	w->nev += n;
+	if (kt_out_write(w->out, first ? "\n  " : KT_WRITE_SEP, first ? 3 :
+	    sizeof(KT_WRITE_SEP) - 1) == -1)
+		return -1;
+	return kt_out_write(w->out, p, len);
+}
+
+int
 kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 {
 	if ((w->flags & KT_WRITE_TSV) && (ev->known & KT_FCOLUMNS) !=
@@ -713,8 +773,8 @@ kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 		if ((w->flags & KT_WRITE_ROWS) && !w->rows_given &&
 		    rows_note(w, ev->index) == -1)
 			return -1;
-		if (kt_out_write(w->out, first ? "\n  " : ",\n  ",
-		    first ? 3 : 4) == -1)
+		if (kt_out_write(w->out, first ? "\n  " : KT_WRITE_SEP,
+		    first ? 3 : sizeof(KT_WRITE_SEP) - 1) == -1)
 			return -1;
 		return kt_out_write(w->out, ev->raw, ev->len);
 	}

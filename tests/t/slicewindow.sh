@@ -1319,6 +1319,59 @@ if [ -n "${KT_SCANS_BIN:-}" ] && [ -x "$KT_SCANS_BIN/kt-slice-window" ]; then
 else
 	skip "slice raw graph (gz) in small batches: no debug build (make scans)"
 fi
+# Written through (standard output, a pipe) while a plain file streams,
+# a JSON window is logged as its events' places in the file and written
+# at the end, not copied to a temporary file: with TMPDIR where nothing
+# can be made, the same bytes as -o FILE (which is written directly),
+# sorted and raw (found unsorted, then held), cut or not.  The debug
+# build's KT_DEBUG_DEFER=4096 (a log of 4 kB) moves the window to a file
+# of its own part way: the same bytes, and a TMPDIR that cannot hold it
+# fails.
+for w in "--steps 5-6" "--from 0s" "--from 3ms --to 4ms --clip"; do
+	for f in rawgraph.n.json rawgraph.json; do
+		# shellcheck disable=SC2086
+		run kt-slice-window $w -o want.json "$f" 2>/dev/null
+		# shellcheck disable=SC2086
+		TMPDIR=/nonexistent/kt run kt-slice-window $w "$f" \
+		    >got.json 2>slice.err
+		rc=$?
+		# shellcheck disable=SC2086
+		TMPDIR=/nonexistent/kt run kt-slice-window $w "$f" \
+		    2>/dev/null | cat >got2.json
+		if [ "$rc" -eq 0 ] && [ -s want.json ] &&
+		    cmp -s want.json got.json && cmp -s want.json got2.json; then
+			ok "slice logged $f $w: stdout and a pipe, no temporary file, the bytes of -o FILE"
+		else
+			bad "slice logged $f $w: status $rc: $(head -1 slice.err)"
+		fi
+	done
+done
+if [ -n "${KT_SCANS_BIN:-}" ] && [ -x "$KT_SCANS_BIN/kt-slice-window" ]; then
+	mkdir -p tmpd
+	for w in "--from 0s" "--steps 10-11"; do
+		# shellcheck disable=SC2086
+		run kt-slice-window $w -o want.json rawgraph.n.json 2>/dev/null
+		# shellcheck disable=SC2086
+		KT_DEBUG_DEFER=4096 TMPDIR=$PWD/tmpd $VALGRIND \
+		    "$KT_SCANS_BIN/kt-slice-window" $w rawgraph.n.json \
+		    >got.json 2>slice.err
+		rc=$?
+		# shellcheck disable=SC2086
+		KT_DEBUG_DEFER=4096 TMPDIR=/nonexistent/kt $VALGRIND \
+		    "$KT_SCANS_BIN/kt-slice-window" $w rawgraph.n.json \
+		    >got2.json 2>slice2.err
+		rc2=$?
+		if [ "$rc" -eq 0 ] && cmp -s want.json got.json &&
+		    [ -z "$(ls tmpd)" ] && [ "$rc2" -eq 2 ] && [ ! -s got2.json ] &&
+		    grep -q 'nonexistent/kt' slice2.err; then
+			ok "slice logged $w, a 4 kB log: moved to a file of its own, the same bytes; removed after"
+		else
+			bad "slice logged $w, a 4 kB log: status $rc/$rc2: $(head -1 slice.err) $(head -1 slice2.err)"
+		fi
+	done
+else
+	skip "slice logged in a 4 kB log: no debug build (make scans)"
+fi
 # A pipe is copied only as far as it is read: sorted, a window near the
 # start is cut without copying the rest (the cap is far below the
 # input), and the same from a file; unsorted, the copy's cap holds.
