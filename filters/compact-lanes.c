@@ -598,8 +598,7 @@ read_all(struct cl *c)
 	 */
 	if (kt_cli_threads() && !c->hash.running)
 		ah = kt_ahead_start(c->rd, kt_cli_progress);
-	while ((rc = ah != NULL ? kt_ahead_next(ah, &ev, &err) :
-	    kt_reader_next(c->rd, &ev, &err)) == 1) {
+	while ((rc = kt_ahead_next(ah, c->rd, &ev, &err)) == 1) {
 		hold(c, &ev);
 		if (c->framing)
 			note_end(c, &ev);

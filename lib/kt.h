@@ -643,10 +643,10 @@ int	 kt_reader_next(struct kt_reader *, struct kt_event *,
  * The same events read and scanned on a thread of their own, ahead of
  * the caller (ahead.c): worth it when the caller does as much with each
  * event as the scan costs, and the process has a second CPU
- * (kt_ahead_worth).  kt_ahead_start returns NULL when it cannot start
- * (read with kt_reader_next then).  kt_ahead_next is kt_reader_next's
- * twin: the same events, bytes and end; the event is borrowed until the
- * next call.  The reader is the thread's until kt_ahead_next has
+ * (kt_ahead_worth).  kt_ahead_start returns NULL when it cannot start.
+ * kt_ahead_next is kt_reader_next's twin: the same events, bytes and
+ * end; the event is borrowed until the next call; with no thread (NULL)
+ * it is kt_reader_next on the reader given (else unused).  The reader is the thread's until kt_ahead_next has
  * returned 0 or -1, or kt_ahead_stop (which also frees).  progress, if
  * not NULL, is called on the thread every 16384 events.
  */
@@ -654,8 +654,8 @@ struct kt_ahead;
 int		 kt_ahead_worth(void);
 struct kt_ahead	*kt_ahead_start(struct kt_reader *,
 		    void (*)(const struct kt_reader *));
-int		 kt_ahead_next(struct kt_ahead *, struct kt_event *,
-		    struct kt_error *);
+int		 kt_ahead_next(struct kt_ahead *, struct kt_reader *,
+		    struct kt_event *, struct kt_error *);
 void		 kt_ahead_stop(struct kt_ahead *);
 /*
  * The trace's own bytes instead of its events: up to n bytes into buf,

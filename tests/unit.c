@@ -710,7 +710,7 @@ ahead_case(const char *text, size_t len, unsigned flags, int want_rc,
 		return;
 	for (;;) {
 		rc1 = kt_reader_next(r1, &e1, &err1);
-		rc2 = kt_ahead_next(a, &e2, &err2);
+		rc2 = kt_ahead_next(a, NULL, &e2, &err2);
 		if (rc1 != rc2 || rc1 != 1)
 			break;
 		same &= same_event(&e1, &e2);
@@ -773,8 +773,13 @@ test_ahead(void)
 	/* Stopped after one event, with batches still full. */
 	r = kt_reader_mem(b.p, b.n, "a.json", 0);
 	CHECK((a = kt_ahead_start(r, NULL)) != NULL);
-	CHECK(kt_ahead_next(a, &ev, &err) == 1 && ev.index == 0);
+	CHECK(kt_ahead_next(a, NULL, &ev, &err) == 1 && ev.index == 0);
 	kt_ahead_stop(a);
+	kt_reader_free(r);
+	/* No thread: the reader's own events. */
+	r = kt_reader_mem(b.p, b.n, "a.json", 0);
+	CHECK(kt_ahead_next(NULL, r, &ev, &err) == 1 && ev.index == 0 &&
+	    kt_ahead_next(NULL, r, &ev, &err) == 1 && ev.index == 1);
 	kt_reader_free(r);
 	kt_buf_free(&b);
 }

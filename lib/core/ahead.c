@@ -211,9 +211,13 @@ kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 }
 
 int
-kt_ahead_next(struct kt_ahead *a, struct kt_event *ev, struct kt_error *err)
+kt_ahead_next(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
+    struct kt_error *err)
 {
 	int rc;
+
+	if (a == NULL)
+		return kt_reader_next(rd, ev, err);
 
 	/* Within a batch no lock is taken: it is the caller's until then. */
 	if (a->cur != NULL && a->pos < a->cur->n) {

@@ -1529,8 +1529,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	/* Scan on a second CPU while this one builds (kt_ahead_start). */
 	if (!(flags & KT_MODEL_ONE_THREAD) && kt_ahead_worth())
 		ah = kt_ahead_start(rd, progress);
-	while ((rc = ah != NULL ? kt_ahead_next(ah, &ev, err) :
-	    kt_reader_next(rd, &ev, err)) == 1) {
+	while ((rc = kt_ahead_next(ah, rd, &ev, err)) == 1) {
 		m->nevents++;
 		if (ah == NULL && progress != NULL &&
 		    (m->nevents & 0x3fff) == 0)
