@@ -331,17 +331,22 @@ struct held {
 };
 #define BATCH_BYTES	((size_t)32 << 20)	/* decompressed again at once */
 
-/* The batch's size; the debug build takes KT_DEBUG_BATCH (tests). */
-static size_t
-batch_bytes(void)
+/*
+ * A size, dflt; the debug build takes the environment's name instead
+ * (tests: KT_DEBUG_BATCH, the batch's, KT_DEBUG_DEFER, a window's log).
+ */
+static uint64_t
+debug_size(const char *name, uint64_t dflt)
 {
 #ifdef KT_DEBUG_SCANS
-	const char *e = getenv("KT_DEBUG_BATCH");
+	const char *e = getenv(name);
 
 	if (e != NULL && atol(e) > 0)
-		return (size_t)atol(e);
+		return (uint64_t)atol(e);
+#else
+	(void)name;
 #endif
-	return BATCH_BYTES;
+	return dflt;
 }
 
 static void
@@ -516,19 +521,6 @@ spool_open(struct window *w)
 	w->out = kt_cli_out_open(w->spool, -1);
 }
 
-/* Window w's log limit: DEFER_MAX; the debug build's KT_DEBUG_DEFER. */
-static uint64_t
-defer_max(void)
-{
-#ifdef KT_DEBUG_SCANS
-	const char *e = getenv("KT_DEBUG_DEFER");
-
-	if (e != NULL && atol(e) > 0)
-		return (uint64_t)atol(e);
-#endif
-	return DEFER_MAX;
-}
-
 /* Log entry i of window w: its offset and length; is it in dlit? */
 static int
 dlog_at(const struct window *w, size_t *i, uint64_t *off, uint64_t *len)
@@ -648,7 +640,8 @@ defer_add(struct sw *sw, struct window *w, uint64_t off, uint64_t len,
 		w->dlog[w->ndlog++] = len;
 	} else
 		w->dlog[w->ndlog++] = flags | off << DLOG_LENBITS | len;
-	if ((uint64_t)w->ndlog * sizeof(*w->dlog) + w->dlit.n > defer_max()) {
+	if ((uint64_t)w->ndlog * sizeof(*w->dlog) + w->dlit.n >
+	    debug_size("KT_DEBUG_DEFER", DEFER_MAX)) {
 		/* Too much to log: to a file of our own from here on. */
 		spool_open(w);
 		win_writer(sw, w);
@@ -2240,7 +2233,8 @@ fetch(struct sw *sw, struct held *hd, size_t from, int64_t start)
 	struct kt_pair *want;
 	struct stat st;
 	char *chunk;
-	size_t i, k, m = 0, total = 0, batch = batch_bytes();
+	size_t i, k, m = 0, total = 0;
+	size_t batch = (size_t)debug_size("KT_DEBUG_BATCH", BATCH_BYTES);
 	uint64_t pos = 0, lenmask = ((uint64_t)1 << IX_LENBITS) - 1;
 	int64_t ts, got;
 	uint32_t cls;

@@ -80,6 +80,13 @@ struct ops {
 	int64_t			*gtotal;	/* per span: total GPU ns */
 	uint32_t		*nlaunch;	/* per span: activities owned */
 	struct kt_intern	*keys;		/* group key -> group */
+	/*
+	 * Grouped by kind and name alone: group + 1 (0: none yet) by
+	 * kind and name id (KT_NO: the last), instead of keys.
+	 */
+	uint32_t		*direct;
+	size_t			 nnames;
+	uint8_t			 slot[KT_NKINDS];	/* a kind's, in direct */
 	struct group		*groups;
 	size_t			 ngroups, cap;
 	int64_t			 cpu_sum;	/* every tree span's self */
@@ -206,6 +213,24 @@ gpu(struct ops *o)
 	return 0;
 }
 
+/* Keep g as a new last group.  0 or -1. */
+static int
+new_group(struct ops *o, struct group *g)
+{
+	if (o->ngroups == o->cap) {
+		size_t nc = o->cap ? o->cap * 2 : 256;
+		struct group *ng = realloc(o->groups, nc * sizeof(*ng));
+
+		if (ng == NULL)
+			return -1;
+		o->groups = ng;
+		o->cap = nc;
+	}
+	g->longest = -1;
+	o->groups[o->ngroups++] = *g;
+	return 0;
+}
+
 /* The group of span s (made when new). */
 static struct group *
 group_of(struct ops *o, uint32_t s, struct kt_buf *key)
@@ -220,6 +245,18 @@ group_of(struct ops *o, uint32_t s, struct kt_buf *key)
 	g.name = sp->kind == KT_STEP ? KT_NO : sp->name;
 	g.rank = (o->by & BY_RANK) ? m->threads[sp->thread].rank : -1;
 	g.shapes = g.frame = KT_NO;
+	if (o->direct != NULL) {
+		size_t at = (size_t)o->slot[g.kind] * (o->nnames + 1) + (g.name ==
+		    KT_NO || g.name >= o->nnames ? o->nnames : g.name);
+
+		if (o->direct[at] != 0)
+			return &o->groups[o->direct[at] - 1];
+		id = (int64_t)o->ngroups;
+		if (new_group(o, &g) == -1)
+			return NULL;
+		o->direct[at] = (uint32_t)id + 1;
+		return &o->groups[id];
+	}
 	if (o->by & BY_SHAPE) {
 		const struct kt_stack *k = kt_model_row(m->shapes, m->nshapes,
 		    sizeof(*m->shapes), sp->index, m->threads[sp->thread].rank);
@@ -251,20 +288,8 @@ group_of(struct ops *o, uint32_t s, struct kt_buf *key)
 	if (kt_buf_add(key, &g.frame, sizeof(g.frame)) == -1 ||
 	    (id = kt_intern_put(o->keys, key->p, key->n)) == -1)
 		return NULL;
-	if ((size_t)id == o->ngroups) {
-		if (o->ngroups == o->cap) {
-			size_t nc = o->cap ? o->cap * 2 : 256;
-			struct group *ng = realloc(o->groups,
-			    nc * sizeof(*ng));
-
-			if (ng == NULL)
-				return NULL;
-			o->groups = ng;
-			o->cap = nc;
-		}
-		g.longest = -1;
-		o->groups[o->ngroups++] = g;
-	}
+	if ((size_t)id == o->ngroups && new_group(o, &g) == -1)
+		return NULL;
 	return &o->groups[id];
 }
 
@@ -278,6 +303,25 @@ fold(struct ops *o)
 	if ((o->keys = kt_intern_new()) == NULL ||
 	    (o->frames = kt_intern_new()) == NULL)
 		return -1;
+	/*
+	 * By kind and name alone (and rank, when every thread has the
+	 * same): a table, not a hash of each key.
+	 */
+	for (i = 1; (o->by & BY_RANK) && i < m->nthreads &&
+	    m->threads[i].rank == m->threads[0].rank; i++)
+		;
+	if (!(o->by & (BY_SHAPE | BY_FRAME)) && (!(o->by & BY_RANK) ||
+	    i >= m->nthreads)) {
+		size_t nk = 0, k;
+
+		for (k = 0; k < KT_NKINDS; k++)
+			if (o->kinds & 1u << k)
+				o->slot[k] = (uint8_t)nk++;
+		o->nnames = kt_intern_count(m->names);
+		if ((o->direct = calloc((nk ? nk : 1) * (o->nnames + 1),
+		    sizeof(*o->direct))) == NULL)
+			return -1;
+	}
 	for (i = 0; i < m->nspans; i++) {
 		const struct kt_span *s = &m->spans[i];
 		struct group *g;
@@ -591,6 +635,7 @@ kt_ops_table(const struct kt_model *m, const struct kt_ops_opts *opts,
 		*tot = o.tot;
 	kt_intern_free(o.keys);
 	kt_intern_free(o.frames);
+	free(o.direct);
 	free(o.tparent);
 	free(o.self);
 	free(o.gself);
