@@ -355,21 +355,31 @@ arg_field(const unsigned char *k, size_t n)
 /* The open containers: the scanner's own few bytes until they fill. */
 #define STACK(sc)	((sc)->stack != NULL ? (sc)->stack : (sc)->inl)
 
+/* Room for level depth on the stack, past the inline levels.  0 or -1. */
 static int
+push_grow(struct kt_scanner *sc, size_t depth)
+{
+	size_t cap = sc->stackcap ? sc->stackcap * 2 : 2 * sizeof(sc->inl);
+	unsigned char *s;
+
+	while (cap <= depth)
+		cap *= 2;
+	if ((s = realloc(sc->stack, cap)) == NULL)
+		return -1;
+	if (sc->stack == NULL)
+		memcpy(s, sc->inl, sizeof(sc->inl));
+	sc->stack = s;
+	sc->stackcap = cap;
+	return 0;
+}
+
+/* Level depth is c (an object's or array's opening byte).  0 or -1. */
+static inline int
 push(struct kt_scanner *sc, size_t depth, unsigned char c)
 {
-	if (depth >= sizeof(sc->inl) && depth >= sc->stackcap) {
-		size_t cap = sc->stackcap ? sc->stackcap * 2 :
-		    2 * sizeof(sc->inl);
-		unsigned char *s;
-
-		if ((s = realloc(sc->stack, cap)) == NULL)
-			return -1;
-		if (sc->stack == NULL)
-			memcpy(s, sc->inl, sizeof(sc->inl));
-		sc->stack = s;
-		sc->stackcap = cap;
-	}
+	if (depth >= sizeof(sc->inl) && depth >= sc->stackcap &&
+	    push_grow(sc, depth) == -1)
+		return -1;
 	STACK(sc)[depth] = c;
 	return 0;
 }
