@@ -1079,6 +1079,46 @@ ratio_is(int64_t num, int64_t den, int d, const char *want)
 	return strcmp(b, want) == 0;
 }
 
+/*
+ * Cells lose tabs, newlines and carriage returns (spaces instead), at
+ * every offset of cells of 0 to 40 bytes, and keep every other byte,
+ * control bytes below 14 included: against a byte-by-byte copy.
+ */
+static void
+test_table_cells(void)
+{
+	static const char *const cols[] = { "c" };
+	static const char special[] = "\t\n\r\x01\x0d\x0e\x1f a";
+	struct kt_table *t = kt_table_new(cols, 1);
+	char in[41], want[41];
+	size_t n, at, k, row = 0;
+	int ok = t != NULL;
+
+	for (n = 0; ok && n <= 40; n++)
+		for (at = 0; at < (n ? n : 1); at++)
+			for (k = 0; k + 1 < sizeof(special); k++) {
+				size_t i;
+				const char *got;
+
+				for (i = 0; i < n; i++)
+					in[i] = (char)('a' + i % 26);
+				if (n > 0)
+					in[at] = special[k];
+				if (n > 3)
+					in[n - 1] = '\t';
+				for (i = 0; i < n; i++)
+					want[i] = in[i] == '\t' || in[i] == '\n' ||
+					    in[i] == '\r' ? ' ' : in[i];
+				want[n] = '\0';
+				if (kt_table_celln(t, in, n) == -1 ||
+				    (got = kt_table_get(t, row++, 0)) == NULL ||
+				    strcmp(got, want) != 0)
+					ok = 0;
+			}
+	CHECK(ok);
+	kt_table_free(t);
+}
+
 static void
 test_table(void)
 {
@@ -2255,6 +2295,7 @@ main(void)
 	test_rank_name();
 	test_skim();
 	test_table();
+	test_table_cells();
 	test_sha256();
 	test_hold();
 	test_model();
