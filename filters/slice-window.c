@@ -521,6 +521,22 @@ spool_open(struct window *w)
 	w->out = kt_cli_out_open(w->spool, -1);
 }
 
+/* Room for need more entries in *a of *cap (doubling, from least). */
+static void
+grow_u64(uint64_t **a, size_t *cap, size_t n, size_t need, size_t least)
+{
+	size_t c;
+	uint64_t *t;
+
+	if (n + need <= *cap)
+		return;
+	c = *cap ? *cap * 2 : least;
+	if ((t = realloc(*a, c * sizeof(*t))) == NULL)
+		kt_cli_nomem();
+	*a = t;
+	*cap = c;
+}
+
 /* Log entry i of window w: its offset and length; is it in dlit? */
 static int
 dlog_at(const struct window *w, size_t *i, uint64_t *off, uint64_t *len)
@@ -540,9 +556,10 @@ dlog_at(const struct window *w, size_t *i, uint64_t *off, uint64_t *len)
 /*
  * Write the run of places from entry *i of window w's log that lie one
  * separator apart in the file, within RUN_MAX bytes, when there are two
- * or more and the separators between them are the writer's own: read
- * at once, written as they are (kt_writer_joined).  1 when written (*i
- * the run's last entry), else 0.
+ * or more: read at once, and written as they are (kt_writer_joined)
+ * when the separators between them are the writer's own, else event by
+ * event from the bytes read.  1 when written (*i the run's last entry),
+ * else 0.
  */
 #define RUN_MAX	((uint64_t)1 << 20)
 static int
@@ -578,10 +595,23 @@ replay_run(struct sw *sw, struct window *w, size_t *i)
 	for (k = *i + 1; k < *i + n; k++) {
 		(void)dlog_at(w, &k, &o, &l);
 		if (memcmp(p + (o - seplen - off), KT_WRITE_SEP, seplen) != 0)
-			return 0;
+			break;
 	}
-	if (kt_writer_joined(w->w, p, (size_t)(end - off), n) == -1)
-		kt_cli_out_commit(w->out, 1, NULL);
+	if (k == *i + n) {
+		if (kt_writer_joined(w->w, p, (size_t)(end - off), n) == -1)
+			kt_cli_out_commit(w->out, 1, NULL);
+	} else {
+		struct kt_event ev;
+
+		memset(&ev, 0, sizeof(ev));
+		for (k = *i; k < *i + n; k++) {
+			(void)dlog_at(w, &k, &o, &l);
+			ev.raw = p + (o - off);
+			ev.len = (size_t)l;
+			if (kt_writer_event(w->w, &ev) == -1)
+				kt_cli_out_commit(w->out, 1, NULL);
+		}
+	}
 	*i += n - 1;
 	return 1;
 }
@@ -625,15 +655,7 @@ defer_add(struct sw *sw, struct window *w, uint64_t off, uint64_t len,
 {
 	uint64_t flags = lit ? DLOG_LIT : 0;
 
-	if (w->ndlog + 3 > w->capdlog) {
-		size_t c = w->capdlog ? w->capdlog * 2 : 4096;
-		uint64_t *t;
-
-		if ((t = realloc(w->dlog, c * sizeof(*t))) == NULL)
-			kt_cli_nomem();
-		w->dlog = t;
-		w->capdlog = c;
-	}
+	grow_u64(&w->dlog, &w->capdlog, w->ndlog, 3, 4096);
 	if (off >> DLOG_OFFBITS || len >> DLOG_LENBITS) {
 		w->dlog[w->ndlog++] = flags | DLOG_LONG;
 		w->dlog[w->ndlog++] = off;
@@ -718,15 +740,7 @@ emit_ev(struct sw *sw, struct window *w, const struct kt_event *in,
 		defer_ev(sw, w, out, out == in);
 	else if (kt_writer_event(w->w, out) == -1)
 		kt_cli_out_commit(w->out, 1, NULL);
-	if (w->nrows == w->caprows) {
-		size_t c = w->caprows ? w->caprows * 2 : 1024;
-		uint64_t *t;
-
-		if ((t = realloc(w->rows, c * sizeof(*t))) == NULL)
-			kt_cli_nomem();
-		w->rows = t;
-		w->caprows = c;
-	}
+	grow_u64(&w->rows, &w->caprows, w->nrows, 1, 1024);
 	w->rows[w->nrows++] = in->index;
 	w->written++;
 	kt_buf_free(&b);

@@ -225,6 +225,39 @@ window_for(struct kt_hold *h, uint64_t off, size_t len, int *hit)
 	return lru;
 }
 
+/* Is [off, off + len) in the held file?  Else err is set. */
+static int
+in_file(const struct kt_hold *h, uint64_t off, size_t len,
+    struct kt_error *err)
+{
+	if (h->fd == -1 || !h->plain || len == 0 ||
+	    off > (uint64_t)h->st.st_size ||
+	    len > (uint64_t)h->st.st_size - off) {
+		kt_error_set(err, h->name, 0, 0, "internal error: no event "
+		    "at byte %llu", (unsigned long long)off);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * Are the bytes read again at off (p, len) still events, and the file
+ * unchanged?  Else it has changed (from then on) and err is set.
+ */
+static int
+still_there(struct kt_hold *h, const char *p, size_t len, uint64_t off,
+    struct kt_error *err)
+{
+	if (h->changed || p[0] != '{' || p[len - 1] != '}') {
+		h->changed = 1;
+		kt_error_set(err, h->name, 0, 0, "the file changed while it "
+		    "was read (the event at byte %llu is not there now)",
+		    (unsigned long long)off);
+		return 0;
+	}
+	return 1;
+}
+
 const char *
 kt_hold_bytes(struct kt_hold *h, uint64_t off, size_t len,
     struct kt_error *err)
@@ -233,13 +266,8 @@ kt_hold_bytes(struct kt_hold *h, uint64_t off, size_t len,
 	const char *p;
 	int hit;
 
-	if (h->fd == -1 || !h->plain || len == 0 ||
-	    off > (uint64_t)h->st.st_size ||
-	    len > (uint64_t)h->st.st_size - off) {
-		kt_error_set(err, h->name, 0, 0, "internal error: no event "
-		    "at byte %llu", (unsigned long long)off);
+	if (!in_file(h, off, len, err))
 		return NULL;
-	}
 	w = window_for(h, off, len, &hit);
 	if (!hit) {
 		if (fill_window(h, w, off, len) == -1) {
@@ -252,37 +280,19 @@ kt_hold_bytes(struct kt_hold *h, uint64_t off, size_t len,
 	w->used = ++h->clock;
 	h->last = (int)(w - h->win);
 	p = w->p + (off - w->from);
-	if (h->changed || p[0] != '{' || p[len - 1] != '}') {
-		h->changed = 1;
-		kt_error_set(err, h->name, 0, 0, "the file changed while it "
-		    "was read (the event at byte %llu is not there now)",
-		    (unsigned long long)off);
-		return NULL;
-	}
-	return p;
+	return still_there(h, p, len, off, err) ? p : NULL;
 }
 
 int
 kt_hold_read(struct kt_hold *h, char *buf, uint64_t off, size_t len,
     struct kt_error *err)
 {
-	if (h->fd == -1 || !h->plain || len == 0 ||
-	    off > (uint64_t)h->st.st_size ||
-	    len > (uint64_t)h->st.st_size - off) {
-		kt_error_set(err, h->name, 0, 0, "internal error: no event "
-		    "at byte %llu", (unsigned long long)off);
+	if (!in_file(h, off, len, err))
 		return -1;
-	}
 	h->reads++;
-	if (h->changed || pread_full(h->fd, buf, len, off) != len ||
-	    buf[0] != '{' || buf[len - 1] != '}') {
+	if (pread_full(h->fd, buf, len, off) != len)
 		h->changed = 1;
-		kt_error_set(err, h->name, 0, 0, "the file changed while it "
-		    "was read (the event at byte %llu is not there now)",
-		    (unsigned long long)off);
-		return -1;
-	}
-	return 0;
+	return still_there(h, buf, len, off, err) ? 0 : -1;
 }
 
 int

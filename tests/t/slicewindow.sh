@@ -1326,9 +1326,11 @@ fi
 # sorted and raw (found unsorted, then held), cut or not.  The debug
 # build's KT_DEBUG_DEFER=4096 (a log of 4 kB) moves the window to a file
 # of its own part way: the same bytes, and a TMPDIR that cannot hold it
-# fails.
+# fails.  The sorted trace on one line (jq -c: other separators than
+# the writer's) is written from the log event by event.
+jq -c . rawgraph.n.json >rawgraph.c.json
 for w in "--steps 5-6" "--from 0s" "--from 3ms --to 4ms --clip"; do
-	for f in rawgraph.n.json rawgraph.json; do
+	for f in rawgraph.n.json rawgraph.json rawgraph.c.json; do
 		# shellcheck disable=SC2086
 		run kt-slice-window $w -o want.json "$f" 2>/dev/null
 		# shellcheck disable=SC2086

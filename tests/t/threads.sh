@@ -42,20 +42,20 @@ same() {
 	fi
 }
 
-for in in $inputs; do
-	b=$(basename "$in")
+for t in $inputs; do
+	b=$(basename "$t")
 	for f in kt-bucket kt-gaps kt-decompose kt-overlap kt-memory \
 	    kt-correlate kt-ops kt-summary kt-compact-lanes; do
-		same "$f $b" "$f" "$in"
+		same "$f $b" "$f" "$t"
 	done
-	same "kt-select --links $b" kt-select --links -k kernel "$in"
-	same "kt-correlate --json $b" kt-correlate --json "$in"
-	same "kt-inspect $b" kt-inspect 0 5 100 "$in"
-	same "kt-diff $b" kt-diff g2.json "$in"
+	same "kt-select --links $b" kt-select --links -k kernel "$t"
+	same "kt-correlate --json $b" kt-correlate --json "$t"
+	same "kt-inspect $b" kt-inspect 0 5 100 "$t"
+	same "kt-diff $b" kt-diff g2.json "$t"
 	rm -rf one.d two.d
-	KT_THREADS=1 run "$KT_BIN/kt-views" -o one.d "$in" >one.out 2>one.err
+	KT_THREADS=1 run "$KT_BIN/kt-views" -o one.d "$t" >one.out 2>one.err
 	r1=$?
-	run "$KT_BIN/kt-views" -o two.d "$in" >two.out 2>two.err
+	run "$KT_BIN/kt-views" -o two.d "$t" >two.out 2>two.err
 	r2=$?
 	if [ "$r1" -eq "$r2" ] && cmp -s one.err two.err &&
 	    { [ ! -d one.d ] && [ ! -d two.d ] || diff -r one.d two.d >/dev/null; }; then
