@@ -64,6 +64,97 @@ test_buf_printf(void)
 	kt_buf_free(&b);
 }
 
+/* v = v * 10 + d, or *big once past KT_TIME_MAX (it only grows). */
+static void
+oracle_digit(uint64_t *v, int d, int *big)
+{
+	if (*big || *v > (uint64_t)KT_TIME_MAX / 10)
+		*big = 1;
+	else if ((*v = *v * 10 + (uint64_t)d) > (uint64_t)KT_TIME_MAX)
+		*big = 1;
+}
+
+/*
+ * kt_time_parse against a plain reading of the same text: -? digits
+ * (.digits)? in microseconds, decimals past the third dropped (and
+ * flagged when not zero).  1 valid (*ns, *subns set), 0 not a number or
+ * out of range.
+ */
+static int
+time_oracle(const char *s, int64_t *ns, int *subns)
+{
+	uint64_t v = 0;
+	int neg = 0, ni = 0, nf = 0, big = 0, k;
+
+	*subns = 0;
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	for (; *s >= '0' && *s <= '9'; s++, ni++)
+		oracle_digit(&v, *s - '0', &big);
+	if (ni == 0)
+		return 0;
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, nf++) {
+			if (nf < 3)
+				oracle_digit(&v, *s - '0', &big);
+			else if (*s != '0')
+				*subns = 1;
+		}
+	}
+	if (*s != '\0' || s[-1] == '.')
+		return 0;
+	for (k = nf; k < 3; k++)
+		oracle_digit(&v, 0, &big);
+	if (big)
+		return 0;
+	*ns = neg ? -(int64_t)v : (int64_t)v;
+	return 1;
+}
+
+/* Random decimal texts of 0-20 digits and 0-6 decimals, both paths. */
+static void
+test_time_oracle(void)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	int i, bad = 0;
+
+	for (i = 0; i < 200000 && !bad; i++) {
+		char s[40];
+		size_t n = 0;
+		int k, ni, nf, want, sub, fl, dec, got;
+		int64_t ns = 0, wns = 0;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (x & 1)
+			s[n++] = '-';
+		ni = (int)(x >> 8 & 31) % 21;
+		nf = (int)(x >> 16 & 7) % 7;
+		for (k = 0; k < ni; k++)
+			/* Leading zeros and nines are where lengths bite. */
+			s[n++] = (char)("0123456789990000"[(x >> (24 + 2 * k % 36)) & 15]);
+		if ((x >> 60) & 1 || nf > 0)
+			s[n++] = '.';
+		for (k = 0; k < nf; k++)
+			s[n++] = (char)('0' + (x >> (4 * k + 3)) % 10);
+		s[n] = '\0';
+		want = time_oracle(s, &wns, &sub);
+		got = kt_time_parse(s, n, &ns, &fl, &dec);
+		if (want == 1)
+			bad = got != 0 || ns != wns ||
+			    !!(fl & KT_TIME_SUBNS) != sub || dec != nf;
+		else
+			bad = got != -1;	/* not a number, or too large */
+		if (bad)
+			printf("time oracle: '%s' want %d %lld, got %d %lld\n",
+			    s, want, (long long)wns, got, (long long)ns);
+	}
+	CHECK(!bad);
+}
+
 static void
 test_time(void)
 {
@@ -2278,6 +2369,7 @@ int
 main(void)
 {
 	test_time();
+	test_time_oracle();
 	test_buf_printf();
 	test_scan();
 	test_kinds();

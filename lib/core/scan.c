@@ -8,6 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* Sixteen bytes at b, unaligned. */
+#define LOAD16(b)	_mm_loadu_si128((const __m128i *)(const void *)(b))
+#endif
+
 #include "ktint.h"
 
 const unsigned char kt_ws[256] = {
@@ -79,6 +86,94 @@ static const unsigned char ishex[256] = {
 	['a'] = 1, ['b'] = 1, ['c'] = 1, ['d'] = 1, ['e'] = 1, ['f'] = 1,
 	['A'] = 1, ['B'] = 1, ['C'] = 1, ['D'] = 1, ['E'] = 1, ['F'] = 1
 };
+
+/*
+ * The runs the scanner spends its time in, sixteen bytes at a time where
+ * SSE2 is there (every x86-64): a string's plain bytes, whitespace, and
+ * a number's digits.  Each returns the first byte at or after p that
+ * ends the run (end if none does); they read nothing at or past end.
+ */
+/* The first strstop byte at or after p. */
+static inline size_t
+str_run(const unsigned char *b, size_t p, size_t end)
+{
+#ifdef __SSE2__
+	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	const __m128i lo = _mm_set1_epi8(0x20);
+
+	for (; p + 16 <= end; p += 16) {
+		__m128i x = LOAD16(b + p);
+		/* Signed: below 0x20 are the controls and 0x80-0xff. */
+		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q),
+		    _mm_cmpeq_epi8(x, bs)), _mm_cmplt_epi8(x, lo));
+		unsigned k = (unsigned)_mm_movemask_epi8(m);
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+	}
+#endif
+	while (p + 4 <= end && !strstop[b[p]] && !strstop[b[p + 1]] &&
+	    !strstop[b[p + 2]] && !strstop[b[p + 3]])
+		p += 4;
+	while (p < end && !strstop[b[p]])
+		p++;
+	return p;
+}
+
+/* The first byte at or after p that is not whitespace. */
+static inline size_t
+ws_run(const unsigned char *b, size_t p, size_t end)
+{
+	/* Most runs are one space, or none. */
+	if (p >= end || !kt_ws[b[p]])
+		return p;
+	if (++p >= end || !kt_ws[b[p]])
+		return p;
+#ifdef __SSE2__
+	{
+		const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+		const __m128i tb = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+
+		for (; p + 16 <= end; p += 16) {
+			__m128i x = LOAD16(b + p);
+			__m128i m = _mm_or_si128(_mm_or_si128(
+			    _mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl)),
+			    _mm_or_si128(_mm_cmpeq_epi8(x, tb),
+			    _mm_cmpeq_epi8(x, cr)));
+			unsigned k = (unsigned)_mm_movemask_epi8(m) ^ 0xffffu;
+
+			if (k != 0)
+				return p + (size_t)__builtin_ctz(k);
+		}
+	}
+#endif
+	while (p < end && kt_ws[b[p]])
+		p++;
+	return p;
+}
+
+/* The first byte at or after p that is not a decimal digit. */
+static inline size_t
+digit_run(const unsigned char *b, size_t p, size_t end)
+{
+#ifdef __SSE2__
+	const __m128i lo = _mm_set1_epi8('0' - 1), hi = _mm_set1_epi8('9' + 1);
+
+	for (; p + 16 <= end; p += 16) {
+		__m128i x = LOAD16(b + p);
+		/* Signed: 0x80-0xff are below '0'. */
+		__m128i m = _mm_and_si128(_mm_cmpgt_epi8(x, lo),
+		    _mm_cmplt_epi8(x, hi));
+		unsigned k = (unsigned)_mm_movemask_epi8(m) ^ 0xffffu;
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+	}
+#endif
+	while (p < end && isdig[b[p]])
+		p++;
+	return p;
+}
 
 enum {
 	S_VALUE,		/* a value must come */
@@ -160,11 +255,7 @@ scan_string(struct kt_scanner *sc, const unsigned char *b, size_t p,
 
 	p++;
 	for (;;) {
-		while (p + 4 <= end && !strstop[b[p]] && !strstop[b[p + 1]] &&
-		    !strstop[b[p + 2]] && !strstop[b[p + 3]])
-			p += 4;
-		while (p < end && !strstop[b[p]])
-			p++;
+		p = str_run(b, p, end);
 		if (p >= end) {
 			*rc = KT_SCAN_MORE;
 			return 0;
@@ -405,8 +496,7 @@ scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
 	for (;;) {
 		unsigned char c;
 
-		while (p < end && kt_ws[b[p]])
-			p++;
+		p = ws_run(b, p, end);
 		if (p >= end)
 			return KT_SCAN_MORE;
 		c = b[p];
@@ -486,14 +576,12 @@ scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
 					if (b[q] == '-')
 						q++;
 					if (q < end && isdig[b[q]]) {
-						while (q < end && isdig[b[q]])
-							q++;
+						q = digit_run(b, q, end);
 						if (q < end && b[q] == '.') {
 							q++;
 							if (q < end && !isdig[b[q]])
 								FAIL(q, "invalid number");
-							while (q < end && isdig[b[q]])
-								q++;
+							q = digit_run(b, q, end);
 						}
 						if (q < end && (b[q] == 'e' ||
 						    b[q] == 'E')) {
@@ -503,8 +591,7 @@ scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
 								q++;
 							if (q < end && !isdig[b[q]])
 								FAIL(q, "invalid number");
-							while (q < end && isdig[b[q]])
-								q++;
+							q = digit_run(b, q, end);
 						}
 						if (q >= end)
 							return KT_SCAN_MORE;

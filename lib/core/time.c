@@ -32,6 +32,36 @@ kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
 		neg = 1;
 		p++;
 	}
+	/*
+	 * The usual form first: up to 15 digits, then up to 3 decimals
+	 * (below 10^18 ns: no overflow, nothing below 1 ns).  Anything else
+	 * takes the general way below.
+	 */
+	{
+		static const uint64_t scale3[4] = { 1000, 100, 10, 1 };
+		const char *q = p;
+		int ni = 0, nf = 0, dot = 0;
+
+		for (; q < e && (unsigned)(*q - '0') < 10 && ni < 16; q++, ni++)
+			v = v * 10 + (uint64_t)(*q - '0');
+		if (q < e && *q == '.') {
+			dot = 1;
+			for (q++; q < e && (unsigned)(*q - '0') < 10 && nf < 4;
+			    q++, nf++)
+				v = v * 10 + (uint64_t)(*q - '0');
+		}
+		if (q == e && ni >= 1 && ni <= 15 && nf <= 3 &&
+		    (nf > 0 || !dot)) {
+			v *= scale3[nf];
+			*ns = neg ? -(int64_t)v : (int64_t)v;
+			if (flags)
+				*flags = 0;
+			if (decimals)
+				*decimals = nf;
+			return 0;
+		}
+		v = 0;
+	}
 	/* Integer part; leading zeros are skipped, significant ones kept. */
 	for (; p < e && *p >= '0' && *p <= '9'; p++) {
 		sawdigit = 1;
