@@ -45,7 +45,9 @@ struct corr {
 	uint64_t		*ids;	/* --id row numbers, sorted */
 	size_t			 nids;
 	char			*found;	/* per id: matched something */
-	uint64_t		 nolaunch, noop, noframe, nrows;
+	struct count {		/* per worker of kt_cli_table_rows */
+		uint64_t	 nolaunch, noop, noframe, nrows;
+	}			 n[KT_CLI_MAX_WORKERS];
 };
 
 static const char *const cols[] = {
@@ -234,26 +236,43 @@ wanted(struct corr *c, uint32_t i, const struct kt_chain *ch)
 	return hit;
 }
 
-/* The rows, streamed to ct (TSV and JSON lines: no row is held). */
+/* Activity i's row, if wanted, made by worker w: 0, or -1 no memory. */
+static int
+activity_row(void *arg, unsigned w, struct kt_table *t, size_t i)
+{
+	struct corr *c = arg;
+	struct count *n = &c->n[w];
+	struct kt_chain ch;
+
+	if (kt_chain_get(c->ch, (uint32_t)i, &ch) == -1)
+		return -1;
+	if (!wanted(c, (uint32_t)i, &ch))
+		return 0;
+	n->nrows++;
+	n->nolaunch += ch.launch == KT_NO;
+	n->noop += ch.launch != KT_NO && ch.op == KT_NO;
+	n->noframe += ch.frame == KT_NO;
+	return row(c, t, (uint32_t)i, &ch) != 0 ? -1 : 0;
+}
+
+/*
+ * The rows, streamed to ct (TSV and JSON lines: no row is held), made
+ * on several threads; with --id on one (wanted marks the ids found).
+ */
 static struct kt_table *
 correlate(struct corr *c, struct kt_cli_table *ct)
 {
 	struct kt_table *t;
-	struct kt_chain ch;
 	size_t i;
 
 	if ((t = kt_table_new(cols, sizeof(cols) / sizeof(cols[0]))) == NULL)
 		kt_cli_nomem();
+	if (c->nids == 0) {
+		kt_cli_table_rows(ct, t, c->m->nact, activity_row, c);
+		return t;
+	}
 	for (i = 0; i < c->m->nact; i++) {
-		if (kt_chain_get(c->ch, (uint32_t)i, &ch) == -1)
-			kt_cli_nomem();
-		if (!wanted(c, (uint32_t)i, &ch))
-			continue;
-		c->nrows++;
-		c->nolaunch += ch.launch == KT_NO;
-		c->noop += ch.launch != KT_NO && ch.op == KT_NO;
-		c->noframe += ch.frame == KT_NO;
-		if (row(c, t, (uint32_t)i, &ch) != 0)
+		if (activity_row(c, 0, t, i) == -1)
 			kt_cli_nomem();
 		kt_cli_table_flush(ct, t);
 	}
@@ -330,13 +349,19 @@ main(int argc, char *argv[])
 	kt_cli_table_open(&ct, co.output, co.form);
 	t = correlate(&c, &ct);
 	kt_cli_table_close(&ct, t);
-	if (c.nolaunch || c.noop || c.noframe)
+	for (i = 1; i < KT_CLI_MAX_WORKERS; i++) {
+		c.n[0].nrows += c.n[i].nrows;
+		c.n[0].nolaunch += c.n[i].nolaunch;
+		c.n[0].noop += c.n[i].noop;
+		c.n[0].noframe += c.n[i].noframe;
+	}
+	if (c.n[0].nolaunch || c.n[0].noop || c.n[0].noframe)
 		kt_cli_warn("%llu activities: %llu without a launching call, "
 		    "%llu more without a CPU op, %llu without a user frame",
-		    (unsigned long long)c.nrows,
-		    (unsigned long long)c.nolaunch,
-		    (unsigned long long)c.noop,
-		    (unsigned long long)c.noframe);
+		    (unsigned long long)c.n[0].nrows,
+		    (unsigned long long)c.n[0].nolaunch,
+		    (unsigned long long)c.n[0].noop,
+		    (unsigned long long)c.n[0].noframe);
 	if (c.m->nflowcorr > 0)
 		kt_cli_warn("%llu activities without args.correlation: linked "
 		    "by their ac2g flow", (unsigned long long)c.m->nflowcorr);

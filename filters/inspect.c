@@ -961,8 +961,6 @@ python_links(struct insp *s, uint32_t i, struct link **out)
 	if (i == KT_NO)
 		return 0;
 	user = kt_chains_frame_of(s->ch, i, &text, &len);
-	if (user == KT_NO - 1)
-		kt_cli_nomem();
 	for (p = i; p != KT_NO; p = s->m->spans[p].parent) {
 		struct link *t;
 
@@ -989,9 +987,7 @@ frame_link(struct insp *s, uint32_t i, struct link *l)
 	memset(l, 0, sizeof(*l));
 	if (i == KT_NO)
 		return;
-	if ((f = kt_chains_frame_of(s->ch, i, &text, &len)) == KT_NO - 1)
-		kt_cli_nomem();
-	if (f == KT_NO)
+	if ((f = kt_chains_frame_of(s->ch, i, &text, &len)) == KT_NO)
 		return;
 	span_link(s, f, l);
 	l->name = text;

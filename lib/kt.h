@@ -896,6 +896,8 @@ struct kt_table;
  * "-" or "unknown").  NULL when out of memory.
  */
 struct kt_table	*kt_table_new(const char *const *, size_t);
+/* A new table with t's columns and no rows.  NULL when out of memory. */
+struct kt_table	*kt_table_new_like(const struct kt_table *);
 void		 kt_table_free(struct kt_table *);
 /* Append the next cell, row after row (tabs and newlines become spaces). */
 int		 kt_table_cell(struct kt_table *, const char *);
@@ -1171,6 +1173,20 @@ struct kt_cli_table {
 void	 kt_cli_table_open(struct kt_cli_table *, const char *, int);
 void	 kt_cli_table_flush(struct kt_cli_table *, struct kt_table *);
 void	 kt_cli_table_close(struct kt_cli_table *, const struct kt_table *);
+/*
+ * Rows 0..n-1 of t, the i-th made by row(arg, worker, t', i) (cells of
+ * whole rows into t'; 0, or -1 out of memory), written to ct in order.
+ * TSV and JSON lines are made in blocks on up to kt_cli_row_workers()
+ * threads (worker 0 is the caller's), each into a table of its own, and
+ * written block after block: row must only read what it shares, and
+ * keep what it counts per worker.  The text form is made here, into t,
+ * for kt_cli_table_close to align.  Exit 2 on an error.
+ */
+typedef int kt_cli_row_fn(void *, unsigned, struct kt_table *, size_t);
+#define KT_CLI_MAX_WORKERS	8
+unsigned kt_cli_row_workers(void);
+void	 kt_cli_table_rows(struct kt_cli_table *, struct kt_table *, size_t,
+	    kt_cli_row_fn *, void *);
 /* Refuse --level (>= 0) unless output is a ".gz" file.  0 or -1. */
 int	 kt_cli_check_level(int, const char *);
 /*
@@ -1865,15 +1881,19 @@ struct kt_chains *kt_chains_new(const struct kt_model *, const char *,
 void		 kt_chains_free(struct kt_chains *);
 /* Whether skip is a regex kt_chains_new takes: 0, or -1 with err. */
 int		 kt_chains_check(const char *, struct kt_error *);
-/* Activity act's chain into *ch (KT_NO where a link is missing); 0 or -1. */
-int		 kt_chain_get(struct kt_chains *, uint32_t, struct kt_chain *);
+/*
+ * Activity act's chain into *ch (KT_NO where a link is missing); 0 or -1.
+ * It only reads the chains: several threads may ask at once.
+ */
+int		 kt_chain_get(const struct kt_chains *, uint32_t,
+		    struct kt_chain *);
 /*
  * The user frame at or above span s (into spans: a python_function, or a
  * cpu_op with a Call stack), its text in *text, *len (borrowed); KT_NO
- * when there is none, KT_NO - 1 when out of memory.
+ * when there is none.  It only reads the chains, as kt_chain_get.
  */
-uint32_t	 kt_chains_frame_of(struct kt_chains *, uint32_t, const char **,
-		    size_t *);
+uint32_t	 kt_chains_frame_of(const struct kt_chains *, uint32_t,
+		    const char **, size_t *);
 /* Whether p[0..n) is a frame "FILE(LINE): FUNC" of the user: 1, 0, -1. */
 int		 kt_chains_user_frame(struct kt_chains *, const char *, size_t);
 

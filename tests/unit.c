@@ -1257,6 +1257,226 @@ test_table(void)
 }
 
 /*
+ * kt_int_format (two digits at a time) against snprintf's %lld: the
+ * edges and every power of ten and its neighbours, then random values
+ * of every magnitude (fails with a pair taken in the wrong order, or a
+ * last odd digit dropped).
+ */
+static void
+test_int_format_oracle(void)
+{
+	static const int64_t edges[] = { 0, 1, -1, 9, 10, 11, 99, 100, 101,
+	    -10, -99, -100, INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+	char got[32], want[32];
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	int64_t p = 1;
+	size_t i;
+	int ok = 1;
+
+#define INT_IS(v) do {							\
+	size_t n_ = kt_int_format((v), got);				\
+	snprintf(want, sizeof(want), "%lld", (long long)(v));		\
+	if (strcmp(got, want) != 0 || n_ != strlen(want))		\
+		ok = 0;							\
+} while (0)
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		INT_IS(edges[i]);
+	for (i = 0; i < 18; i++, p *= 10) {
+		INT_IS(p);
+		INT_IS(p - 1);
+		INT_IS(p + 1);
+		INT_IS(-p);
+	}
+	for (i = 0; i < 200000; i++) {
+		int64_t v;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		v = (int64_t)(x >> (x % 63));
+		INT_IS(i % 2 ? v : -v);
+	}
+#undef INT_IS
+	CHECK(ok);
+}
+
+/* A byte-by-byte JSON string escape: the oracle of the one below. */
+static size_t
+escape_plain(const char *s, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			out[k++] = '\\';
+			out[k++] = (char)c;
+		} else if (c < 0x20) {
+			memcpy(out + k, "\\u00", 4);
+			out[k + 4] = hex[c >> 4];
+			out[k + 5] = hex[c & 15];
+			k += 6;
+		} else
+			out[k++] = (char)c;
+	}
+	return k;
+}
+
+/*
+ * kt_json_escape (eight bytes at a time where none needs an escape)
+ * against escape_plain: one byte of every kind at every offset of texts
+ * of 0 to 40 bytes, then random texts over an alphabet heavy in quotes,
+ * backslashes, control and high bytes (fails with the word test
+ * skipping a word that holds one, or a run before an escape lost).
+ */
+static void
+test_json_escape_oracle(void)
+{
+	static const char special[] = "\"\\\x01\x1f\x20\x21\x5b\x5d\x7f\x80\xff\t";
+	char in[64], want[400];
+	struct kt_buf b = KT_BUF_INIT;
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t n, at, k, i;
+	int ok = 1;
+
+	for (n = 0; n <= 40; n++)
+		for (at = 0; at < (n ? n : 1); at++)
+			for (k = 0; k + 1 < sizeof(special); k++) {
+				for (i = 0; i < n; i++)
+					in[i] = (char)('a' + i % 26);
+				if (n > 0)
+					in[at] = special[k];
+				b.n = 0;
+				if (kt_json_escape(&b, in, n) == -1 ||
+				    b.n != escape_plain(in, n, want) ||
+				    memcmp(b.p, want, b.n) != 0)
+					ok = 0;
+			}
+	for (i = 0; i < 100000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		n = (size_t)(x % 64);
+		for (k = 0; k < n; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			in[k] = x % 4 == 0 ? special[x / 4 % (sizeof(special) - 1)] :
+			    (char)(x >> 8);
+		}
+		b.n = 0;
+		if (kt_json_escape(&b, in, n) == -1 ||
+		    b.n != escape_plain(in, n, want) ||
+		    memcmp(b.p, want, b.n) != 0)
+			ok = 0;
+	}
+	CHECK(ok && !b.err);
+	kt_buf_free(&b);
+}
+
+/*
+ * A table written as TSV and as JSON lines (each row one copy, keys
+ * escaped once) against the rows built here cell by cell: random cells
+ * with tabs, newlines, quotes and a NUL (the cell ends there, as its C
+ * string does), numbers and "-" in number columns (fails with a row's
+ * tabs put one cell off, a NUL written, or a key not escaped).
+ */
+static void
+test_table_forms_oracle(void)
+{
+	static const char *const cols[] = { "a\"b", "n:n", "c", "m:n" };
+	static const char alpha[] = "ab\t\n\r\"\\\x01 9-";
+	struct kt_table *t = kt_table_new(cols, 4);
+	struct kt_buf tsv = KT_BUF_INIT, json = KT_BUF_INIT, got = KT_BUF_INIT;
+	char path[] = "/tmp/kt-unit-forms.XXXXXX";
+	struct kt_error err;
+	uint64_t x = 0x243f6a8885a308d3ULL;
+	size_t r, c, i;
+	int ok = t != NULL, fd, form;
+
+	kt_buf_adds(&tsv, "a\"b\tn\tc\tm\n");
+	for (r = 0; ok && r < 3000; r++) {
+		kt_buf_addc(&json, '{');
+		for (c = 0; c < 4; c++) {
+			char cell[40], clean[40];
+			size_t n, k = 0;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			n = (size_t)(x % 24);
+			for (i = 0; i < n; i++)
+				cell[i] = alpha[(x >> (i % 56)) % (sizeof(alpha) - 1)];
+			if (c % 2 == 1 && n > 0)
+				cell[0] = 'a';	/* text, never a number */
+			if (c % 2 == 1 && x % 3 == 0)
+				n = (size_t)snprintf(cell, sizeof(cell), "%lld",
+				    (long long)(x >> 20) - (1LL << 42));
+			else if (c % 2 == 1 && x % 3 == 1)
+				n = (size_t)snprintf(cell, sizeof(cell), "-");
+			if (x % 17 == 0 && n > 2)
+				cell[n / 2] = '\0';
+			for (i = 0; i < n && cell[i] != '\0'; i++)
+				clean[k++] = cell[i] == '\t' || cell[i] == '\n' ||
+				    cell[i] == '\r' ? ' ' : cell[i];
+			clean[k] = '\0';
+			if (kt_table_celln(t, cell, n) == -1)
+				ok = 0;
+			kt_buf_add(&tsv, clean, k);
+			kt_buf_addc(&tsv, c < 3 ? '\t' : '\n');
+			if (c > 0)
+				kt_buf_adds(&json, ", ");
+			kt_buf_adds(&json, c == 0 ? "\"a\\\"b\": " : c == 1 ?
+			    "\"n\": " : c == 2 ? "\"c\": " : "\"m\": ");
+			if (c % 2 == 1 && (k == 0 || strcmp(clean, "-") == 0))
+				kt_buf_adds(&json, "null");
+			else if (c % 2 == 1 && x % 3 == 0)
+				kt_buf_add(&json, clean, k);
+			else {
+				char e[240];
+
+				kt_buf_addc(&json, '"');
+				kt_buf_add(&json, e, escape_plain(clean, k, e));
+				kt_buf_addc(&json, '"');
+			}
+		}
+		kt_buf_adds(&json, "}\n");
+	}
+	for (form = KT_TABLE_TSV; ok && form <= KT_TABLE_JSON;
+	    form += KT_TABLE_JSON - KT_TABLE_TSV) {
+		struct kt_out *o;
+		const struct kt_buf *want = form == KT_TABLE_TSV ? &tsv : &json;
+		char chunk[4096];
+		size_t n;
+		FILE *f;
+
+		fd = mkstemp(path);
+		close(fd);
+		o = kt_out_open(path, -1, &err);
+		if (o == NULL || kt_table_write(t, (enum kt_table_form)form, 1,
+		    o) != 0 || kt_out_commit(o, &err) != 0)
+			ok = 0;
+		got.n = 0;
+		if ((f = fopen(path, "r")) != NULL) {
+			while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+				kt_buf_add(&got, chunk, n);
+			fclose(f);
+		}
+		unlink(path);
+		strcpy(path, "/tmp/kt-unit-forms.XXXXXX");
+		if (got.n != want->n || memcmp(got.p, want->p, got.n) != 0)
+			ok = 0;
+	}
+	CHECK(ok && !tsv.err && !json.err);
+	kt_table_free(t);
+	kt_buf_free(&tsv);
+	kt_buf_free(&json);
+	kt_buf_free(&got);
+}
+
+/*
  * SHA-256 against the FIPS 180-4 examples and Python's hashlib, whole
  * and fed in pieces (the SHA-extension path where the CPU has it).
  */
@@ -2388,6 +2608,9 @@ main(void)
 	test_skim();
 	test_table();
 	test_table_cells();
+	test_table_forms_oracle();
+	test_json_escape_oracle();
+	test_int_format_oracle();
 	test_sha256();
 	test_hold();
 	test_model();

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <regex.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -600,6 +601,136 @@ kt_cli_table_close(struct kt_cli_table *ct, const struct kt_table *t)
 	    ct->out) == -1;
 	kt_error_set(&err, ct->path, 0, 0, "write error");
 	kt_cli_out_commit(ct->out, failed, &err);
+}
+
+/* The rows of one kt_cli_table_rows call, shared by its workers. */
+struct rows {
+	struct kt_cli_table	*ct;
+	size_t			 n;
+	kt_cli_row_fn		*row;
+	void			*arg;
+	pthread_mutex_t		 lock;
+	pthread_cond_t		 turned;
+	size_t			 next;	/* the next block to make */
+	size_t			 turn;	/* the next block to write */
+	int			 failed; /* 1 out of memory, 2 write error */
+};
+
+/* Rows in a block: enough to keep a thread busy, few to hold. */
+#define ROWS_BLOCK	2048
+
+struct rows_worker {
+	struct rows		*r;
+	struct kt_table		*t;
+	unsigned		 id;
+};
+
+static void *
+rows_work(void *arg)
+{
+	struct rows_worker *w = arg;
+	struct rows *r = w->r;
+
+	for (;;) {
+		size_t b, i, end;
+		int failed = 0;
+
+		pthread_mutex_lock(&r->lock);
+		b = r->next++;
+		failed = r->failed;
+		pthread_mutex_unlock(&r->lock);
+		if (failed || b >= (r->n + ROWS_BLOCK - 1) / ROWS_BLOCK)
+			break;
+		end = (b + 1) * ROWS_BLOCK < r->n ? (b + 1) * ROWS_BLOCK : r->n;
+		for (i = b * ROWS_BLOCK; i < end && !failed; i++)
+			failed = r->row(r->arg, w->id, w->t, i) == -1;
+		/* Wait for the turn of block b; only one writes at a time. */
+		pthread_mutex_lock(&r->lock);
+		if (failed && !r->failed)
+			r->failed = 1;
+		while (r->turn != b && !r->failed)
+			pthread_cond_wait(&r->turned, &r->lock);
+		failed = r->failed;
+		pthread_mutex_unlock(&r->lock);
+		if (!failed && kt_table_flush(w->t, (enum kt_table_form)r->ct->form,
+		    0, r->ct->out) == -1)
+			failed = 2;
+		pthread_mutex_lock(&r->lock);
+		if (failed && !r->failed)
+			r->failed = failed;
+		r->turn++;
+		pthread_cond_broadcast(&r->turned);
+		pthread_mutex_unlock(&r->lock);
+	}
+	return NULL;
+}
+
+unsigned
+kt_cli_row_workers(void)
+{
+	long n;
+
+	if (!kt_cli_threads())
+		return 1;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 2 ? 2 : n > KT_CLI_MAX_WORKERS ? KT_CLI_MAX_WORKERS :
+	    (unsigned)n;
+}
+
+void
+kt_cli_table_rows(struct kt_cli_table *ct, struct kt_table *t, size_t n,
+    kt_cli_row_fn *row, void *arg)
+{
+	struct rows_worker w[KT_CLI_MAX_WORKERS];
+	pthread_t th[KT_CLI_MAX_WORKERS];
+	struct rows r;
+	struct kt_error err;
+	unsigned nw = kt_cli_row_workers(), k, started = 1;
+	size_t i;
+
+	if (ct->form == KT_TABLE_TEXT || nw == 1 || n <= ROWS_BLOCK) {
+		for (i = 0; i < n; i++) {
+			if (row(arg, 0, t, i) == -1)
+				kt_cli_nomem();
+			kt_cli_table_flush(ct, t);
+		}
+		return;
+	}
+	/* The header now: each block is written without one. */
+	if (kt_table_flush(t, (enum kt_table_form)ct->form, 1, ct->out) == -1) {
+		kt_error_set(&err, ct->path, 0, 0, "write error");
+		kt_cli_out_commit(ct->out, 1, &err);
+	}
+	memset(&r, 0, sizeof(r));
+	r.ct = ct;
+	r.n = n;
+	r.row = row;
+	r.arg = arg;
+	if (pthread_mutex_init(&r.lock, NULL) != 0 ||
+	    pthread_cond_init(&r.turned, NULL) != 0)
+		kt_cli_nomem();
+	for (k = 0; k < nw; k++) {
+		w[k].r = &r;
+		w[k].id = k;
+		if ((w[k].t = kt_table_new_like(t)) == NULL)
+			kt_cli_nomem();
+	}
+	for (k = 1; k < nw; k++, started++)
+		if (pthread_create(&th[k], NULL, rows_work, &w[k]) != 0)
+			break;
+	rows_work(&w[0]);
+	for (k = 1; k < started; k++)
+		pthread_join(th[k], NULL);
+	for (k = 0; k < nw; k++)
+		kt_table_free(w[k].t);
+	pthread_cond_destroy(&r.turned);
+	pthread_mutex_destroy(&r.lock);
+	if (r.failed == 1)
+		kt_cli_nomem();
+	if (r.failed == 2) {
+		kt_error_set(&err, ct->path, 0, 0, "write error");
+		kt_cli_out_commit(ct->out, 1, &err);
+	}
 }
 
 int

@@ -28,29 +28,62 @@ key(struct kt_buf *b, const char *k)
 	    strlen(k)) == -1 || kt_buf_adds(b, "\": ") == -1 ? -1 : 0;
 }
 
+/*
+ * Whether one of the eight bytes of x needs an escape: below 0x20, '"'
+ * or '\\' (the test of "has a zero byte" on x and on x with each
+ * quote or backslash made zero; exact for whether there is one).
+ */
+static int
+word_needs_escape(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ULL;
+	const uint64_t high = 0x8080808080808080ULL;
+	uint64_t q = x ^ (ones * '"'), s = x ^ (ones * '\\');
+
+	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) |
+	    ((s - ones) & ~s)) & high ? 1 : 0;
+}
+
 int
 kt_json_escape(struct kt_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i;
+	size_t i = 0, run = 0;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+	while (i < n) {
+		unsigned char c;
 		char e[6] = { '\\', 'u', '0', '0', 0, 0 };
 
+		if (i + 8 <= n) {
+			uint64_t x;
+
+			memcpy(&x, s + i, 8);
+			if (!word_needs_escape(x)) {
+				i += 8;
+				continue;
+			}
+		}
+		c = (unsigned char)s[i];
+		if (c != '"' && c != '\\' && c >= 0x20) {
+			i++;
+			continue;
+		}
+		/* The plain bytes before this one, at once. */
+		if (kt_buf_add(b, s + run, i - run) == -1)
+			return -1;
 		if (c == '"' || c == '\\') {
 			e[1] = (char)c;
 			if (kt_buf_add(b, e, 2) == -1)
 				return -1;
-		} else if (c < 0x20) {
+		} else {
 			e[4] = hex[c >> 4];
 			e[5] = hex[c & 15];
 			if (kt_buf_add(b, e, 6) == -1)
 				return -1;
-		} else if (kt_buf_addc(b, (char)c) == -1)
-			return -1;
+		}
+		run = ++i;
 	}
-	return 0;
+	return kt_buf_add(b, s + run, n - run);
 }
 
 int

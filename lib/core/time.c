@@ -145,22 +145,40 @@ kt_time_add(int64_t a, int64_t b, int64_t *out)
 	return 0;
 }
 
-/* Format v as decimal integer text into buf; returns the length. */
+/*
+ * Format v as decimal integer text into buf (at least 21 bytes); returns
+ * the length.  Two digits at a time, from the end, out of a table.
+ */
 size_t
 kt_int_format(int64_t v, char *buf)
 {
+	static const char pairs[201] =
+	    "00010203040506070809101112131415161718192021222324"
+	    "25262728293031323334353637383940414243444546474849"
+	    "50515253545556575859606162636465666768697071727374"
+	    "75767778798081828384858687888990919293949596979899";
 	char tmp[24];
-	size_t n = 0, i = 0;
+	char *e = tmp + sizeof(tmp), *p = e;
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	size_t n, i = 0;
 
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u > 0);
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+
+		u /= 100;
+		*--p = pairs[d + 1];
+		*--p = pairs[d];
+	}
+	if (u >= 10) {
+		*--p = pairs[u * 2 + 1];
+		*--p = pairs[u * 2];
+	} else
+		*--p = (char)('0' + u);
 	if (v < 0)
 		buf[i++] = '-';
-	while (n > 0)
-		buf[i++] = tmp[--n];
+	n = (size_t)(e - p);
+	memcpy(buf + i, p, n);
+	i += n;
 	buf[i] = '\0';
 	return i;
 }

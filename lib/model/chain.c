@@ -5,7 +5,9 @@
  * containment; here, in one pass over the spans in their order (a
  * parent before its children), each span learns the innermost cpu_op,
  * user_annotation and user frame at or above it, so that an activity's
- * chain is a few array reads from its launching call.
+ * chain is a few array reads from its launching call.  After
+ * kt_chains_new, kt_chain_get and kt_chains_frame_of only read: several
+ * threads may ask at once.
  *
  * The user frame is the innermost frame of the Python stack that is the
  * user's own code: a python_function span named "FILE(LINE): FUNC", or
@@ -35,6 +37,8 @@ struct kt_chains {
 	uint32_t		*ann;	/* user_annotation, not a step */
 	uint32_t		*frame;	/* the span the user frame is in */
 	uint8_t			*user;	/* per name: 0 unknown, 1 no, 2 yes */
+	uint32_t		*soff;	/* per Call stack name that is 2: its */
+	uint32_t		*slen;	/* user frame's offset and length */
 	struct fwd		*fw;	/* forward ops by (rank, seq) */
 	size_t			 nfw;
 	size_t			 nnames;
@@ -262,6 +266,12 @@ stack_user(struct kt_chains *c, uint32_t id)
 		return c->user[id] == 2;
 	if ((rc = stack_frame(c, kt_model_str(c->m, id), &off, &len)) == -1)
 		return -1;
+	if (rc && (off > UINT32_MAX || len > UINT32_MAX))
+		rc = 0;		/* a frame past 4 GB into one stack: none */
+	if (rc) {
+		c->soff[id] = (uint32_t)off;
+		c->slen[id] = (uint32_t)len;
+	}
 	c->user[id] = rc ? 2 : 1;
 	return rc;
 }
@@ -320,6 +330,10 @@ kt_chains_new(const struct kt_model *m, const char *skip,
 	    (c->frame = malloc(n * sizeof(*c->frame))) == NULL ||
 	    (c->user = calloc(c->nnames ? c->nnames : 1, 1)) == NULL)
 		goto nomem_c;
+	if (m->nstacks > 0 && ((c->soff = malloc((c->nnames ? c->nnames : 1) *
+	    sizeof(*c->soff))) == NULL || (c->slen = malloc((c->nnames ?
+	    c->nnames : 1) * sizeof(*c->slen))) == NULL))
+		goto nomem_c;
 	for (i = 0; i < m->nspans; i++) {
 		const struct kt_span *s = &m->spans[i];
 		uint32_t p = s->parent, st;
@@ -359,18 +373,20 @@ kt_chains_free(struct kt_chains *c)
 	free(c->ann);
 	free(c->frame);
 	free(c->user);
+	free(c->soff);
+	free(c->slen);
 	free(c->fw);
 	kt_buf_free(&c->file);
 	free(c);
 }
 
 uint32_t
-kt_chains_frame_of(struct kt_chains *c, uint32_t span, const char **text,
-    size_t *len)
+kt_chains_frame_of(const struct kt_chains *c, uint32_t span,
+    const char **text, size_t *len)
 {
 	const struct kt_model *m = c->m;
 	const struct kt_span *s;
-	uint32_t f;
+	uint32_t f, id;
 
 	*text = NULL;
 	*len = 0;
@@ -380,23 +396,19 @@ kt_chains_frame_of(struct kt_chains *c, uint32_t span, const char **text,
 	if (s->kind == KT_PYTHON_FUNCTION) {
 		*text = kt_model_str(m, s->name);
 		*len = strlen(*text);
-	} else {
-		const char *st = kt_model_str(m, stack_of(m, s));
-		size_t off, n;
-		int rc;
-
-		if ((rc = stack_frame(c, st, &off, &n)) == -1)
-			return KT_NO - 1;
-		if (rc == 0)
-			return KT_NO;
-		*text = st + off;
-		*len = n;
+		return f;
 	}
+	/* A cpu_op's Call stack: its frame was found by kt_chains_new. */
+	id = stack_of(m, s);
+	if (id == KT_NO || id >= c->nnames || c->user[id] != 2)
+		return KT_NO;
+	*text = kt_model_str(m, id) + c->soff[id];
+	*len = c->slen[id];
 	return f;
 }
 
 int
-kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
+kt_chain_get(const struct kt_chains *c, uint32_t act, struct kt_chain *ch)
 {
 	const struct kt_model *m = c->m;
 	const struct kt_act *a = &m->act[act];
@@ -413,9 +425,7 @@ kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
 		return 0;
 	ch->op = c->op[p];
 	ch->ann = c->ann[p];
-	if ((ch->frame = kt_chains_frame_of(c, p, &ch->frame_text,
-	    &ch->frame_len)) == KT_NO - 1)
-		return -1;
+	ch->frame = kt_chains_frame_of(c, p, &ch->frame_text, &ch->frame_len);
 	/*
 	 * A backward call: the innermost op above it that is an autograd
 	 * node (Fwd thread id not 0) names its forward op by sequence
@@ -437,9 +447,8 @@ kt_chain_get(struct kt_chains *c, uint32_t act, struct kt_chain *ch)
 		s = m->spans[s].parent;
 		s = s != KT_NO ? c->op[s] : KT_NO;
 	}
-	if (ch->frame == KT_NO && ch->fwd != KT_NO &&
-	    (ch->frame = kt_chains_frame_of(c, ch->fwd, &ch->frame_text,
-	    &ch->frame_len)) == KT_NO - 1)
-		return -1;
+	if (ch->frame == KT_NO && ch->fwd != KT_NO)
+		ch->frame = kt_chains_frame_of(c, ch->fwd, &ch->frame_text,
+		    &ch->frame_len);
 	return 0;
 }

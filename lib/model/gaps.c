@@ -560,9 +560,7 @@ cause_table(const struct kt_model *m, struct kt_chains *c,
 		s = kt_model_span_at(m, th, mid, 1u << KT_PYTHON_FUNCTION);
 		cpu = s == KT_NO ? KT_NO : m->spans[s].name;
 		s = th == KT_NO ? KT_NO : kt_model_span_at(m, th, mid, 0);
-		if ((f = kt_chains_frame_of(c, s, &text, &len)) == KT_NO - 1)
-			goto fail;
-		if (f != KT_NO) {
+		if ((f = kt_chains_frame_of(c, s, &text, &len)) != KT_NO) {
 			kt_buf_clear(&kb);
 			kt_buf_add(&kb, text, len);
 			if (kt_buf_addc(&kb, '\0') == -1 ||

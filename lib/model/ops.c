@@ -269,8 +269,6 @@ group_of(struct ops *o, uint32_t s, struct kt_buf *key)
 		size_t len;
 		uint32_t f = kt_chains_frame_of(o->ch, s, &text, &len);
 
-		if (f == KT_NO - 1)
-			return NULL;
 		if (f != KT_NO) {
 			kt_buf_clear(key);
 			kt_buf_add(key, text, len);

@@ -61,6 +61,30 @@ kt_table_new(const char *const *cols, size_t ncols)
 	return t;
 }
 
+struct kt_table *
+kt_table_new_like(const struct kt_table *t)
+{
+	struct kt_table *n;
+	size_t i;
+
+	if ((n = calloc(1, sizeof(*n))) == NULL)
+		return NULL;
+	n->ncols = t->ncols;
+	n->name = calloc(t->ncols, sizeof(*n->name));
+	n->num = malloc(t->ncols);
+	if (n->name == NULL || n->num == NULL) {
+		kt_table_free(n);
+		return NULL;
+	}
+	memcpy(n->num, t->num, t->ncols);
+	for (i = 0; i < t->ncols; i++)
+		if ((n->name[i] = strdup(t->name[i])) == NULL) {
+			kt_table_free(n);
+			return NULL;
+		}
+	return n;
+}
+
 void
 kt_table_free(struct kt_table *t)
 {
@@ -124,6 +148,11 @@ kt_table_celln(struct kt_table *t, const char *s, size_t n)
 		for (k = i; k < e; k++)
 			if (d[k] == '\t' || d[k] == '\n' || d[k] == '\r')
 				d[k] = ' ';
+			else if (d[k] == '\0') {
+				/* The cell ends there, as its C string does. */
+				n = k;
+				break;
+			}
 		i = e;
 	}
 	d[n] = '\0';
@@ -178,8 +207,7 @@ kt_table_int(struct kt_table *t, int64_t v)
 {
 	char b[32];
 
-	kt_int_format(v, b);
-	return kt_table_cell(t, b);
+	return kt_table_celln(t, b, kt_int_format(v, b));
 }
 
 int
@@ -203,6 +231,14 @@ kt_table_get(const struct kt_table *t, size_t row, size_t col)
 	size_t i = row * t->ncols + col;
 
 	return i < t->ncells ? t->cells.p + t->off[i] : NULL;
+}
+
+/* The length of cell i (it holds no NUL: kt_table_celln). */
+static size_t
+cell_len(const struct kt_table *t, size_t i)
+{
+	return (i + 1 < t->ncells ? t->off[i + 1] : t->cells.n) - t->off[i] -
+	    1;
 }
 
 size_t
@@ -438,62 +474,115 @@ pad(struct kt_buf *b, size_t n)
 	return 0;
 }
 
-/* Append row r (SIZE_MAX: the header) in form f to b. */
+/*
+ * Row r of the TSV form: its cells lie one after the other, each ending
+ * in a NUL, so the row is one copy with the NULs made tabs and the last
+ * a newline.
+ */
 static int
-put_row(const struct kt_table *t, size_t r, enum kt_table_form f,
-    const size_t *w, struct kt_buf *b)
+tsv_row(const struct kt_table *t, size_t r, struct kt_buf *b)
+{
+	size_t first = r * t->ncols, c, start = t->off[first];
+	size_t end = first + t->ncols < t->ncells ? t->off[first + t->ncols] :
+	    t->cells.n;
+	char *d;
+
+	if (kt_buf_reserve(b, end - start) == -1)
+		return -1;
+	d = b->p + b->n;
+	memcpy(d, t->cells.p + start, end - start);
+	for (c = 1; c < t->ncols; c++)
+		d[t->off[first + c] - 1 - start] = '\t';
+	d[end - 1 - start] = '\n';
+	b->n += end - start;
+	return 0;
+}
+
+/*
+ * The JSON form's keys, '"name": ' escaped, one after the other in keys,
+ * key c at koff[c] (koff has ncols + 1 entries).
+ */
+static int
+json_keys(const struct kt_table *t, struct kt_buf *keys, size_t *koff)
 {
 	size_t c;
 
-	if (f == KT_TABLE_JSON && kt_buf_addc(b, '{') == -1)
+	for (c = 0; c < t->ncols; c++) {
+		koff[c] = keys->n;
+		if (kt_buf_addc(keys, '"') == -1 || kt_json_escape(keys,
+		    t->name[c], strlen(t->name[c])) == -1 ||
+		    kt_buf_adds(keys, "\": ") == -1)
+			return -1;
+	}
+	koff[t->ncols] = keys->n;
+	return 0;
+}
+
+/* Row r of the JSON form, with json_keys' keys. */
+static int
+json_row(const struct kt_table *t, size_t r, const struct kt_buf *keys,
+    const size_t *koff, struct kt_buf *b)
+{
+	size_t c;
+
+	if (kt_buf_addc(b, '{') == -1)
 		return -1;
 	for (c = 0; c < t->ncols; c++) {
-		const char *s = r == SIZE_MAX ? t->name[c] : kt_table_get(t, r, c);
-		size_t sw;
+		size_t i = r * t->ncols + c, n = cell_len(t, i);
+		const char *s = t->cells.p + t->off[i];
 
-		switch (f) {
-		case KT_TABLE_TSV:
-			if ((c > 0 && kt_buf_addc(b, '\t') == -1) ||
-			    kt_buf_adds(b, s) == -1)
+		if ((c > 0 && kt_buf_add(b, ", ", 2) == -1) ||
+		    kt_buf_add(b, keys->p + koff[c], koff[c + 1] - koff[c]) ==
+		    -1)
+			return -1;
+		if (t->num[c] && json_number(s)) {
+			if (kt_buf_add(b, s, n) == -1)
 				return -1;
-			break;
-		case KT_TABLE_TEXT:
-			sw = width(s);
-			if (c > 0 && kt_buf_adds(b, "  ") == -1)
+		} else if (t->num[c] && (n == 0 || strcmp(s, "-") == 0 ||
+		    strcmp(s, "unknown") == 0)) {
+			if (kt_buf_add(b, "null", 4) == -1)
 				return -1;
-			if (t->num[c] && pad(b, w[c] - sw) == -1)
-				return -1;
-			if (kt_buf_adds(b, s) == -1)
-				return -1;
-			if (!t->num[c] && c + 1 < t->ncols &&
-			    pad(b, w[c] - sw) == -1)
-				return -1;
-			break;
-		case KT_TABLE_JSON:
-			if ((c > 0 && kt_buf_adds(b, ", ") == -1) ||
-			    kt_buf_addc(b, '"') == -1 ||
-			    kt_json_escape(b, t->name[c], strlen(t->name[c])) == -1 ||
-			    kt_buf_adds(b, "\": ") == -1)
-				return -1;
-			if (t->num[c] && json_number(s)) {
-				if (kt_buf_adds(b, s) == -1)
-					return -1;
-			} else if (t->num[c] && (s[0] == '\0' ||
-			    strcmp(s, "-") == 0 || strcmp(s, "unknown") == 0)) {
-				if (kt_buf_adds(b, "null") == -1)
-					return -1;
-			} else if (kt_buf_addc(b, '"') == -1 ||
-			    kt_json_escape(b, s, strlen(s)) == -1 ||
-			    kt_buf_addc(b, '"') == -1)
-				return -1;
-			break;
-		}
+		} else if (kt_buf_addc(b, '"') == -1 ||
+		    kt_json_escape(b, s, n) == -1 || kt_buf_addc(b, '"') == -1)
+			return -1;
 	}
-	if (f == KT_TABLE_TEXT)	/* no trailing blanks */
-		while (b->n > 0 && b->p[b->n - 1] == ' ')
-			b->n--;
-	if (f == KT_TABLE_JSON && kt_buf_addc(b, '}') == -1)
-		return -1;
+	return kt_buf_add(b, "}\n", 2);
+}
+
+/* Append row r (SIZE_MAX: the header) in the text form to b. */
+static int
+text_row(const struct kt_table *t, size_t r, const size_t *w, struct kt_buf *b)
+{
+	size_t c;
+
+	for (c = 0; c < t->ncols; c++) {
+		const char *s = r == SIZE_MAX ? t->name[c] : kt_table_get(t, r, c);
+		size_t sw = width(s);
+
+		if (c > 0 && kt_buf_adds(b, "  ") == -1)
+			return -1;
+		if (t->num[c] && pad(b, w[c] - sw) == -1)
+			return -1;
+		if (kt_buf_adds(b, s) == -1)
+			return -1;
+		if (!t->num[c] && c + 1 < t->ncols && pad(b, w[c] - sw) == -1)
+			return -1;
+	}
+	while (b->n > 0 && b->p[b->n - 1] == ' ')	/* no trailing blanks */
+		b->n--;
+	return kt_buf_addc(b, '\n');
+}
+
+/* The TSV header line. */
+static int
+tsv_header(const struct kt_table *t, struct kt_buf *b)
+{
+	size_t c;
+
+	for (c = 0; c < t->ncols; c++)
+		if ((c > 0 && kt_buf_addc(b, '\t') == -1) ||
+		    kt_buf_adds(b, t->name[c]) == -1)
+			return -1;
 	return kt_buf_addc(b, '\n');
 }
 
@@ -501,8 +590,8 @@ int
 kt_table_write(const struct kt_table *t, enum kt_table_form f, int header,
     struct kt_out *out)
 {
-	struct kt_buf b = KT_BUF_INIT;
-	size_t *w = NULL, r, c, rows = kt_table_rows(t);
+	struct kt_buf b = KT_BUF_INIT, keys = KT_BUF_INIT;
+	size_t *w = NULL, *koff = NULL, r, c, rows = kt_table_rows(t);
 	int rc = -1;
 
 	if (f == KT_TABLE_TEXT) {
@@ -514,12 +603,19 @@ kt_table_write(const struct kt_table *t, enum kt_table_form f, int header,
 			for (c = 0; c < t->ncols; c++)
 				if (width(kt_table_get(t, r, c)) > w[c])
 					w[c] = width(kt_table_get(t, r, c));
+	} else if (f == KT_TABLE_JSON) {
+		if ((koff = calloc(t->ncols + 1, sizeof(*koff))) == NULL ||
+		    json_keys(t, &keys, koff) == -1)
+			goto done;
 	}
 	if (header && !t->flushed && f != KT_TABLE_JSON &&
-	    put_row(t, SIZE_MAX, f, w, &b) == -1)
+	    (f == KT_TABLE_TEXT ? text_row(t, SIZE_MAX, w, &b) :
+	    tsv_header(t, &b)) == -1)
 		goto done;
 	for (r = 0; r < rows; r++) {
-		if (put_row(t, r, f, w, &b) == -1)
+		if ((f == KT_TABLE_TSV ? tsv_row(t, r, &b) :
+		    f == KT_TABLE_JSON ? json_row(t, r, &keys, koff, &b) :
+		    text_row(t, r, w, &b)) == -1)
 			goto done;
 		if (b.n >= 1 << 16) {
 			if (kt_out_write(out, b.p, b.n) == -1)
@@ -532,6 +628,8 @@ kt_table_write(const struct kt_table *t, enum kt_table_form f, int header,
 	rc = 0;
 done:
 	free(w);
+	free(koff);
+	kt_buf_free(&keys);
 	kt_buf_free(&b);
 	return rc;
 }

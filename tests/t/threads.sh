@@ -64,6 +64,39 @@ for t in $inputs; do
 		bad "threads kt-views $b: status $r1/$r2: $(diff -r one.d two.d 2>&1 | head -1)"
 	fi
 done
+# kt-correlate makes its rows in blocks of 2048 on several threads
+# (kt_cli_table_rows) and writes them in order: on a trace of four
+# blocks and more, the same rows as on one thread in TSV, JSON lines and
+# -o; on a full disk, status 2 and one line on both.
+"$KT_BUILD/ktgen" --size 20M >g20.json 2>/dev/null
+rows=$(KT_THREADS=1 "$KT_BIN/kt-correlate" g20.json 2>/dev/null | wc -l)
+if [ "$rows" -gt 8193 ]; then
+	ok "threads kt-correlate: $((rows - 1)) rows, more than four blocks"
+else
+	bad "threads kt-correlate: $rows lines: too few to span blocks"
+fi
+same "kt-correlate g20.json" kt-correlate g20.json
+same "kt-correlate --json g20.json" kt-correlate --json g20.json
+KT_THREADS=1 run "$KT_BIN/kt-correlate" -o one.tsv g20.json 2>/dev/null
+run "$KT_BIN/kt-correlate" -o two.tsv g20.json 2>/dev/null
+if cmp -s one.tsv two.tsv && [ "$(wc -l <two.tsv)" -eq "$rows" ]; then
+	ok "threads kt-correlate -o: one thread and two agree"
+else
+	bad "threads kt-correlate -o: $(cmp one.tsv two.tsv 2>&1 | head -1)"
+fi
+if [ -w /dev/full ]; then
+	for th in 1 2; do
+		KT_THREADS=$th run "$KT_BIN/kt-correlate" g20.json >/dev/full 2>full.err
+		r=$?
+		if [ "$r" -eq 2 ] && [ "$(wc -l <full.err)" -eq 1 ] &&
+		    grep -q 'No space left' full.err; then
+			ok "threads kt-correlate (KT_THREADS=$th) on a full disk: status 2, one line"
+		else
+			bad "threads kt-correlate (KT_THREADS=$th) on a full disk: status $r, $(head -2 full.err)"
+		fi
+	done
+fi
+
 # With --strict the cut trace is an error on both: one line with its
 # place, nothing on stdout.
 for f in kt-gaps kt-correlate kt-compact-lanes; do
