@@ -496,7 +496,7 @@ survey_all(struct rt *rt, char **argv, int argc)
 {
 	pthread_t t[MAXTHREADS];
 	size_t i, k, nt = 1, started = 0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t ncpu = kt_cpus();
 
 	if ((rt->jobs = calloc((size_t)argc, sizeof(*rt->jobs))) == NULL)
 		kt_cli_nomem();
@@ -517,7 +517,7 @@ survey_all(struct rt *rt, char **argv, int argc)
 			rt->jobs[i].path = kt_cli_input_path(argv[i]);
 	}
 	if (ncpu > 1)
-		nt = (size_t)ncpu < rt->njobs ? (size_t)ncpu : rt->njobs;
+		nt = ncpu < rt->njobs ? ncpu : rt->njobs;
 	if (nt > MAXTHREADS)
 		nt = MAXTHREADS;
 	if (nt > 1) {

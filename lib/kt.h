@@ -651,6 +651,7 @@ int	 kt_reader_next(struct kt_reader *, struct kt_event *,
  * not NULL, is called on the thread every 16384 events.
  */
 struct kt_ahead;
+unsigned	 kt_cpus(void);		/* CPUs this process may run on */
 int		 kt_ahead_worth(void);
 struct kt_ahead	*kt_ahead_start(struct kt_reader *,
 		    void (*)(const struct kt_reader *));

@@ -31,6 +31,23 @@ check(int ok, int line, const char *what)
 	}
 }
 
+/* The random texts' generator: one xorshift64 step, the new state. */
+static uint64_t
+xorshift(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* n bytes at p equal m at q (memcmp wants pointers even for none). */
+static int
+bytes_eq(const void *p, size_t n, const void *q, size_t m)
+{
+	return n == m && (n == 0 || memcmp(p, q, n) == 0);
+}
+
 /* Parse then format back: the text must come out the same. */
 static int
 roundtrip(const char *s, int64_t want)
@@ -126,9 +143,7 @@ test_time_oracle(void)
 		int k, ni, nf, want, sub, fl, dec, got;
 		int64_t ns = 0, wns = 0;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		xorshift(&x);
 		if (x & 1)
 			s[n++] = '-';
 		ni = (int)(x >> 8 & 31) % 21;
@@ -228,9 +243,7 @@ test_time(void)
 	for (i = 0; i < 100000; i++) {
 		int64_t v, back;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		xorshift(&x);
 		v = (int64_t)(x >> 2) * (i % 2 ? 1 : -1);
 		kt_time_format(v, 3, buf);
 		if (kt_time_parse(buf, strlen(buf), &back, NULL, NULL) == -1 ||
@@ -1290,9 +1303,7 @@ test_int_format_oracle(void)
 	for (i = 0; i < 200000; i++) {
 		int64_t v;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		xorshift(&x);
 		v = (int64_t)(x >> (x % 63));
 		INT_IS(i % 2 ? v : -v);
 	}
@@ -1350,26 +1361,20 @@ test_json_escape_oracle(void)
 					in[at] = special[k];
 				b.n = 0;
 				if (kt_json_escape(&b, in, n) == -1 ||
-				    b.n != escape_plain(in, n, want) ||
-				    memcmp(b.p, want, b.n) != 0)
+				    !bytes_eq(b.p, b.n, want, escape_plain(in, n, want)))
 					ok = 0;
 			}
 	for (i = 0; i < 100000; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		xorshift(&x);
 		n = (size_t)(x % 64);
 		for (k = 0; k < n; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			xorshift(&x);
 			in[k] = x % 4 == 0 ? special[x / 4 % (sizeof(special) - 1)] :
 			    (char)(x >> 8);
 		}
 		b.n = 0;
 		if (kt_json_escape(&b, in, n) == -1 ||
-		    b.n != escape_plain(in, n, want) ||
-		    memcmp(b.p, want, b.n) != 0)
+		    !bytes_eq(b.p, b.n, want, escape_plain(in, n, want)))
 			ok = 0;
 	}
 	CHECK(ok && !b.err);
@@ -1403,9 +1408,7 @@ test_table_forms_oracle(void)
 			char cell[40], clean[40];
 			size_t n, k = 0;
 
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			xorshift(&x);
 			n = (size_t)(x % 24);
 			for (i = 0; i < n; i++)
 				cell[i] = alpha[(x >> (i % 56)) % (sizeof(alpha) - 1)];
@@ -1466,7 +1469,7 @@ test_table_forms_oracle(void)
 		}
 		unlink(path);
 		strcpy(path, "/tmp/kt-unit-forms.XXXXXX");
-		if (got.n != want->n || memcmp(got.p, want->p, got.n) != 0)
+		if (!bytes_eq(got.p, got.n, want->p, want->n))
 			ok = 0;
 	}
 	CHECK(ok && !tsv.err && !json.err);
@@ -1894,6 +1897,23 @@ cmp_srec(const void *a, const void *b, void *ctx)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
+/*
+ * kt_cpus counts the CPUs this process may run on, as nproc(1) does (it
+ * reads the same affinity mask): under taskset -c 0 both say 1.
+ */
+static void
+test_cpus(void)
+{
+	FILE *f = popen("nproc 2>/dev/null", "r");
+	unsigned n = 0;
+
+	if (f == NULL)
+		return;
+	if (fscanf(f, "%u", &n) == 1)
+		CHECK(kt_cpus() == n);
+	pclose(f);
+}
+
 /* kt_sort_r: ordered by key, equal keys in their first order (checked
  * element by element against the definition, not another sort). */
 static void
@@ -1910,9 +1930,7 @@ test_sort_r(void)
 		if (r == NULL)
 			return;
 		for (i = 0; i < (size_t)n; i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
+			xorshift(&x);
 			r[i].key = (int)(x % 7);	/* many equal keys */
 			r[i].pos = (int)i;
 		}
@@ -2577,8 +2595,7 @@ test_minify(void)
 		}
 		k = minify_ref(in, n, want);
 		b.n = 0;
-		if (kt_json_minify(in, n, &b) == -1 || b.n != k ||
-		    memcmp(b.p, want, k) != 0)
+		if (kt_json_minify(in, n, &b) == -1 || !bytes_eq(b.p, b.n, want, k))
 			bad++;
 	}
 	CHECK(bad == 0);
@@ -2615,6 +2632,7 @@ main(void)
 	test_hold();
 	test_model();
 	test_sort_r();
+	test_cpus();
 	test_unescape();
 	test_buf_sticky();
 	test_options();

@@ -668,13 +668,12 @@ rows_work(void *arg)
 unsigned
 kt_cli_row_workers(void)
 {
-	long n;
+	unsigned n;
 
 	if (!kt_cli_threads())
 		return 1;
-	n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 2 ? 2 : n > KT_CLI_MAX_WORKERS ? KT_CLI_MAX_WORKERS :
-	    (unsigned)n;
+	n = kt_cpus();
+	return n < 2 ? 2 : n > KT_CLI_MAX_WORKERS ? KT_CLI_MAX_WORKERS : n;
 }
 
 void

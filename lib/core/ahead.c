@@ -54,15 +54,28 @@ struct kt_ahead {
 	uint64_t	 nev;		/* events read (for progress) */
 };
 
+/*
+ * How many CPUs this process may run on: its affinity mask (taskset,
+ * a container's cpuset), else the CPUs online; at least 1.
+ */
+unsigned
+kt_cpus(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		n = CPU_COUNT(&set);
+	else
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 4096 ? 4096 : (unsigned)n;
+}
+
 /* Whether this process may run on more than one CPU. */
 int
 kt_ahead_worth(void)
 {
-	cpu_set_t set;
-
-	if (sched_getaffinity(0, sizeof(set), &set) == 0)
-		return CPU_COUNT(&set) > 1;
-	return sysconf(_SC_NPROCESSORS_ONLN) > 1;
+	return kt_cpus() > 1;
 }
 
 /* Copy ev into b (it fits, or b is empty and grows). -1 out of memory. */
