@@ -153,11 +153,130 @@ new_input(struct views *vw, const char *name)
 	return t;
 }
 
-static void
-need(const void *p)
+/*
+ * The views of one model, made as tasks on every CPU (kt_cli_tasks):
+ * each reads the model and writes tables of its own into the input.
+ */
+enum { T_OPS, T_DECOMPOSE, T_GAPS, T_BUCKET, T_BUCKET_STEP, T_MEMORY,
+	NTASKS };
+
+struct vtask {
+	struct input		*in;
+	const struct kt_model	*m;
+	const struct kt_rules	*rs;
+	const struct opts	*o;
+	const struct kt_meta	*meta;
+	size_t			 nmeta;
+	int64_t			 rank;
+	int			 nomem[NTASKS];
+	int			 failed[NTASKS];
+	struct kt_error		 err[NTASKS];
+};
+
+static int
+made(struct vtask *vt, size_t i, const void *p)
 {
 	if (p == NULL)
-		kt_cli_nomem();
+		vt->nomem[i] = 1;
+	return p != NULL;
+}
+
+static void
+bucket_view(struct vtask *vt, size_t i, const char *by, struct kt_table **t)
+{
+	struct kt_bucket_opts bo;
+
+	memset(&bo, 0, sizeof(bo));
+	bo.rules = vt->rs;
+	if (kt_bucket_by_parse(&bo, by) == -1)
+		vt->nomem[i] = 1;
+	else
+		made(vt, i, *t = kt_bucket_table(vt->m, &bo));
+}
+
+static void
+view_task(void *arg, size_t i)
+{
+	struct vtask *vt = arg;
+	struct input *in = vt->in;
+	struct kt_decompose *dc;
+	struct kt_overlap *ov;
+
+	switch (i) {
+	case T_OPS: {
+		struct kt_ops_opts oo = KT_OPS_OPTS_INIT;
+
+		/* The rank column tells several inputs' rows apart. */
+		oo.by = KT_OPS_BY_RANK;
+		if ((in->tsv[5] = kt_ops_table(vt->m, &oo, NULL,
+		    &vt->err[i])) == NULL)
+			vt->failed[i] = 1;
+		/* The text's rows are the first of the same order. */
+		else
+			made(vt, i, in->txt[5][0] = kt_table_head(in->tsv[5],
+			    vt->o->top));
+		in->txtname[5][0] = "the ops with the most GPU time";
+		break;
+	}
+	case T_DECOMPOSE:
+		if ((dc = kt_decompose_new(vt->m, vt->rs, &vt->err[i])) ==
+		    NULL) {
+			vt->failed[i] = 1;
+			break;
+		}
+		if ((ov = kt_overlap_new(vt->m, vt->rs, &vt->err[i])) == NULL) {
+			vt->failed[i] = 1;
+			kt_decompose_free(dc);
+			break;
+		}
+		if (made(vt, i, in->tsv[0] = kt_decompose_table(dc)) &&
+		    made(vt, i, in->txt[0][1] = kt_decompose_series(dc)) &&
+		    made(vt, i, in->txt[0][2] = kt_decompose_ranks(dc, ov)) &&
+		    made(vt, i, in->tsv[3] = kt_overlap_table(ov, 0)) &&
+		    made(vt, i, in->txt[3][0] = kt_overlap_summary(ov,
+		    KT_OVERLAP_THRESHOLD)))
+			made(vt, i, in->txt[3][1] = kt_overlap_table(ov,
+			    vt->o->top));
+		in->txt[0][0] = in->tsv[0];
+		in->txtname[0][0] = "per phase";
+		in->txtname[0][1] = "per step";
+		in->txtname[0][2] = "across ranks";
+		in->txtname[3][0] = "per device";
+		in->txtname[3][1] = "communication kernels, most exposed first";
+		kt_overlap_free(ov);
+		kt_decompose_free(dc);
+		break;
+	case T_GAPS: {
+		struct kt_gaps_opts go = KT_GAPS_OPTS_INIT;
+
+		go.top = (int64_t)vt->o->top;
+		go.summary = 1;
+		made(vt, i, in->tsv[1] = kt_gaps_table(vt->m, &go, NULL, NULL));
+		in->txt[1][0] = in->tsv[1];
+		in->txtname[1][0] = "gaps and tiny-kernel runs";
+		break;
+	}
+	case T_BUCKET:
+		bucket_view(vt, i, KT_BUCKET_BY_DEFAULT, &in->tsv[2]);
+		in->txt[2][0] = in->tsv[2];
+		in->txtname[2][0] = "by bucket";
+		break;
+	case T_BUCKET_STEP:
+		bucket_view(vt, i, "step," KT_BUCKET_BY_DEFAULT,
+		    &in->txt[2][1]);
+		in->txtname[2][1] = "by step and bucket";
+		break;
+	case T_MEMORY:
+		/* The [memory] instants the model kept of the same read. */
+		if (kt_memory_finish(in->mem, vt->meta, vt->nmeta,
+		    vt->o->capacity, vt->rank) == -1)
+			vt->nomem[i] = 1;
+		else
+			made(vt, i, in->tsv[4] = kt_memory_table(in->mem));
+		in->txt[4][0] = in->tsv[4];
+		in->txtname[4][0] = "per device";
+		break;
+	}
 }
 
 /* The one read of a trace: the model and the six views on it. */
@@ -165,79 +284,32 @@ static void
 model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
     const struct opts *o)
 {
-	const struct kt_meta *meta;
-	size_t nmeta;
-	struct kt_error err;
 	struct kt_model *m;
-	struct kt_decompose *dc;
-	struct kt_overlap *ov;
-	struct kt_bucket_opts bo;
-	struct kt_gaps_opts go = KT_GAPS_OPTS_INIT;
+	static const size_t order[NTASKS] = { T_DECOMPOSE, T_GAPS, T_BUCKET,
+		T_BUCKET_STEP, T_OPS, T_MEMORY };
+	struct vtask vt;
+	size_t i, k;
 
 	m = kt_cli_model_with(rd, KT_MODEL_MEMORY);
 	in->nodev = kt_cli_no_device(rd, m);
-	if ((dc = kt_decompose_new(m, rs, &err)) == NULL ||
-	    (ov = kt_overlap_new(m, rs, &err)) == NULL)
-		kt_cli_die(&err);
-	need(in->tsv[0] = kt_decompose_table(dc));
-	in->txt[0][0] = in->tsv[0];
-	need(in->txt[0][1] = kt_decompose_series(dc));
-	need(in->txt[0][2] = kt_decompose_ranks(dc, ov));
-	in->txtname[0][0] = "per phase";
-	in->txtname[0][1] = "per step";
-	in->txtname[0][2] = "across ranks";
-
-	go.top = (int64_t)o->top;
-	go.summary = 1;
-	need(in->tsv[1] = kt_gaps_table(m, &go, NULL, NULL));
-	in->txt[1][0] = in->tsv[1];
-	in->txtname[1][0] = "gaps and tiny-kernel runs";
-
-	memset(&bo, 0, sizeof(bo));
-	bo.rules = rs;
-	if (kt_bucket_by_parse(&bo, KT_BUCKET_BY_DEFAULT) == -1)
-		kt_cli_nomem();
-	need(in->tsv[2] = kt_bucket_table(m, &bo));
-	in->txt[2][0] = in->tsv[2];
-	in->txtname[2][0] = "by bucket";
-	memset(&bo, 0, sizeof(bo));
-	bo.rules = rs;
-	if (kt_bucket_by_parse(&bo, "step," KT_BUCKET_BY_DEFAULT) == -1)
-		kt_cli_nomem();
-	need(in->txt[2][1] = kt_bucket_table(m, &bo));
-	in->txtname[2][1] = "by step and bucket";
-
-	need(in->tsv[3] = kt_overlap_table(ov, 0));
-	need(in->txt[3][0] = kt_overlap_summary(ov, KT_OVERLAP_THRESHOLD));
-	need(in->txt[3][1] = kt_overlap_table(ov, o->top));
-	in->txtname[3][0] = "per device";
-	in->txtname[3][1] = "communication kernels, most exposed first";
-	kt_overlap_free(ov);
-	kt_decompose_free(dc);
-
-	{
-		struct kt_ops_opts oo = KT_OPS_OPTS_INIT;
-
-		/* The rank column tells several inputs' rows apart. */
-		oo.by = KT_OPS_BY_RANK;
-		if ((in->tsv[5] = kt_ops_table(m, &oo, NULL, &err)) == NULL)
-			kt_cli_die(&err);
-		oo.limit = (int64_t)o->top;
-		if ((in->txt[5][0] = kt_ops_table(m, &oo, NULL, &err)) == NULL)
-			kt_cli_die(&err);
-		in->txtname[5][0] = "the ops with the most GPU time";
-	}
-
-	/* The [memory] instants the model kept of the same read. */
 	in->mem = m->memory;
 	m->memory = NULL;
-	meta = kt_reader_metas(rd, &nmeta);
-	if (kt_memory_finish(in->mem, meta, nmeta, o->capacity,
-	    kt_reader_rank(rd)) == -1)
-		kt_cli_nomem();
-	need(in->tsv[4] = kt_memory_table(in->mem));
-	in->txt[4][0] = in->tsv[4];
-	in->txtname[4][0] = "per device";
+	memset(&vt, 0, sizeof(vt));
+	vt.in = in;
+	vt.m = m;
+	vt.rs = rs;
+	vt.o = o;
+	vt.meta = kt_reader_metas(rd, &vt.nmeta);
+	vt.rank = kt_reader_rank(rd);
+	kt_cli_tasks(NTASKS, view_task, &vt);
+	/* The first failure in the views' order, as one thread would. */
+	for (k = 0; k < NTASKS; k++) {
+		i = order[k];
+		if (vt.failed[i])
+			kt_cli_die(&vt.err[i]);
+		if (vt.nomem[i])
+			kt_cli_nomem();
+	}
 	kt_model_free(m);
 }
 

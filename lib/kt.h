@@ -899,6 +899,9 @@ struct kt_table;
 struct kt_table	*kt_table_new(const char *const *, size_t);
 /* A new table with t's columns and no rows.  NULL when out of memory. */
 struct kt_table	*kt_table_new_like(const struct kt_table *);
+/* A copy of the first n rows of a table (all if it has fewer); NULL out
+   of memory. */
+struct kt_table	*kt_table_head(const struct kt_table *, size_t);
 void		 kt_table_free(struct kt_table *);
 /* Append the next cell, row after row (tabs and newlines become spaces). */
 int		 kt_table_cell(struct kt_table *, const char *);
@@ -1188,6 +1191,13 @@ typedef int kt_cli_row_fn(void *, unsigned, struct kt_table *, size_t);
 unsigned kt_cli_row_workers(void);
 void	 kt_cli_table_rows(struct kt_cli_table *, struct kt_table *, size_t,
 	    kt_cli_row_fn *, void *);
+/*
+ * Tasks 0..n-1, task(arg, i) each, on up to kt_cli_row_workers()
+ * threads (the caller's one of them), each taking the next task not
+ * taken; returns when all are done.  A task must only read what it
+ * shares, and keep its failures to report after (it must not exit).
+ */
+void	 kt_cli_tasks(size_t, void (*)(void *, size_t), void *);
 /* Refuse --level (>= 0) unless output is a ".gz" file.  0 or -1. */
 int	 kt_cli_check_level(int, const char *);
 /*

@@ -1381,6 +1381,35 @@ test_json_escape_oracle(void)
 	kt_buf_free(&b);
 }
 
+/* Table t written in form f (with its header), into got.  0 or -1. */
+static int
+table_bytes(const struct kt_table *t, enum kt_table_form f, struct kt_buf *got)
+{
+	char path[] = "/tmp/kt-unit-forms.XXXXXX", chunk[4096];
+	struct kt_error err;
+	struct kt_out *o;
+	size_t n;
+	FILE *fp;
+	int fd, rc = 0;
+
+	if ((fd = mkstemp(path)) == -1)
+		return -1;
+	close(fd);
+	o = kt_out_open(path, -1, &err);
+	if (o == NULL || kt_table_write(t, f, 1, o) != 0 ||
+	    kt_out_commit(o, &err) != 0)
+		rc = -1;
+	got->n = 0;
+	if ((fp = fopen(path, "r")) != NULL) {
+		while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+			kt_buf_add(got, chunk, n);
+		fclose(fp);
+	} else
+		rc = -1;
+	unlink(path);
+	return rc;
+}
+
 /*
  * A table written as TSV and as JSON lines (each row one copy, keys
  * escaped once) against the rows built here cell by cell: random cells
@@ -1394,12 +1423,11 @@ test_table_forms_oracle(void)
 	static const char *const cols[] = { "a\"b", "n:n", "c", "m:n" };
 	static const char alpha[] = "ab\t\n\r\"\\\x01 9-";
 	struct kt_table *t = kt_table_new(cols, 4);
+	static const size_t heads[] = { 0, 1, 2, 1500, 2999, 3000, 5000 };
 	struct kt_buf tsv = KT_BUF_INIT, json = KT_BUF_INIT, got = KT_BUF_INIT;
-	char path[] = "/tmp/kt-unit-forms.XXXXXX";
-	struct kt_error err;
 	uint64_t x = 0x243f6a8885a308d3ULL;
 	size_t r, c, i;
-	int ok = t != NULL, fd, form;
+	int ok = t != NULL, form;
 
 	kt_buf_adds(&tsv, "a\"b\tn\tc\tm\n");
 	for (r = 0; ok && r < 3000; r++) {
@@ -1449,30 +1477,28 @@ test_table_forms_oracle(void)
 	}
 	for (form = KT_TABLE_TSV; ok && form <= KT_TABLE_JSON;
 	    form += KT_TABLE_JSON - KT_TABLE_TSV) {
-		struct kt_out *o;
 		const struct kt_buf *want = form == KT_TABLE_TSV ? &tsv : &json;
-		char chunk[4096];
-		size_t n;
-		FILE *f;
 
-		fd = mkstemp(path);
-		close(fd);
-		o = kt_out_open(path, -1, &err);
-		if (o == NULL || kt_table_write(t, (enum kt_table_form)form, 1,
-		    o) != 0 || kt_out_commit(o, &err) != 0)
-			ok = 0;
-		got.n = 0;
-		if ((f = fopen(path, "r")) != NULL) {
-			while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-				kt_buf_add(&got, chunk, n);
-			fclose(f);
-		}
-		unlink(path);
-		strcpy(path, "/tmp/kt-unit-forms.XXXXXX");
-		if (!bytes_eq(got.p, got.n, want->p, want->n))
+		if (table_bytes(t, (enum kt_table_form)form, &got) == -1 ||
+		    !bytes_eq(got.p, got.n, want->p, want->n))
 			ok = 0;
 	}
 	CHECK(ok && !tsv.err && !json.err);
+	/* kt_table_head: the header and the first n lines of the same TSV. */
+	for (i = 0; ok && i < sizeof(heads) / sizeof(heads[0]); i++) {
+		struct kt_table *h = kt_table_head(t, heads[i]);
+		size_t k, lines = 0;
+
+		for (k = 0; k < tsv.n && lines < heads[i] + 1; k++)
+			lines += tsv.p[k] == '\n';
+		if (h == NULL || kt_table_rows(h) != (heads[i] < 3000 ?
+		    heads[i] : 3000) || kt_table_ncols(h) != 4 ||
+		    table_bytes(h, KT_TABLE_TSV, &got) == -1 ||
+		    !bytes_eq(got.p, got.n, tsv.p, k))
+			ok = 0;
+		kt_table_free(h);
+	}
+	CHECK(ok);
 	kt_table_free(t);
 	kt_buf_free(&tsv);
 	kt_buf_free(&json);

@@ -676,6 +676,59 @@ kt_cli_row_workers(void)
 	return n < 2 ? 2 : n > KT_CLI_MAX_WORKERS ? KT_CLI_MAX_WORKERS : n;
 }
 
+/* The tasks of kt_cli_tasks, taken one by one. */
+struct tasks {
+	pthread_mutex_t	 lock;
+	size_t		 next, n;
+	void		(*task)(void *, size_t);
+	void		*arg;
+};
+
+static void *
+tasks_worker(void *p)
+{
+	struct tasks *ts = p;
+
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&ts->lock);
+		i = ts->next < ts->n ? ts->next++ : ts->n;
+		pthread_mutex_unlock(&ts->lock);
+		if (i == ts->n)
+			return NULL;
+		ts->task(ts->arg, i);
+	}
+}
+
+void
+kt_cli_tasks(size_t n, void (*task)(void *, size_t), void *arg)
+{
+	pthread_t th[KT_CLI_MAX_WORKERS];
+	struct tasks ts;
+	unsigned nw = kt_cli_row_workers(), k, started = 0;
+
+	ts.next = 0;
+	ts.n = n;
+	ts.task = task;
+	ts.arg = arg;
+	if (nw > n)
+		nw = (unsigned)n;
+	if (nw <= 1 || pthread_mutex_init(&ts.lock, NULL) != 0) {
+		for (ts.next = 0; ts.next < n; ts.next++)
+			task(arg, ts.next);
+		return;
+	}
+	/* The caller is worker 0; a thread that does not start is none. */
+	for (k = 1; k < nw; k++)
+		if (pthread_create(&th[started], NULL, tasks_worker, &ts) == 0)
+			started++;
+	tasks_worker(&ts);
+	for (k = 0; k < started; k++)
+		pthread_join(th[k], NULL);
+	pthread_mutex_destroy(&ts.lock);
+}
+
 void
 kt_cli_table_rows(struct kt_cli_table *ct, struct kt_table *t, size_t n,
     kt_cli_row_fn *row, void *arg)

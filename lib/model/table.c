@@ -85,6 +85,29 @@ kt_table_new_like(const struct kt_table *t)
 	return n;
 }
 
+struct kt_table *
+kt_table_head(const struct kt_table *t, size_t rows)
+{
+	struct kt_table *n;
+	size_t k, cells;
+
+	if ((n = kt_table_new_like(t)) == NULL)
+		return NULL;
+	if (rows > t->ncells / t->ncols)
+		rows = t->ncells / t->ncols;
+	if ((cells = rows * t->ncols) == 0)
+		return n;
+	k = cells < t->ncells ? t->off[cells] : t->cells.n;
+	if ((n->off = malloc(cells * sizeof(*n->off))) == NULL ||
+	    kt_buf_add(&n->cells, t->cells.p, k) == -1 || n->cells.err) {
+		kt_table_free(n);
+		return NULL;
+	}
+	memcpy(n->off, t->off, cells * sizeof(*n->off));
+	n->offcap = n->ncells = cells;
+	return n;
+}
+
 void
 kt_table_free(struct kt_table *t)
 {

@@ -77,6 +77,20 @@ else
 fi
 same "kt-correlate g20.json" kt-correlate g20.json
 same "kt-correlate --json g20.json" kt-correlate --json g20.json
+# kt-views makes each input's six views as tasks on every CPU: two
+# inputs in one run, their tables in the inputs' order.
+rm -rf one.d two.d
+KT_THREADS=1 run "$KT_BIN/kt-views" -n 5 -o one.d g.json g2.json >/dev/null 2>one.err
+r1=$?
+run "$KT_BIN/kt-views" -n 5 -o two.d g.json g2.json >/dev/null 2>two.err
+r2=$?
+if [ "$r1" -eq 0 ] && [ "$r2" -eq 0 ] && cmp -s one.err two.err &&
+    diff -r one.d two.d >/dev/null &&
+    [ "$(grep -c 'g2.json' two.d/6_op_table.txt)" -ge 1 ]; then
+	ok "threads kt-views g.json g2.json: one thread and two agree"
+else
+	bad "threads kt-views g.json g2.json: status $r1/$r2: $(diff -r one.d two.d 2>&1 | head -1)"
+fi
 KT_THREADS=1 run "$KT_BIN/kt-correlate" -o one.tsv g20.json 2>/dev/null
 run "$KT_BIN/kt-correlate" -o two.tsv g20.json 2>/dev/null
 if cmp -s one.tsv two.tsv && [ "$(wc -l <two.tsv)" -eq "$rows" ]; then
