@@ -21,6 +21,10 @@
 
 #include "ktint.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #define OUTBUF	(1 << 20)
 #define BYPASS	(64 << 10)	/* a plain write this large is not copied */
 
@@ -437,15 +441,112 @@ kt_writer_free(struct kt_writer *w)
 	free(w);
 }
 
+#ifdef __SSE2__
+#define LOAD16(b)	_mm_loadu_si128((const __m128i *)(const void *)(b))
+#define STORE16(o, x)	_mm_storeu_si128((__m128i *)(void *)(o), (x))
+
+/*
+ * kt_json_minify sixteen bytes at a time while sixteen are left: outside
+ * a string, the runs between white space are stored whole (each store
+ * sixteen bytes, the next one writing over the rest); inside, the plain
+ * bytes up to a quote or a backslash.  Returns where p and o got to:
+ * outside a string, with fewer than sixteen bytes left.  out has sixteen
+ * bytes of room past what it is given.
+ */
+static void
+minify16(const char **pp, const char *e, char **op)
+{
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+	const __m128i tb = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+	const __m128i qu = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
+	const char *p = *pp;
+	char *o = *op;
+
+	while (e - p >= 16) {
+		__m128i x = LOAD16(p);
+		unsigned ws = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl)),
+		    _mm_or_si128(_mm_cmpeq_epi8(x, tb), _mm_cmpeq_epi8(x, cr))));
+		unsigned q = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, qu));
+		unsigned stop = q != 0 ? (unsigned)__builtin_ctz(q) : 16;
+		unsigned keep = ~ws & ((1u << stop) - 1);
+
+		if (keep == (1u << stop) - 1) {
+			STORE16(o, x);
+			o += stop;
+		} else
+			while (keep != 0) {
+				unsigned s = (unsigned)__builtin_ctz(keep);
+				unsigned run = (unsigned)__builtin_ctz(~(keep >> s));
+
+				if (p + s + 16 <= e)
+					STORE16(o, LOAD16(p + s));
+				else
+					memcpy(o, p + s, run);
+				o += run;
+				keep &= ~(((1u << run) - 1) << s);
+			}
+		p += stop;
+		if (stop == 16)
+			continue;
+		/* A string: its quote, then up to its closing one. */
+		*o++ = *p++;
+		for (;;) {
+			unsigned m;
+
+			if (e - p < 16) {
+				while (p < e) {
+					char c = *p++;
+
+					*o++ = c;
+					if (c == '"')
+						break;
+					if (c == '\\' && p < e)
+						*o++ = *p++;
+				}
+				*pp = p;
+				*op = o;
+				return;
+			}
+			x = LOAD16(p);
+			m = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+			    _mm_cmpeq_epi8(x, qu), _mm_cmpeq_epi8(x, bs)));
+			STORE16(o, x);
+			if (m == 0) {
+				o += 16;
+				p += 16;
+				continue;
+			}
+			m = (unsigned)__builtin_ctz(m);
+			o += m;
+			p += m;
+			if (*p == '"') {
+				*o++ = *p++;
+				break;
+			}
+			/* A backslash and the byte it escapes. */
+			*o++ = *p++;
+			if (p < e)
+				*o++ = *p++;
+		}
+	}
+	*pp = p;
+	*op = o;
+}
+#endif
+
 int
 kt_json_minify(const char *p, size_t n, struct kt_buf *out)
 {
 	const char *e = p + n, *s, *q, *b;
 	char *o;
 
-	if (kt_buf_reserve(out, n) == -1)
+	if (kt_buf_reserve(out, n + 16) == -1)
 		return -1;
 	o = out->p + out->n;
+#ifdef __SSE2__
+	minify16(&p, e, &o);
+#endif
 	while (p < e) {
 		unsigned char c = (unsigned char)*p++;
 

@@ -273,3 +273,58 @@ for f in "kt-normalize" "kt-slice-window --from 0s"; do
 	[ -n "$cut" ] || skip "io: $f, input cut: every run ended before the cut"
 done
 rm -f big.json bt.json btc.json
+
+# A pipe on standard output or input is widened to 1 MB (kt(7) Output:
+# F_SETPIPE_SZ), and what goes through it is the same.  Python makes the
+# pipes and asks each its size (fcntl F_GETPIPE_SZ) once the filter has
+# written its first bytes, or has started.
+if command -v python3 >/dev/null 2>&1 &&
+    python3 -c 'import fcntl; fcntl.F_GETPIPE_SZ' 2>/dev/null &&
+    [ "$(uname -s)" = Linux ]; then
+	got=$(python3 - "$(command -v kt-normalize)" <<'P'
+import fcntl, os, subprocess, sys, time
+kt = sys.argv[1]
+# Standard output: the filter writes into our pipe.
+p = subprocess.Popen([kt, "t.json"], stdout=subprocess.PIPE)
+first = p.stdout.read(1)
+out_size = fcntl.fcntl(p.stdout.fileno(), fcntl.F_GETPIPE_SZ)
+rest = first + p.stdout.read()
+p.wait()
+# Standard input: the filter reads our pipe; its size is asked before
+# the filter starts, then until it changes (at most 10 s), then the
+# trace is written and the pipe closed.
+r, w = os.pipe()
+before = fcntl.fcntl(w, fcntl.F_GETPIPE_SZ)
+q = subprocess.Popen([kt, "-"], stdin=r, stdout=subprocess.PIPE)
+os.close(r)
+in_size = before
+for _ in range(1000):
+    in_size = fcntl.fcntl(w, fcntl.F_GETPIPE_SZ)
+    if in_size != before:
+        break
+    time.sleep(0.01)
+os.write(w, open("t.json", "rb").read())
+os.close(w)
+q.stdout.read()
+q.wait()
+# Whether this system lets a process have a 1 MB pipe at all.
+a, b = os.pipe()
+try:
+    can = fcntl.fcntl(a, fcntl.F_SETPIPE_SZ, 1 << 20) >= 1 << 20
+except OSError:
+    can = False
+print(out_size, before, in_size, p.returncode, q.returncode,
+      rest == open("want.json", "rb").read(), can)
+P
+)
+	case $got in
+	"1048576 65536 1048576 0 0 True True")
+		ok "io: a pipe on stdout and on stdin is widened to 1 MB, the output the same" ;;
+	*" 0 0 True False")
+		skip "io: pipes: this system refuses 1 MB pipes ($got)" ;;
+	*)
+		bad "io: pipes: sizes, statuses, same output: $got" ;;
+	esac
+else
+	skip "io: pipes: needs Linux and Python's fcntl.F_GETPIPE_SZ"
+fi
