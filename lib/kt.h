@@ -648,7 +648,10 @@ int	 kt_reader_next(struct kt_reader *, struct kt_event *,
  * end; the event is borrowed until the next call; with no thread (NULL)
  * it is kt_reader_next on the reader given (else unused).  The reader is the thread's until kt_ahead_next has
  * returned 0 or -1, or kt_ahead_stop (which also frees).  progress, if
- * not NULL, is called on the thread every 16384 events.
+ * not NULL, is called on the thread every 16384 events.  A plain file
+ * of 8 MB or more is read in pieces on every CPU instead (ahead.c, kt(7)
+ * Threads), the same events in the same order; progress is then called
+ * on the caller's thread.
  */
 struct kt_ahead;
 unsigned	 kt_cpus(void);		/* CPUs this process may run on */
@@ -1472,6 +1475,13 @@ uint64_t	 kt_store_memory(const struct kt_store *);
  * when KT_DEBUG_SCANS is set in the environment.
  */
 void		 kt_debug_scans(uint64_t *, uint64_t *);
+/*
+ * And the pieces of split reading (kt_ahead): read, read on a thread
+ * beside the caller's, read again (their guess was not an event's
+ * start), and the splits that ended before the events.
+ */
+void		 kt_debug_split(uint64_t *, uint64_t *, uint64_t *,
+		    uint64_t *);
 #endif
 
 /* ------------------------------------------------------------------ */

@@ -30,11 +30,17 @@ static const char *progname = "kt";
 static void
 debug_scans(void)
 {
-	uint64_t scans, skims;
+	uint64_t scans, skims, pieces, workers, again, ended;
 
 	kt_debug_scans(&scans, &skims);
 	fprintf(stderr, "%s: debug: %llu scans, %llu skims\n", progname,
 	    (unsigned long long)scans, (unsigned long long)skims);
+	kt_debug_split(&pieces, &workers, &again, &ended);
+	if (pieces > 0)
+		fprintf(stderr, "%s: debug: split: %llu pieces, %llu on "
+		    "workers, %llu read again, %llu ended early\n", progname,
+		    (unsigned long long)pieces, (unsigned long long)workers,
+		    (unsigned long long)again, (unsigned long long)ended);
 }
 #endif
 

@@ -70,6 +70,42 @@ void	 kt_event_finish(struct kt_event *);
 /* The same for a skimmed event: ph, ts, and the kind of a step only. */
 void	 kt_event_finish_skim(struct kt_event *);
 
+/*
+ * Split reading (read.c, for ahead.c): the events of a plain regular
+ * JSON file read in parts on several threads.
+ *
+ * kt_reader_splittable: whether r reads such a file (not compressed,
+ * archived, copied or a pipe).  kt_reader_split_point: where r stands
+ * once it has given an event (the offset just past it), or -1 when it
+ * cannot be split there.  kt_reader_part: a reader of r's file that
+ * reads with pread (NULL when out of memory); its events' index is
+ * their position from where it was put (kt_reader_part_seek: at from,
+ * an event's first byte when at_event, else just past an event), and
+ * it stops before the first event that starts at limit or after, or at
+ * the end of the events' array: kt_reader_next returns 0 and
+ * kt_reader_part_stop says where (1: an event starts at *at, 2: the
+ * array ends at *at; 0: neither) and how many positions it read.  Any other end (an error, the input
+ * cut) is -1: the part is read again by the whole reader.
+ * kt_reader_part_find: the first '{' in [from, to) that follows "}"
+ * and "," (white space between): where an event may start.  0 with
+ * *at, 1 none, -1 a read error.  kt_reader_resume: the whole reader r
+ * goes on at off (at_event as above), its next event's position pos.
+ * kt_reader_row: the row number of position pos (its ktSourceIndex).
+ */
+int		 kt_reader_splittable(const struct kt_reader *);
+int		 kt_reader_split_point(const struct kt_reader *, uint64_t *);
+struct kt_reader *kt_reader_part(const struct kt_reader *);
+void		 kt_reader_part_free(struct kt_reader *);
+void		 kt_reader_part_seek(struct kt_reader *, uint64_t, int,
+		    uint64_t);
+int		 kt_reader_part_stop(const struct kt_reader *, uint64_t *,
+		    uint64_t *);
+int		 kt_reader_part_find(struct kt_reader *, uint64_t, uint64_t,
+		    uint64_t *);
+int		 kt_reader_resume(struct kt_reader *, uint64_t, int, uint64_t,
+		    struct kt_error *);
+uint64_t	 kt_reader_row(const struct kt_reader *, uint64_t);
+
 /* The JSON type of the value whose first byte is c (event.c). */
 enum kt_type kt_type_of(char);
 extern const unsigned char kt_ws[256];

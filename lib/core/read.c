@@ -28,6 +28,9 @@
 #define FIRST		(1 << 16)	/* a reader's first buffer: a small
 					   input never needs the full one */
 #define PEEK		512		/* bytes looked at to recognise it */
+#define PART_READ	(256 << 10)	/* a part reader's read (kt_reader_part) */
+#define PART_SLACK	(16 << 10)	/* and what it reads past its limit */
+#define NOLIMIT		UINT64_MAX
 
 struct kt_source {
 	char		 name[512];
@@ -63,6 +66,13 @@ struct kt_source {
 	int		 tee;
 	uint64_t	 teemax, teed;
 	int		 teeerr;
+	/*
+	 * A part reader's source (kt_reader_part): the file of another
+	 * source read with pread from at, so that several readers share
+	 * one descriptor without sharing its offset.
+	 */
+	int		 part;
+	uint64_t	 at;
 };
 
 enum {
@@ -105,6 +115,15 @@ struct kt_reader {
 	int		 tsvcols;	/* 10, or 11 with a rank column */
 	int64_t		 origin;	/* TSV rel_ns count from here */
 	int		 tsvend;	/* its end row was read */
+	/*
+	 * Split reading (kt_reader_part): a part reader stops before the
+	 * first event that starts at or past limit, and at the end of the
+	 * events' array, and says where in stop (stop_end: the array's
+	 * end); any other end is a failure of the part.
+	 */
+	uint64_t	 limit;
+	uint64_t	 stop;
+	int		 stop_end;
 };
 
 /* ------------------------------------------------------------------ */
@@ -242,6 +261,16 @@ plain_read(void *arg, void *buf, size_t n)
 
 	if (s->peekpos < s->npeek)
 		return (ssize_t)take(s->peek, s->npeek, &s->peekpos, buf, n);
+	if (s->part) {
+		ssize_t r;
+
+		do
+			r = pread(s->fd, buf, n, (off_t)s->at);
+		while (r == -1 && errno == EINTR);
+		if (r > 0)
+			s->at += (uint64_t)r;
+		return r;
+	}
 	return src_fd_read(s, buf, n);
 }
 
@@ -853,6 +882,7 @@ reader_new(const char *name, unsigned flags)
 	r->flags = flags;
 	r->sc.strict = (flags & KT_READ_STRICT) != 0;
 	r->first_member = 1;
+	r->limit = NOLIMIT;
 	return r;
 }
 
@@ -870,6 +900,7 @@ kt_reader_mem(const char *buf, size_t n, const char *name, unsigned flags)
 	r->flags = flags;
 	r->sc.strict = (flags & KT_READ_STRICT) != 0;
 	r->first_member = 1;
+	r->limit = NOLIMIT;
 	return r;
 }
 
@@ -955,6 +986,179 @@ uint64_t
 kt_reader_position(const struct kt_reader *r)
 {
 	return r->pos > 0 ? r->pos - 1 : 0;
+}
+
+uint64_t
+kt_reader_row(const struct kt_reader *r, uint64_t pos)
+{
+	return pos < r->nsrcindex && !r->srcindex_after &&
+	    !(r->flags & KT_READ_POSITIONS) ? r->srcindex[pos] : pos;
+}
+
+/* ------------------------------------------------------------------ */
+/* Split reading: a plain file's events read in parts (ahead.c). */
+
+int
+kt_reader_splittable(const struct kt_reader *r)
+{
+	const struct kt_source *s = r->src;
+
+	return s != NULL && s->cur == r && s->ar == NULL && s->gz == NULL &&
+	    s->tee == -1 && !s->part && s->size > 0 &&
+	    r->limit == NOLIMIT && r->state != R_TSV;
+}
+
+int
+kt_reader_split_point(const struct kt_reader *r, uint64_t *off)
+{
+	if (!kt_reader_splittable(r) || r->state != R_EVNEXT ||
+	    r->form == KT_FORM_TSV)
+		return -1;
+	*off = r->base + r->lo;
+	return 0;
+}
+
+struct kt_reader *
+kt_reader_part(const struct kt_reader *r)
+{
+	struct kt_source *s;
+	struct kt_reader *p;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return NULL;
+	if ((p = reader_new(r->name, r->flags | KT_READ_POSITIONS |
+	    KT_READ_SMALL)) == NULL) {
+		free(s);
+		return NULL;
+	}
+	memcpy(s->name, r->src->name, sizeof(s->name));
+	s->fd = r->src->fd;
+	s->tee = -1;
+	s->part = 1;
+	s->size = r->src->size;
+	s->started = 1;
+	s->cur = p;
+	p->src = s;
+	p->form = r->form;
+	p->seen_events = 1;
+	p->filled = 1;		/* the full buffer from the first refill */
+	p->state = R_END;
+	return p;
+}
+
+void
+kt_reader_part_free(struct kt_reader *p)
+{
+	struct kt_source *s;
+
+	if (p == NULL)
+		return;
+	s = p->src;
+	kt_reader_free(p);
+	kt_source_close(s);
+}
+
+/* Forget what the buffer holds: the next refill reads from off. */
+static void
+reposition(struct kt_reader *r, uint64_t off, int at_event, uint64_t pos)
+{
+	r->base = off;
+	r->lo = r->hi = 0;
+	r->eof = r->eof_next = 0;
+	r->line_base = r->col_base = 0;	/* lines are counted lazily */
+	r->state = at_event ? R_EVFIRST : R_EVNEXT;
+	r->pos = pos;
+}
+
+void
+kt_reader_part_seek(struct kt_reader *p, uint64_t from, int at_event,
+    uint64_t limit)
+{
+	reposition(p, from, at_event, 0);
+	p->src->at = from;
+	p->limit = limit;
+	p->stop = 0;
+	p->stop_end = 0;
+	memset(&p->repairs, 0, sizeof(p->repairs));
+}
+
+int
+kt_reader_part_stop(const struct kt_reader *p, uint64_t *at, uint64_t *npos)
+{
+	if (p->stop == 0)
+		return 0;
+	*at = p->stop;
+	*npos = p->pos;
+	return p->stop_end ? 2 : 1;
+}
+
+/* Is there "}" ws "," ws just before b[i] (not before b[lo])? */
+static int
+after_event(const char *b, size_t lo, size_t i)
+{
+	while (i > lo && kt_ws[(unsigned char)b[i - 1]])
+		i--;
+	if (i == lo || b[--i] != ',')
+		return 0;
+	while (i > lo && kt_ws[(unsigned char)b[i - 1]])
+		i--;
+	return i > lo && b[i - 1] == '}';
+}
+
+#define FIND_BACK	256	/* bytes before a '{' its separator may take */
+#define FIND_FIRST	4096	/* the first window looked at */
+
+int
+kt_reader_part_find(struct kt_reader *p, uint64_t from, uint64_t to,
+    uint64_t *at)
+{
+	uint64_t lo = from > FIND_BACK ? from - FIND_BACK : 0;
+	size_t win = FIND_FIRST;
+
+	for (;;) {
+		size_t i = (size_t)(from - lo);
+		ssize_t got;
+		const char *q;
+
+		/* A few kB usually hold one: read more only when they do not. */
+		if (win > p->cap)
+			win = p->cap;
+		do
+			got = pread(p->src->fd, p->own, win, (off_t)lo);
+		while (got == -1 && errno == EINTR);
+		if (got < 0)
+			return -1;
+		while (i < (size_t)got && lo + i < to &&
+		    (q = memchr(p->own + i, '{', (size_t)got - i)) != NULL) {
+			i = (size_t)(q - p->own);
+			if (lo + i >= to)
+				break;
+			if (after_event(p->own, 0, i)) {
+				*at = lo + i;
+				return 0;
+			}
+			i++;
+		}
+		if ((size_t)got < win || lo + (uint64_t)got >= to)
+			return 1;
+		/* The next window: its first FIND_BACK bytes seen already. */
+		lo += (uint64_t)got - FIND_BACK;
+		from = lo + FIND_BACK;
+		win *= 2;
+	}
+}
+
+int
+kt_reader_resume(struct kt_reader *r, uint64_t off, int at_event,
+    uint64_t pos, struct kt_error *err)
+{
+	if (lseek(r->src->fd, (off_t)off, SEEK_SET) == (off_t)-1) {
+		kt_error_set(err, r->name, 0, 0, "%s", strerror(errno));
+		return -1;
+	}
+	r->src->peekpos = r->src->npeek;
+	reposition(r, off, at_event, pos);
+	return 0;
 }
 
 const char *
@@ -1091,7 +1295,7 @@ static int
 refill(struct kt_reader *r, struct kt_error *err)
 {
 	ssize_t n;
-	size_t got, full;
+	size_t got, full, want;
 
 	if (r->eof || r->eof_next || r->src == NULL || r->src->cur != r) {
 		r->eof = 1;
@@ -1143,8 +1347,26 @@ refill(struct kt_reader *r, struct kt_error *err)
 	 * large event read from a pipe is scanned quadratically often.
 	 */
 	got = 0;
-	while (r->hi < r->cap) {
-		n = src_read(r->src, r->own + r->hi, r->cap - r->hi, err);
+	want = r->cap - r->hi;
+	/*
+	 * A part reader reads a piece of a file: up to its limit and a
+	 * little past it (where its last event ends), or PART_READ at a
+	 * time without one; at least what it could see, for the rule above.
+	 */
+	if (r->src->part) {
+		uint64_t at = r->base + r->hi;
+		size_t w = r->limit == NOLIMIT ? PART_READ :
+		    r->limit > at && r->limit - at < PART_READ ?
+		    (size_t)(r->limit - at) + PART_SLACK : r->limit > at ?
+		    PART_READ : PART_SLACK;
+
+		if (w < r->hi - r->lo)
+			w = r->hi - r->lo;
+		if (w < want)
+			want = w;
+	}
+	while (got < want) {
+		n = src_read(r->src, r->own + r->hi, want - got, err);
 		if (n < 0)
 			return -1;
 		if (n == 0) {
@@ -1298,6 +1520,12 @@ fail:
 static int
 truncated(struct kt_reader *r, uint64_t from, struct kt_error *err)
 {
+	if (r->src != NULL && r->src->part) {
+		/* Left to the whole reader, which says where. */
+		kt_error_set(err, r->name, 0, 0, "a part ends before its "
+		    "events");
+		return -1;
+	}
 	if (!r->seen_events) {
 		kt_error_set(err, r->name, 0, 0,
 		    "input ends before traceEvents");
@@ -1458,9 +1686,7 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		kt_event_finish_skim(ev);
 		if (check_times(r, ev, start, err) == -1)
 			return -1;
-		ev->index = r->pos < r->nsrcindex && !r->srcindex_after &&
-		    !(r->flags & KT_READ_POSITIONS) ?
-		    r->srcindex[r->pos] : r->pos;
+		ev->index = kt_reader_row(r, r->pos);
 		r->pos++;
 		return 1;
 	}
@@ -1493,8 +1719,7 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 	}
 	if (check_times(r, ev, start, err) == -1)
 		return -1;
-	ev->index = r->pos < r->nsrcindex && !r->srcindex_after &&
-	    !(r->flags & KT_READ_POSITIONS) ? r->srcindex[r->pos] : r->pos;
+	ev->index = kt_reader_row(r, r->pos);
 	r->pos++;
 	return 1;
 }
@@ -1520,6 +1745,15 @@ after_comma(struct kt_reader *r, char close, struct kt_error *err)
 		    "trailing comma before ']'" : "trailing comma before '}'");
 	r->repairs.n[KT_R_TRAILING_COMMA]++;
 	return 1;
+}
+
+/* An event starts at r->lo, past a part reader's limit: stop there. */
+static int
+at_limit(struct kt_reader *r)
+{
+	r->stop = r->base + r->lo;
+	r->stop_end = 0;
+	return 0;
 }
 
 static int
@@ -1616,6 +1850,8 @@ reader_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		case R_EVFIRST:
 			if (r->buf[r->lo] == ']')
 				goto events_end;
+			if (r->base + r->lo >= r->limit)
+				return at_limit(r);
 			if ((rc = event(r, ev, err)) != 0)
 				return rc;
 			continue;
@@ -1629,6 +1865,10 @@ reader_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 				return rc;
 			if (rc == 1)
 				goto events_end;
+			if (r->base + r->lo >= r->limit) {
+				r->state = R_EVFIRST;
+				return at_limit(r);
+			}
 			if ((rc = event(r, ev, err)) != 0)
 				return rc;
 			continue;
@@ -1638,6 +1878,13 @@ reader_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 		}
 		continue;
 events_end:
+		if (r->src != NULL && r->src->part) {
+			/* A part ends where the events do. */
+			r->stop = r->base + r->lo;
+			r->stop_end = 1;
+			r->state = R_END;
+			return 0;
+		}
 		r->lo++;
 		r->state = r->form == KT_FORM_OBJECT ? R_TOPNEXT : R_DONE;
 	}

@@ -126,3 +126,106 @@ for f in kt-gaps kt-correlate kt-compact-lanes; do
 		bad "threads $f --strict: a cut trace: status $r1/$r2, $(head -1 two.err)"
 	fi
 done
+
+# Split mode (kt(7) Threads): a plain file is read in pieces on every
+# CPU, each from the first '{' after "}," in it, checked against where
+# the piece before stopped.  KT_SPLIT=N cuts pieces of N bytes from any
+# file (by default 256 kB pieces of files of 8 MB or more), so that
+# small traces cross thousands of pieces: the output, messages and
+# status are those of one thread.  The inputs: the generated trace (and
+# its bare-array form), the cut one (the last piece fails: the whole
+# reader says where it ends), one whose names and args hold "}, {" and
+# arrays of objects (pieces that start on a guess that is not an event:
+# caught by the check, read again), one with ktSourceIndex before its
+# events (row numbers through it), and every damaged trace of
+# ../shared/traces (repairs counted across pieces).
+python3 - <<'P' 2>/dev/null || bad "threads split: could not write the tricky traces"
+import json
+ev = json.load(open("g.json"))["traceEvents"]
+# Names that hold what a piece looks for, and args with objects in arrays.
+for i, e in enumerate(ev):
+    if i % 7 == 3 and e.get("ph") == "X":
+        e["name"] = e.get("name", "") + ' }, {"ph": "X"}, {'
+    if i % 11 == 5:
+        e.setdefault("args", {})["objs"] = [{"a": 1}, {"b": {"c": [2]}}, {}]
+with open("tricky.json", "w") as f:
+    f.write('{"traceEvents": [\n')
+    f.write(",\n".join("  " + json.dumps(e) for e in ev))
+    f.write('\n], "after": {"x": [1, {"y": 2}]}}\n')
+with open("array.json", "w") as f:
+    f.write("[\n" + ",\n".join(json.dumps(e) for e in ev[:20000]) + "\n]\n")
+n = len(ev)
+# Row numbers given first: the events in reverse, their rows saying so.
+with open("srcidx.json", "w") as f:
+    f.write('{"ktSourceIndex": [%s], "traceEvents": [\n' %
+            ",".join(str(n - 1 - i) for i in range(n)))
+    f.write(",\n".join(json.dumps(e) for e in reversed(ev)))
+    f.write("\n]}\n")
+P
+splits="tricky.json array.json srcidx.json cut.json g.json"
+dam=${KT_SHARED:-}/damaged
+if [ -d "$dam" ]; then
+	for d in "$dam"/*.json; do
+		[ -s "$d" ] && splits="$splits $d"
+	done
+fi
+for piece in 4096 777; do
+	for t in $splits; do
+		b=$(basename "$t")
+		for f in kt-gaps kt-summary kt-compact-lanes; do
+			KT_SPLIT=$piece same "$f $b, pieces of $piece" "$f" "$t"
+		done
+		KT_SPLIT=$piece same "kt-correlate $b, pieces of $piece" kt-correlate "$t"
+	done
+done
+KT_SPLIT=4096 same "kt-memory g.json, pieces of 4096" kt-memory g.json
+KT_SPLIT=4096 same "kt-ops g.json, pieces of 4096" kt-ops g.json
+for f in kt-gaps kt-correlate kt-compact-lanes; do
+	KT_SPLIT=4096 same "$f --strict cut.json, pieces" "$f" --strict cut.json
+	KT_SPLIT=4096 same "$f --strict tricky.json, pieces" "$f" --strict tricky.json
+done
+# The pieces were read on more than one thread, and the tricky trace's
+# guesses were caught: its correlate rows are those of one thread (above),
+# and its names hold the separator the pieces look for.
+if [ "$(grep -c '}, {\\"ph' tricky.json)" -gt 100 ]; then
+	ok "threads split: the tricky trace holds separators inside strings"
+else
+	bad "threads split: the tricky trace has no separators in its names"
+fi
+# The debug build (make scans) counts the pieces: on the generated trace
+# they were read on more than one thread and none was read again; on the
+# tricky one some guesses were read again and the split went on to the
+# end; on the cut one the split ended early (its last piece fails).
+SB=${KT_SCANS_BIN:-}
+if [ -n "$SB" ] && [ -x "$SB/kt-compact-lanes" ]; then
+	# pieces FILE: "PIECES WORKERS AGAIN ENDED SCANS", and the output in dbg.out.
+	pieces() {
+		KT_DEBUG_SCANS=1 KT_SPLIT=4096 "$SB/kt-compact-lanes" "$1" \
+		    >dbg.out 2>dbg.err
+		_s=$(sed -n 's/.*debug: \([0-9]*\) scans.*/\1/p' dbg.err)
+		sed -n 's/.*debug: split: \([0-9]*\) pieces, \([0-9]*\) on workers, \([0-9]*\) read again, \([0-9]*\) ended early/\1 \2 \3 \4/p' \
+		    dbg.err | awk -v s="$_s" '{ print $0, s }'
+	}
+	n=$(jq '.traceEvents | length' g.json 2>/dev/null)
+	set -- $(pieces g.json)
+	if [ $# -eq 5 ] && [ "$1" -gt 1000 ] && [ "$2" -gt 0 ] &&
+	    [ "$3" -eq 0 ] && [ "$4" -eq 0 ] && [ "$5" = "$n" ]; then
+		ok "threads split: g.json in $1 pieces, $2 on workers, each event scanned once"
+	else
+		bad "threads split: g.json: pieces workers again ended scans: $* (events $n)"
+	fi
+	set -- $(pieces tricky.json)
+	if [ $# -eq 5 ] && [ "$1" -gt 1000 ] && [ "$3" -gt 0 ] && [ "$4" -eq 0 ]; then
+		ok "threads split: tricky.json: $3 guesses read again, the split went on"
+	else
+		bad "threads split: tricky.json: pieces workers again ended scans: $*"
+	fi
+	set -- $(pieces cut.json)
+	if [ $# -eq 5 ] && [ "$4" -eq 1 ]; then
+		ok "threads split: cut.json: the split ended at the cut, the whole reader read on"
+	else
+		bad "threads split: cut.json: pieces workers again ended scans: $*"
+	fi
+else
+	skip "threads split: no debug build (make scans) to count the pieces"
+fi
