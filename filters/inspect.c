@@ -53,14 +53,6 @@ struct ask {
 	uint64_t	 row;
 };
 
-/* An event whose bytes pass 3 keeps, by position. */
-struct held {
-	uint64_t	 pos;
-	char		*raw;
-	size_t		 len;
-	int		 repaired;
-};
-
 /* Everything one run keeps, made in main() and passed down. */
 struct insp {
 	struct kt_cli_opts	 co;
@@ -82,8 +74,14 @@ struct insp {
 	uint32_t		*span_at;	/* per position: span */
 	uint64_t		*targets;	/* positions printed */
 	size_t			 ntargets, captargets;
-	struct held		*held;	/* sorted by pos */
+	/*
+	 * The positions of the events whose bytes pass 3 keeps (sorted),
+	 * and each one's record in store (NOREC: not read).
+	 */
+	uint64_t		*held;
+	uint32_t		*hrec;
 	size_t			 nheld, capheld;
+	struct kt_store		*store;
 	struct kt_buf		 b;	/* one block of text */
 	struct kt_buf		 tmp;
 	struct kt_out		*out;
@@ -302,10 +300,12 @@ pass_model(struct insp *s)
 /* ------------------------------------------------------------------ */
 /* Which events are printed, and whose bytes are needed. */
 
+#define NOREC	UINT32_MAX
+
 static void
 hold(struct insp *s, uint64_t p)
 {
-	struct held *h;
+	uint64_t *h;
 
 	if (s->nheld == s->capheld) {
 		size_t c = s->capheld ? s->capheld * 2 : 64;
@@ -315,26 +315,38 @@ hold(struct insp *s, uint64_t p)
 		s->held = h;
 		s->capheld = c;
 	}
-	h = &s->held[s->nheld++];
-	memset(h, 0, sizeof(*h));
-	h->pos = p;
+	s->held[s->nheld++] = p;
 }
 
 static int
-cmp_held(const void *a, const void *b)
+cmp_pos(const void *a, const void *b)
 {
-	const struct held *x = a, *y = b;
+	const uint64_t *x = a, *y = b;
 
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	return *x < *y ? -1 : *x > *y;
 }
 
-static struct held *
+/* The record of the held event at position p, or NOREC. */
+static uint32_t
 held_at(const struct insp *s, uint64_t p)
 {
-	struct held key;
+	const uint64_t *h;
 
-	key.pos = p;
-	return bsearch(&key, s->held, s->nheld, sizeof(*s->held), cmp_held);
+	if (s->nheld == 0 || (h = bsearch(&p, s->held, s->nheld,
+	    sizeof(*s->held), cmp_pos)) == NULL)
+		return NOREC;
+	return s->hrec[h - s->held];
+}
+
+/* Whether the held event at position p was repaired as it was read. */
+static int
+held_repaired(struct insp *s, uint64_t p)
+{
+	uint32_t r = held_at(s, p);
+	size_t n;
+
+	return r != NOREC &&
+	    (kt_store_recs(s->store, &n)[r].flags & KT_EV_REPAIRED) != 0;
 }
 
 /* The flow ends [*a, *b) of the flow of end i. */
@@ -405,15 +417,15 @@ targets(struct insp *s)
 			}
 			i = b - 1;
 		}
-	kt_qsort(s->held, s->nheld, sizeof(*s->held), cmp_held);
+	kt_qsort(s->held, s->nheld, sizeof(*s->held), cmp_pos);
 	for (i = j = 0; i < s->nheld; i++)
-		if (j == 0 || s->held[j - 1].pos != s->held[i].pos)
+		if (j == 0 || s->held[j - 1] != s->held[i])
 			s->held[j++] = s->held[i];
 	s->nheld = j;
 	return rc;
 }
 
-/* Pass 3: the bytes of the events held. */
+/* Pass 3: the bytes of the events held, in a store. */
 static void
 pass_bytes(struct insp *s)
 {
@@ -421,21 +433,28 @@ pass_bytes(struct insp *s)
 	struct kt_reader *rd;
 	struct kt_event ev;
 	struct kt_error err;
-	struct held *h;
+	uint64_t *h;
+	size_t i;
 	int rc;
 
 	if (s->nheld == 0)
 		return;
+	if ((s->hrec = malloc(s->nheld * sizeof(*s->hrec))) == NULL ||
+	    (s->store = kt_store_new(0, 0, NULL)) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < s->nheld; i++)
+		s->hrec[i] = NOREC;
 	rd = kt_cli_open_one(s->path, s->name, s->co.member, s->co.rflags,
 	    &src);
 	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
-		if ((h = held_at(s, kt_reader_position(rd))) == NULL)
+		uint64_t p = kt_reader_position(rd);
+
+		if ((h = bsearch(&p, s->held, s->nheld, sizeof(*s->held),
+		    cmp_pos)) == NULL)
 			continue;
-		if ((h->raw = malloc(ev.len ? ev.len : 1)) == NULL)
-			kt_cli_nomem();
-		memcpy(h->raw, ev.raw, ev.len);
-		h->len = ev.len;
-		h->repaired = (ev.flags & KT_EV_REPAIRED) != 0;
+		if (kt_store_add(s->store, NULL, &ev, &err) == NULL)
+			kt_cli_die(&err);
+		s->hrec[h - s->held] = (uint32_t)(kt_store_count(s->store) - 1);
 	}
 	if (rc == -1)
 		kt_cli_die(&err);
@@ -447,11 +466,10 @@ pass_bytes(struct insp *s)
 static int
 event_at(struct insp *s, uint64_t p, struct kt_event *ev)
 {
-	struct held *h = held_at(s, p);
+	uint32_t r = held_at(s, p);
 	struct kt_error err;
 
-	if (h == NULL || h->raw == NULL ||
-	    kt_event_scan(h->raw, h->len, ev, &err) == -1)
+	if (r == NOREC || kt_store_event(s->store, r, ev, &err) == -1)
 		return -1;
 	ev->index = p;
 	ev->kind = kt_event_classify(ev);
@@ -1259,7 +1277,7 @@ write_text(struct insp *s, uint64_t p, const struct view *v)
 	} else
 		kt_buf_addc(b, '-');
 	kt_buf_addc(b, '\n');
-	kt_buf_adds(b, held_at(s, p)->repaired ? "  event (repaired):\n" :
+	kt_buf_adds(b, held_repaired(s, p) ? "  event (repaired):\n" :
 	    "  event:\n");
 	kt_buf_add(b, ev->raw, ev->len);
 	kt_buf_addc(b, '\n');
@@ -1390,7 +1408,7 @@ write_json(struct insp *s, uint64_t p, const struct view *v)
 		    s->tmp.n));
 	} else
 		jset(o, "call_stack", NULL);
-	jset(o, "repaired", json_boolean(held_at(s, p)->repaired));
+	jset(o, "repaired", json_boolean(held_repaired(s, p)));
 	if ((dump = json_dumps(o, JSON_COMPACT)) == NULL)
 		kt_cli_nomem();
 	/* The event as read, its numbers' digits kept: not through jansson. */
@@ -1431,11 +1449,9 @@ print(struct insp *s)
 static void
 insp_free(struct insp *s)
 {
-	size_t i;
-
-	for (i = 0; i < s->nheld; i++)
-		free(s->held[i].raw);
 	free(s->held);
+	free(s->hrec);
+	kt_store_free(s->store);
 	free(s->asks);
 	free(s->rows);
 	free(s->act_at);
