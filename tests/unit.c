@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "kt.h"
+#include "core/ktint.h"
 
 static int npass, nfail;
 
@@ -2667,6 +2668,143 @@ test_minify(void)
 	kt_buf_free(&b);
 }
 
+/*
+ * Each way of kt_json_minify called directly (lib/core/ktint.h), so that
+ * every one is tested whatever the CPU would choose: the byte loop, SSE2
+ * and SSSE3 (where the CPU has it).  Each text is copied to a buffer of
+ * its exact size and written to one of n + 16 bytes, so that under ASan
+ * a read past the text or a write past the room is an error.
+ */
+typedef size_t (*minify_fn)(const char *, size_t, char *);
+
+/* One text through f against the oracle: 1 when the bytes agree. */
+static int
+minify_agrees(minify_fn f, const char *text, size_t n)
+{
+	char *in = malloc(n ? n : 1), *out = malloc(n + 16);
+	char *want = malloc(n ? n : 1);
+	size_t k, got;
+	int ok;
+
+	if (in == NULL || out == NULL || want == NULL) {
+		free(in);
+		free(out);
+		free(want);
+		return 0;
+	}
+	if (n > 0)
+		memcpy(in, text, n);
+	k = minify_ref(in, n, want);
+	got = f(in, n, out);
+	ok = bytes_eq(out, got, want, k);
+	free(in);
+	free(out);
+	free(want);
+	return ok;
+}
+
+static void
+test_minify_paths(void)
+{
+	static const char alpha[] = "\"\\\\  \n\tab:,{}1";
+	static const char *const piece[] = { "abcdefghijklmnopq", "xy",
+		"\"", "\\", " ", "\n    ", ":", "1234567", "\t",
+		"\"long string with spaces in it\"", "\\\"", "{", "\r\n  " };
+	struct {
+		const char *name;
+		minify_fn f;
+	} way[3];
+	char text[600];
+	uint64_t x = 0x5eed14;
+	int nw = 0, w;
+
+	way[nw].name = "scalar";
+	way[nw++].f = kt_minify_scalar;
+#ifdef __SSE2__
+	way[nw].name = "sse2";
+	way[nw++].f = kt_minify_sse2;
+#endif
+#ifdef KT_MINIFY_SSSE3
+	if (kt_minify_have_ssse3()) {
+		way[nw].name = "ssse3";
+		way[nw++].f = kt_minify_ssse3;
+	}
+#endif
+	for (w = 0; w < nw; w++) {
+		size_t n, i, j;
+		int round, bad = 0;
+
+		/*
+		 * Every length 0 to 80 of random bytes from a small alphabet
+		 * thick with quotes, backslashes and white space: catches a
+		 * text under sixteen bytes or a last partial block handled
+		 * wrongly (the bytes already done kept twice or lost), and a
+		 * string's state lost between blocks.
+		 */
+		for (round = 0; round < 20000; round++) {
+			n = (size_t)round % 81;
+			for (i = 0; i < n; i++)
+				text[i] = alpha[xorshift(&x) % (sizeof(alpha) - 1)];
+			if (!minify_agrees(way[w].f, text, n))
+				bad++;
+		}
+		/*
+		 * Texts of pieces (plain runs, strings with spaces, escapes,
+		 * indentation) up to 600 bytes, then every suffix and prefix
+		 * of one of them, so that each piece meets each offset of a
+		 * block: catches a wrong keep8 entry or count (a byte moved
+		 * to the wrong place, a run one byte short), white space
+		 * dropped inside a string (the running XOR of quotes wrong or
+		 * not carried), and an escaped quote at a block's end or start
+		 * taken as a string's end.
+		 */
+		for (round = 0; round < 20000; round++) {
+			int np = (int)(xorshift(&x) % 60);
+
+			n = 0;
+			while (np-- > 0) {
+				const char *pc = piece[xorshift(&x) %
+				    (sizeof(piece) / sizeof(piece[0]))];
+				size_t k = strlen(pc);
+
+				if (n + k > sizeof(text))
+					break;
+				memcpy(text + n, pc, k);
+				n += k;
+			}
+			if (!minify_agrees(way[w].f, text, n))
+				bad++;
+			if (round % 200 == 0)
+				for (i = 0; i < n && i < 40; i++)
+					if (!minify_agrees(way[w].f, text + i,
+					    n - i) || !minify_agrees(way[w].f,
+					    text, n - i))
+						bad++;
+		}
+		/*
+		 * A backslash and a quote across each place of a block, inside
+		 * a string: "aaaa...\"  b" with the escape at every offset
+		 * (catches an escape pending at a block's end forgotten, so
+		 * the escaped quote closes the string and its spaces go).
+		 */
+		for (j = 1; j < 40; j++) {
+			n = 0;
+			text[n++] = '"';
+			for (i = 0; i < j; i++)
+				text[n++] = 'a';
+			memcpy(text + n, "\\\"  b  \"  c ", 12);
+			n += 12;
+			for (i = 0; i < 20; i++)
+				text[n++] = i % 3 ? 'd' : ' ';
+			if (!minify_agrees(way[w].f, text, n))
+				bad++;
+		}
+		if (bad != 0)
+			printf("minify %s: %d texts differ\n", way[w].name, bad);
+		CHECK(bad == 0);
+	}
+}
+
 int
 main(void)
 {
@@ -2704,6 +2842,7 @@ main(void)
 	test_first_buffer();
 	test_reader_read();
 	test_minify();
+	test_minify_paths();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }
