@@ -832,24 +832,27 @@ kt_minify_have_ssse3(void)
 #endif /* KT_MINIFY_SSSE3 */
 #endif /* __SSE2__ */
 
+/* kt_json_minify's bytes at o (sixteen bytes of room past n): the end. */
+static char *
+minify_at(const char *p, size_t n, char *o)
+{
+#if defined(KT_MINIFY_SSSE3)
+	if (kt_minify_have_ssse3())
+		return o + kt_minify_ssse3(p, n, o);
+	return o + kt_minify_sse2(p, n, o);
+#elif defined(__SSE2__)
+	return o + kt_minify_sse2(p, n, o);
+#else
+	return o + kt_minify_scalar(p, n, o);
+#endif
+}
+
 int
 kt_json_minify(const char *p, size_t n, struct kt_buf *out)
 {
-	char *o;
-
 	if (kt_buf_reserve(out, n + 16) == -1)
 		return -1;
-	o = out->p + out->n;
-#if defined(KT_MINIFY_SSSE3)
-	if (kt_minify_have_ssse3())
-		out->n += kt_minify_ssse3(p, n, o);
-	else
-		out->n += kt_minify_sse2(p, n, o);
-#elif defined(__SSE2__)
-	out->n += kt_minify_sse2(p, n, o);
-#else
-	out->n += kt_minify_scalar(p, n, o);
-#endif
+	out->n = (size_t)(minify_at(p, n, out->p + out->n) - out->p);
 	return 0;
 }
 
@@ -1058,26 +1061,6 @@ kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	return kt_out_write(w->out, b->p, b->n);
 }
 
-/* Append a column: a string field's contents, or the raw value. */
-static void
-col(struct kt_buf *b, const struct kt_event *ev, enum kt_field f)
-{
-	const char *p;
-	size_t n;
-
-	p = kt_event_field(ev, f, &n);
-	if (p != NULL && ev->f[f].type == KT_STRING) {
-		p++;
-		n -= 2;
-	}
-	if (p != NULL && ev->f[f].type != KT_STRING &&
-	    ev->f[f].type != KT_NUMBER)
-		kt_json_minify(p, n, b);
-	else if (p != NULL)
-		kt_buf_add(b, p, n);
-	kt_buf_addc(b, '\t');
-}
-
 int
 kt_writer_raw(struct kt_writer *w, const char *raw, size_t len,
     uint64_t index)
@@ -1175,22 +1158,116 @@ kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 	return tsv_event(w, ev);
 }
 
-/* Write one TSV event line. */
+/*
+ * The most bytes ev's TSV line can take in tsv_put: the kind twice, three
+ * numbers of up to 21 bytes (each with its NUL), the columns and the
+ * event as they are (minifying only drops bytes), ten tabs and the
+ * newline, sixteen bytes of room for each of seven minified texts.
+ */
+static size_t
+row_bound(const struct kt_event *ev)
+{
+	static const enum kt_field cols[] = { KT_F_PH, KT_F_PID, KT_F_TID,
+	    KT_F_CAT, KT_F_NAME, KT_F_RANK };
+	size_t n = 2 * strlen(kt_kind_name(ev->kind)) + 3 * 21 + ev->len +
+	    11 + 7 * 16, i;
+
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (ev->f[cols[i]].type != KT_NONE)
+			n += ev->f[cols[i]].len;
+	return n;
+}
+
+/* A column at o: a string field's contents, or the raw value; a tab. */
+static char *
+col_put(char *o, const struct kt_event *ev, enum kt_field f)
+{
+	const struct kt_val *v = &ev->f[f];
+	const char *p = ev->raw + v->off;
+
+	switch (v->type) {
+	case KT_NONE:
+		break;
+	case KT_STRING:
+		memcpy(o, p + 1, v->len - 2);
+		o += v->len - 2;
+		break;
+	case KT_NUMBER:
+		memcpy(o, p, v->len);
+		o += v->len;
+		break;
+	default:
+		o = minify_at(p, v->len, o);
+		break;
+	}
+	*o++ = '\t';
+	return o;
+}
+
+/*
+ * Render ev's TSV line at o, which has row_bound(ev) bytes of room, and
+ * return its end.  With tsat NULL the line is whole (rel_ns from the
+ * origin); else rel_ns is left out, for the caller to put at *tsat (it
+ * depends on an origin not known yet).
+ */
+static char *
+tsv_put(const struct kt_writer *w, const struct kt_event *ev, char *o,
+    char **tsat)
+{
+	const char *kind = kt_kind_name(ev->kind);
+	size_t kn = strlen(kind);
+
+	memcpy(o, kind, kn);
+	o += kn;
+	*o++ = ':';
+	o += kt_int_format((int64_t)ev->index, o);
+	*o++ = '\t';
+	memcpy(o, kind, kn);
+	o += kn;
+	*o++ = '\t';
+	o = col_put(o, ev, KT_F_PH);
+	if (tsat != NULL)
+		*tsat = o;
+	else if (ev->flags & KT_EV_TS)
+		o += kt_int_format(ev->ts - w->origin, o);
+	*o++ = '\t';
+	if (ev->flags & KT_EV_DUR)
+		o += kt_int_format(ev->dur, o);
+	*o++ = '\t';
+	o = col_put(o, ev, KT_F_PID);
+	o = col_put(o, ev, KT_F_TID);
+	o = col_put(o, ev, KT_F_CAT);
+	o = col_put(o, ev, KT_F_NAME);
+	if (w->flags & KT_WRITE_RANK)
+		o = col_put(o, ev, KT_F_RANK);
+	o = minify_at(ev->raw, ev->len, o);
+	*o++ = '\n';
+	return o;
+}
+
+/*
+ * Write one TSV event line: rendered straight into the output's buffer
+ * where it is plain, open and has room for it, else in w->line.
+ */
 static int
 tsv_event(struct kt_writer *w, const struct kt_event *ev)
 {
-	struct kt_buf *b = &w->line;
-	char num[32];
-	size_t tsat, k;
+	struct kt_out *o = w->out;
+	size_t need = row_bound(ev);
+	char *e;
 
-	if (tsv_row(w, ev, b, &tsat) == -1)
+	if (o->fd >= 0 && !o->err && need <= OUTBUF) {
+		if (OUTBUF - o->n < need && out_flush(o, 0) == -1)
+			return -1;
+		e = tsv_put(w, ev, o->buf + o->n, NULL);
+		o->n = (size_t)(e - o->buf);
+		return 0;
+	}
+	w->line.n = 0;
+	if (kt_buf_reserve(&w->line, need) == -1)
 		return -1;
-	if (!(ev->flags & KT_EV_TS))
-		return kt_out_write(w->out, b->p, b->n);
-	k = kt_int_format(ev->ts - w->origin, num);
-	return kt_out_write(w->out, b->p, tsat) == -1 ||
-	    kt_out_write(w->out, num, k) == -1 ||
-	    kt_out_write(w->out, b->p + tsat, b->n - tsat) == -1 ? -1 : 0;
+	e = tsv_put(w, ev, w->line.p, NULL);
+	return kt_out_write(o, w->line.p, (size_t)(e - w->line.p));
 }
 
 /*
@@ -1201,32 +1278,14 @@ static int
 tsv_row(struct kt_writer *w, const struct kt_event *ev, struct kt_buf *b,
     size_t *tsat)
 {
-	char num[32];
-	size_t k;
+	char *at, *e;
 
 	b->n = 0;
-	kt_buf_adds(b, kt_kind_name(ev->kind));
-	kt_buf_addc(b, ':');
-	k = kt_int_format((int64_t)ev->index, num);
-	kt_buf_add(b, num, k);
-	kt_buf_addc(b, '\t');
-	kt_buf_adds(b, kt_kind_name(ev->kind));
-	kt_buf_addc(b, '\t');
-	col(b, ev, KT_F_PH);
-	*tsat = b->n;
-	kt_buf_addc(b, '\t');
-	if (ev->flags & KT_EV_DUR)
-		kt_buf_add(b, num, kt_int_format(ev->dur, num));
-	kt_buf_addc(b, '\t');
-	col(b, ev, KT_F_PID);
-	col(b, ev, KT_F_TID);
-	col(b, ev, KT_F_CAT);
-	col(b, ev, KT_F_NAME);
-	if (w->flags & KT_WRITE_RANK)
-		col(b, ev, KT_F_RANK);
-	if (kt_json_minify(ev->raw, ev->len, b) == -1 ||
-	    kt_buf_addc(b, '\n') == -1)
+	if (kt_buf_reserve(b, row_bound(ev)) == -1)
 		return -1;
+	e = tsv_put(w, ev, b->p, &at);
+	*tsat = (size_t)(at - b->p);
+	b->n = (size_t)(e - b->p);
 	return 0;
 }
 
