@@ -2805,6 +2805,150 @@ test_minify_paths(void)
 	}
 }
 
+/* The oracle's column: a string's contents, a number, else minified. */
+static void
+tsv_col_ref(struct kt_buf *b, const struct kt_event *ev, enum kt_field f)
+{
+	const struct kt_val *v = &ev->f[f];
+	char *tmp;
+
+	if (v->type == KT_STRING)
+		kt_buf_add(b, ev->raw + v->off + 1, v->len - 2);
+	else if (v->type == KT_NUMBER)
+		kt_buf_add(b, ev->raw + v->off, v->len);
+	else if (v->type != KT_NONE && (tmp = malloc(v->len + 1)) != NULL) {
+		kt_buf_add(b, tmp, minify_ref(ev->raw + v->off, v->len, tmp));
+		free(tmp);
+	}
+	kt_buf_addc(b, '\t');
+}
+
+/*
+ * The writer's TSV event rows (rendered in one pass into the output's
+ * buffer, or through a line when too long for it) against rows made
+ * cell by cell here: random events with each column a string, a number,
+ * an array or absent, names with escapes, white space everywhere, and
+ * one event of 1.5 MB; 3000 rows, so that rows meet the output buffer's
+ * end.  Fails with a row's room too small (a crash under ASan), a cell
+ * copied with its quotes or cut, rel_ns put in the wrong place, or a
+ * row lost where the buffer is flushed.
+ */
+static void
+test_tsv_rows_oracle(void)
+{
+	struct kt_buf text = KT_BUF_INIT, want = KT_BUF_INIT,
+	    got = KT_BUF_INIT;
+	char path[] = "/tmp/kt-unit-rows.XXXXXX", buf[65536], *tmp;
+	static const char *const val[] = { "7", "\"s 7\"", "[1, 2]", NULL };
+	struct kt_reader *r;
+	struct kt_writer *w = NULL;
+	struct kt_error err;
+	struct kt_event ev;
+	struct kt_out *o = NULL;
+	uint64_t x = 0x7357;
+	size_t nm, k, line;
+	FILE *f;
+	int i, fd, rc = 0;
+
+	kt_buf_adds(&text, "{\"traceEvents\": [\n");
+	for (i = 0; i < 3000; i++) {
+		const char *pid = val[xorshift(&x) % 4];
+		const char *tid = val[xorshift(&x) % 4];
+
+		kt_buf_printf(&text, "%s{ \"ph\" : \"%s\"", i ? ",\n " : "",
+		    xorshift(&x) % 2 ? "X" : "i");
+		if (pid != NULL)
+			kt_buf_printf(&text, ",\n  \"pid\": %s", pid);
+		if (tid != NULL)
+			kt_buf_printf(&text, ", \"tid\":%s", tid);
+		if (xorshift(&x) % 3)
+			kt_buf_adds(&text, ",\t\"cat\": \"kernel\"");
+		if (xorshift(&x) % 4)
+			kt_buf_printf(&text, ", \"name\": \"n \\\"%d\\\"  x\"", i);
+		if (xorshift(&x) % 5)
+			kt_buf_printf(&text, ", \"ts\": %d.%03d", 5000 + i,
+			    (int)(xorshift(&x) % 1000));
+		if (xorshift(&x) % 2)
+			kt_buf_printf(&text, ", \"dur\": %d", (int)(xorshift(&x) %
+			    100000));
+		kt_buf_adds(&text, ", \"args\": {\"a\": [ 1 ,\n 2 ], \"b\": \"x  y\"");
+		if (i == 1500) {
+			kt_buf_adds(&text, ", \"big\": \"");
+			for (k = 0; k < (3 << 19) / 32; k++)
+				kt_buf_adds(&text, "0123456789abcdef  0123456789 ab ");
+			kt_buf_adds(&text, "\"");
+		}
+		kt_buf_adds(&text, " } }");
+	}
+	kt_buf_adds(&text, "\n]}\n");
+	CHECK(!text.err);
+	/* The rows the writer should write, from the events read. */
+	r = kt_reader_mem(text.p, text.n, "t.json", 0);
+	while (r != NULL && kt_reader_next(r, &ev, &err) == 1) {
+		char num[32];
+
+		kt_buf_printf(&want, "%s:%llu\t%s\t", kt_kind_name(ev.kind),
+		    (unsigned long long)ev.index, kt_kind_name(ev.kind));
+		tsv_col_ref(&want, &ev, KT_F_PH);
+		if (ev.flags & KT_EV_TS)
+			kt_buf_add(&want, num, kt_int_format(ev.ts - 4000000,
+			    num));
+		kt_buf_addc(&want, '\t');
+		if (ev.flags & KT_EV_DUR)
+			kt_buf_add(&want, num, kt_int_format(ev.dur, num));
+		kt_buf_addc(&want, '\t');
+		tsv_col_ref(&want, &ev, KT_F_PID);
+		tsv_col_ref(&want, &ev, KT_F_TID);
+		tsv_col_ref(&want, &ev, KT_F_CAT);
+		tsv_col_ref(&want, &ev, KT_F_NAME);
+		if ((tmp = malloc(ev.len)) != NULL) {
+			kt_buf_add(&want, tmp, minify_ref(ev.raw, ev.len, tmp));
+			free(tmp);
+		}
+		kt_buf_addc(&want, '\n');
+	}
+	kt_reader_free(r);
+	/* The writer's, from a second reading, its lines but the first two. */
+	r = kt_reader_mem(text.p, text.n, "t.json", 0);
+	fd = mkstemp(path);
+	if (fd != -1)
+		close(fd);
+	if (r == NULL || fd == -1 || (o = kt_out_open(path, -1, &err)) ==
+	    NULL || (w = kt_writer_new(o, KT_WRITE_TSV)) == NULL)
+		rc = -1;
+	if (rc == 0) {
+		kt_writer_origin(w, 4000000);
+		rc = kt_writer_begin(w, kt_reader_metas(r, &nm), nm, NULL, 0);
+	}
+	while (rc == 0 && (rc = kt_reader_next(r, &ev, &err)) == 1)
+		rc = kt_writer_event(w, &ev);
+	if (rc == 0 && (kt_writer_end(w, kt_reader_metas(r, &nm), nm) ==
+	    -1 || kt_out_commit(o, &err) == -1))
+		rc = -1;
+	else if (rc != 0 && o != NULL)
+		kt_out_abort(o);
+	kt_writer_free(w);
+	kt_reader_free(r);
+	if (rc == 0 && (f = fopen(path, "r")) != NULL) {
+		while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
+			kt_buf_add(&got, buf, k);
+		fclose(f);
+	}
+	if (fd != -1)
+		unlink(path);
+	CHECK(rc == 0 && !want.err && !got.err);
+	/* Leave out the header and trace rows, and the end row. */
+	for (k = 0, line = 0; k < got.n && line < 2; k++)
+		if (got.p[k] == '\n')
+			line++;
+	CHECK(want.n > 0 && got.n >= k + want.n &&
+	    memcmp(got.p + k, want.p, want.n) == 0 &&
+	    strncmp(got.p + k + want.n, "end:3000\t", 9) == 0);
+	kt_buf_free(&text);
+	kt_buf_free(&want);
+	kt_buf_free(&got);
+}
+
 int
 main(void)
 {
@@ -2843,6 +2987,7 @@ main(void)
 	test_reader_read();
 	test_minify();
 	test_minify_paths();
+	test_tsv_rows_oracle();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }
