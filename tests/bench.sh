@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/bench.sh: kt's benchmark (make bench).  It measures the speed
-# (MB/s) and peak memory (RSS) of kt-normalize in its three output modes,
+# (MB/s) and peak memory (RSS) of kt-normalize in its output modes (JSON
+# streaming and sorted, TSV sorted and streaming),
 # next to a Python json round trip and jq, on two inputs:
 #   - a synthetic trace of about 512 MiB written by the project's
 #     generator (build/ktgen --size 512M >FILE, deterministic), and
@@ -47,7 +48,7 @@ gensize=${KT_BENCH_SIZE:-512M}
 normalize=$KT_BIN/kt-normalize
 status=0
 # Results of measure that the targets read (set per input).
-mbs_keep='' rss_keep='' ratio_keep='' ratio_sort=''
+mbs_keep='' rss_keep='' ratio_keep='' ratio_sort='' mbs_tsv='' mbs_ktsv=''
 mbs_py=''
 
 # die MESSAGE: report a setup failure and stop with status 1.
@@ -237,6 +238,7 @@ bench() {
 	measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order "$2"
 	measure sort "kt-normalize" kt /dev/null "$normalize" "$2"
 	measure tsv "kt-normalize --tsv" kt /dev/null "$normalize" --tsv "$2"
+	measure ktsv "kt-normalize --keep-order --tsv" kt /dev/null "$normalize" --keep-order --tsv "$2"
 	if [ "$quick" = 1 ]; then
 		skipped py "python3 json load+dump" "KT_BENCH_QUICK=1"
 	elif [ -z "$py" ]; then
@@ -259,6 +261,16 @@ bench() {
 	target "passthrough >= 400 MB/s" "$mbs_keep" 'v >= 400' '%s MB/s'
 	target "passthrough >= 8x python" "$x" 'v >= 8' '%sx'
 	target "sorting peak RSS <= 1.5x input" "$ratio_sort" 'v <= 1.5' '%sx input'
+	# Issue 14: TSV output (streaming, as the passthrough does) at 0.6x
+	# or more of the passthrough paired with it in this run; the sorted
+	# --tsv's ratio is shown beside it (it sorts as well).
+	target "TSV output >= 0.6x the passthrough" \
+		"$(awk -v a="$mbs_ktsv" -v b="${pair_ktsv:-$mbs_keep}" 'BEGIN { if (a > 0 && b > 0) printf "%.2f", a / b }')" \
+		'v >= 0.6' '%sx passthrough'
+	if [ -n "$mbs_tsv" ]; then
+		awk -v a="$mbs_tsv" -v b="${pair_tsv:-$mbs_keep}" 'BEGIN { if (a > 0 && b > 0)
+			printf "    (sorted kt-normalize --tsv: %.2fx its paired passthrough)\n", a / b }'
+	fi
 	# Streaming memory is a constant (the read and write buffers), so
 	# "far below the input" is: at most a tenth of it, or 16 MB.
 	target "passthrough RSS bounded (<= 0.1x input or 16 MB)" "$rss_keep" \

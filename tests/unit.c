@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "kt.h"
+#include "core/ktint.h"
 
 static int npass, nfail;
 
@@ -2667,6 +2668,287 @@ test_minify(void)
 	kt_buf_free(&b);
 }
 
+/*
+ * Each way of kt_json_minify called directly (lib/core/ktint.h), so that
+ * every one is tested whatever the CPU would choose: the byte loop, SSE2
+ * and SSSE3 (where the CPU has it).  Each text is copied to a buffer of
+ * its exact size and written to one of n + 16 bytes, so that under ASan
+ * a read past the text or a write past the room is an error.
+ */
+typedef size_t (*minify_fn)(const char *, size_t, char *);
+
+/* One text through f against the oracle: 1 when the bytes agree. */
+static int
+minify_agrees(minify_fn f, const char *text, size_t n)
+{
+	char *in = malloc(n ? n : 1), *out = malloc(n + 16);
+	char *want = malloc(n ? n : 1);
+	size_t k, got;
+	int ok;
+
+	if (in == NULL || out == NULL || want == NULL) {
+		free(in);
+		free(out);
+		free(want);
+		return 0;
+	}
+	if (n > 0)
+		memcpy(in, text, n);
+	k = minify_ref(in, n, want);
+	got = f(in, n, out);
+	ok = bytes_eq(out, got, want, k);
+	free(in);
+	free(out);
+	free(want);
+	return ok;
+}
+
+static void
+test_minify_paths(void)
+{
+	static const char alpha[] = "\"\\\\  \n\tab:,{}1";
+	static const char *const piece[] = { "abcdefghijklmnopq", "xy",
+		"\"", "\\", " ", "\n    ", ":", "1234567", "\t",
+		"\"long string with spaces in it\"", "\\\"", "{", "\r\n  " };
+	struct {
+		const char *name;
+		minify_fn f;
+	} way[3];
+	char text[600];
+	uint64_t x = 0x5eed14;
+	int nw = 0, w;
+
+	way[nw].name = "scalar";
+	way[nw++].f = kt_minify_scalar;
+#ifdef __SSE2__
+	way[nw].name = "sse2";
+	way[nw++].f = kt_minify_sse2;
+#endif
+#ifdef KT_MINIFY_SSSE3
+	if (kt_minify_have_ssse3()) {
+		way[nw].name = "ssse3";
+		way[nw++].f = kt_minify_ssse3;
+	}
+#endif
+	for (w = 0; w < nw; w++) {
+		size_t n, i, j;
+		int round, bad = 0;
+
+		/*
+		 * Every length 0 to 80 of random bytes from a small alphabet
+		 * thick with quotes, backslashes and white space: catches a
+		 * text under sixteen bytes or a last partial block handled
+		 * wrongly (the bytes already done kept twice or lost), and a
+		 * string's state lost between blocks.
+		 */
+		for (round = 0; round < 20000; round++) {
+			n = (size_t)round % 81;
+			for (i = 0; i < n; i++)
+				text[i] = alpha[xorshift(&x) % (sizeof(alpha) - 1)];
+			if (!minify_agrees(way[w].f, text, n))
+				bad++;
+		}
+		/*
+		 * Texts of pieces (plain runs, strings with spaces, escapes,
+		 * indentation) up to 600 bytes, then every suffix and prefix
+		 * of one of them, so that each piece meets each offset of a
+		 * block: catches a wrong keep8 entry or count (a byte moved
+		 * to the wrong place, a run one byte short), white space
+		 * dropped inside a string (the running XOR of quotes wrong or
+		 * not carried), and an escaped quote at a block's end or start
+		 * taken as a string's end.
+		 */
+		for (round = 0; round < 20000; round++) {
+			int np = (int)(xorshift(&x) % 60);
+
+			n = 0;
+			while (np-- > 0) {
+				const char *pc = piece[xorshift(&x) %
+				    (sizeof(piece) / sizeof(piece[0]))];
+				size_t k = strlen(pc);
+
+				if (n + k > sizeof(text))
+					break;
+				memcpy(text + n, pc, k);
+				n += k;
+			}
+			if (!minify_agrees(way[w].f, text, n))
+				bad++;
+			if (round % 200 == 0)
+				for (i = 0; i < n && i < 40; i++)
+					if (!minify_agrees(way[w].f, text + i,
+					    n - i) || !minify_agrees(way[w].f,
+					    text, n - i))
+						bad++;
+		}
+		/*
+		 * A backslash and a quote across each place of a block, inside
+		 * a string: "aaaa...\"  b" with the escape at every offset
+		 * (catches an escape pending at a block's end forgotten, so
+		 * the escaped quote closes the string and its spaces go).
+		 */
+		for (j = 1; j < 40; j++) {
+			n = 0;
+			text[n++] = '"';
+			for (i = 0; i < j; i++)
+				text[n++] = 'a';
+			memcpy(text + n, "\\\"  b  \"  c ", 12);
+			n += 12;
+			for (i = 0; i < 20; i++)
+				text[n++] = i % 3 ? 'd' : ' ';
+			if (!minify_agrees(way[w].f, text, n))
+				bad++;
+		}
+		if (bad != 0)
+			printf("minify %s: %d texts differ\n", way[w].name, bad);
+		CHECK(bad == 0);
+	}
+}
+
+/* The oracle's column: a string's contents, a number, else minified. */
+static void
+tsv_col_ref(struct kt_buf *b, const struct kt_event *ev, enum kt_field f)
+{
+	const struct kt_val *v = &ev->f[f];
+	char *tmp;
+
+	if (v->type == KT_STRING)
+		kt_buf_add(b, ev->raw + v->off + 1, v->len - 2);
+	else if (v->type == KT_NUMBER)
+		kt_buf_add(b, ev->raw + v->off, v->len);
+	else if (v->type != KT_NONE && (tmp = malloc(v->len + 1)) != NULL) {
+		kt_buf_add(b, tmp, minify_ref(ev->raw + v->off, v->len, tmp));
+		free(tmp);
+	}
+	kt_buf_addc(b, '\t');
+}
+
+/*
+ * The writer's TSV event rows (rendered in one pass into the output's
+ * buffer, or through a line when too long for it) against rows made
+ * cell by cell here: random events with each column a string, a number,
+ * an array or absent, names with escapes, white space everywhere, and
+ * one event of 1.5 MB; 3000 rows, so that rows meet the output buffer's
+ * end.  Fails with a row's room too small (a crash under ASan), a cell
+ * copied with its quotes or cut, rel_ns put in the wrong place, or a
+ * row lost where the buffer is flushed.
+ */
+static void
+test_tsv_rows_oracle(void)
+{
+	struct kt_buf text = KT_BUF_INIT, want = KT_BUF_INIT,
+	    got = KT_BUF_INIT;
+	char path[] = "/tmp/kt-unit-rows.XXXXXX", buf[65536], *tmp;
+	static const char *const val[] = { "7", "\"s 7\"", "[1, 2]", NULL };
+	struct kt_reader *r;
+	struct kt_writer *w = NULL;
+	struct kt_error err;
+	struct kt_event ev;
+	struct kt_out *o = NULL;
+	uint64_t x = 0x7357;
+	size_t nm, k, line;
+	FILE *f;
+	int i, fd, rc = 0;
+
+	kt_buf_adds(&text, "{\"traceEvents\": [\n");
+	for (i = 0; i < 3000; i++) {
+		const char *pid = val[xorshift(&x) % 4];
+		const char *tid = val[xorshift(&x) % 4];
+
+		kt_buf_printf(&text, "%s{ \"ph\" : \"%s\"", i ? ",\n " : "",
+		    xorshift(&x) % 2 ? "X" : "i");
+		if (pid != NULL)
+			kt_buf_printf(&text, ",\n  \"pid\": %s", pid);
+		if (tid != NULL)
+			kt_buf_printf(&text, ", \"tid\":%s", tid);
+		if (xorshift(&x) % 3)
+			kt_buf_adds(&text, ",\t\"cat\": \"kernel\"");
+		if (xorshift(&x) % 4)
+			kt_buf_printf(&text, ", \"name\": \"n \\\"%d\\\"  x\"", i);
+		if (xorshift(&x) % 5)
+			kt_buf_printf(&text, ", \"ts\": %d.%03d", 5000 + i,
+			    (int)(xorshift(&x) % 1000));
+		if (xorshift(&x) % 2)
+			kt_buf_printf(&text, ", \"dur\": %d", (int)(xorshift(&x) %
+			    100000));
+		kt_buf_adds(&text, ", \"args\": {\"a\": [ 1 ,\n 2 ], \"b\": \"x  y\"");
+		if (i == 1500) {
+			kt_buf_adds(&text, ", \"big\": \"");
+			for (k = 0; k < (3 << 19) / 32; k++)
+				kt_buf_adds(&text, "0123456789abcdef  0123456789 ab ");
+			kt_buf_adds(&text, "\"");
+		}
+		kt_buf_adds(&text, " } }");
+	}
+	kt_buf_adds(&text, "\n]}\n");
+	CHECK(!text.err);
+	/* The rows the writer should write, from the events read. */
+	r = kt_reader_mem(text.p, text.n, "t.json", 0);
+	while (r != NULL && kt_reader_next(r, &ev, &err) == 1) {
+		char num[32];
+
+		kt_buf_printf(&want, "%s:%llu\t%s\t", kt_kind_name(ev.kind),
+		    (unsigned long long)ev.index, kt_kind_name(ev.kind));
+		tsv_col_ref(&want, &ev, KT_F_PH);
+		if (ev.flags & KT_EV_TS)
+			kt_buf_add(&want, num, kt_int_format(ev.ts - 4000000,
+			    num));
+		kt_buf_addc(&want, '\t');
+		if (ev.flags & KT_EV_DUR)
+			kt_buf_add(&want, num, kt_int_format(ev.dur, num));
+		kt_buf_addc(&want, '\t');
+		tsv_col_ref(&want, &ev, KT_F_PID);
+		tsv_col_ref(&want, &ev, KT_F_TID);
+		tsv_col_ref(&want, &ev, KT_F_CAT);
+		tsv_col_ref(&want, &ev, KT_F_NAME);
+		if ((tmp = malloc(ev.len)) != NULL) {
+			kt_buf_add(&want, tmp, minify_ref(ev.raw, ev.len, tmp));
+			free(tmp);
+		}
+		kt_buf_addc(&want, '\n');
+	}
+	kt_reader_free(r);
+	/* The writer's, from a second reading, its lines but the first two. */
+	r = kt_reader_mem(text.p, text.n, "t.json", 0);
+	fd = mkstemp(path);
+	if (fd != -1)
+		close(fd);
+	if (r == NULL || fd == -1 || (o = kt_out_open(path, -1, &err)) ==
+	    NULL || (w = kt_writer_new(o, KT_WRITE_TSV)) == NULL)
+		rc = -1;
+	if (rc == 0) {
+		kt_writer_origin(w, 4000000);
+		rc = kt_writer_begin(w, kt_reader_metas(r, &nm), nm, NULL, 0);
+	}
+	while (rc == 0 && (rc = kt_reader_next(r, &ev, &err)) == 1)
+		rc = kt_writer_event(w, &ev);
+	if (rc == 0 && (kt_writer_end(w, kt_reader_metas(r, &nm), nm) ==
+	    -1 || kt_out_commit(o, &err) == -1))
+		rc = -1;
+	else if (rc != 0 && o != NULL)
+		kt_out_abort(o);
+	kt_writer_free(w);
+	kt_reader_free(r);
+	if (rc == 0 && (f = fopen(path, "r")) != NULL) {
+		while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
+			kt_buf_add(&got, buf, k);
+		fclose(f);
+	}
+	if (fd != -1)
+		unlink(path);
+	CHECK(rc == 0 && !want.err && !got.err);
+	/* Leave out the header and trace rows, and the end row. */
+	for (k = 0, line = 0; k < got.n && line < 2; k++)
+		if (got.p[k] == '\n')
+			line++;
+	CHECK(want.n > 0 && got.n >= k + want.n &&
+	    memcmp(got.p + k, want.p, want.n) == 0 &&
+	    strncmp(got.p + k + want.n, "end:3000\t", 9) == 0);
+	kt_buf_free(&text);
+	kt_buf_free(&want);
+	kt_buf_free(&got);
+}
+
 int
 main(void)
 {
@@ -2704,6 +2986,8 @@ main(void)
 	test_first_buffer();
 	test_reader_read();
 	test_minify();
+	test_minify_paths();
+	test_tsv_rows_oracle();
 	printf("unit: %d passed, %d failed\n", npass, nfail);
 	return nfail != 0;
 }

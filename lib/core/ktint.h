@@ -129,4 +129,21 @@ void		 kt_gz_keep_stop(struct kt_gz *);
 int		 kt_gz_start(struct kt_gz *);
 int		 kt_gz_available(void);
 
+/*
+ * kt_json_minify's ways (write.c), each writing the minified n bytes of
+ * p to o (n + 16 bytes of room) and returning the length: the portable
+ * byte loop; SSE2 (x86); SSSE3, which kt_json_minify takes when
+ * kt_minify_have_ssse3() says the CPU has it.  All give the same bytes;
+ * they are here so that the unit tests can call each.
+ */
+size_t		 kt_minify_scalar(const char *, size_t, char *);
+#ifdef __SSE2__
+size_t		 kt_minify_sse2(const char *, size_t, char *);
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define KT_MINIFY_SSSE3 1
+size_t		 kt_minify_ssse3(const char *, size_t, char *);
+int		 kt_minify_have_ssse3(void);
+#endif
+#endif
+
 #endif /* KTINT_H */

@@ -24,6 +24,9 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#ifdef KT_MINIFY_SSSE3
+#include <tmmintrin.h>
+#endif
 
 #define OUTBUF	(1 << 20)
 #define BYPASS	(64 << 10)	/* a plain write this large is not copied */
@@ -441,6 +444,68 @@ kt_writer_free(struct kt_writer *w)
 	free(w);
 }
 
+/*
+ * kt_json_minify has three ways, all giving the same bytes (unit tests
+ * call each on random texts against a byte-by-byte oracle): the
+ * portable byte loop (minify_plain), sixteen bytes at a time with SSE2
+ * (minify16, then the byte loop), and with SSSE3, chosen at run time, a
+ * block of sixteen bytes without a branch per run or string (see
+ * kt_minify_ssse3).  Each writes to o, which has sixteen bytes of room
+ * past n, and returns the length written.
+ */
+
+/* The portable loop: from outside a string to the end of the text. */
+static char *
+minify_plain(const char *p, const char *e, char *o)
+{
+	const char *s, *q, *b;
+
+	while (p < e) {
+		unsigned char c = (unsigned char)*p++;
+
+		/* Outside strings: every byte but white space, no branch. */
+		*o = (char)c;
+		o += 1 - kt_ws[c];
+		if (c != '"')
+			continue;
+		/*
+		 * A string: it ends at the first quote after an even run of
+		 * backslashes (each pair one escaped backslash), or at the end
+		 * of the text.  A short one is looked at here; past 16 bytes or
+		 * a backslash, memchr finds the quotes.
+		 */
+		for (s = p, q = p; q < e && q - s < 16 && *q != '"' &&
+		    *q != '\\'; q++)
+			;
+		if (q < e && *q == '"')
+			q++;
+		else
+			for (;; q++) {
+				if ((q = memchr(q, '"', (size_t)(e - q))) ==
+				    NULL) {
+					q = e;
+					break;
+				}
+				for (b = q; b > s && b[-1] == '\\'; b--)
+					;
+				if ((q - b) % 2 == 0) {
+					q++;
+					break;
+				}
+			}
+		memcpy(o, p, (size_t)(q - p));
+		o += q - p;
+		p = q;
+	}
+	return o;
+}
+
+size_t
+kt_minify_scalar(const char *p, size_t n, char *o)
+{
+	return (size_t)(minify_plain(p, p + n, o) - o);
+}
+
 #ifdef __SSE2__
 #define LOAD16(b)	_mm_loadu_si128((const __m128i *)(const void *)(b))
 #define STORE16(o, x)	_mm_storeu_si128((__m128i *)(void *)(o), (x))
@@ -533,58 +598,261 @@ minify16(const char **pp, const char *e, char **op)
 	*pp = p;
 	*op = o;
 }
+size_t
+kt_minify_sse2(const char *p, size_t n, char *o)
+{
+	const char *e = p + n;
+	char *s = o;
+
+	minify16(&p, e, &o);
+	return (size_t)(minify_plain(p, e, o) - s);
+}
+
+#ifdef KT_MINIFY_SSSE3
+/*
+ * Byte by byte from a state: bit 0 inside a string, bit 1 after its
+ * backslash (the next byte is copied whatever it is).  For a block with
+ * a backslash and for short texts.
+ */
+static char *
+minify_state(const char *p, const char *e, char *o, unsigned *st)
+{
+	unsigned s = *st;
+
+	while (p < e) {
+		unsigned char c = (unsigned char)*p++;
+
+		if (s != 0) {
+			*o++ = (char)c;
+			if (s == 3)
+				s = 1;
+			else if (c == '\\')
+				s = 2 | 1;
+			else if (c == '"')
+				s = 0;
+			continue;
+		}
+		*o = (char)c;
+		o += 1 - kt_ws[c];
+		if (c == '"')
+			s = 1;
+	}
+	*st = s;
+	return o;
+}
+
+/*
+ * For each byte k of bits to keep, the places of its set bits in order
+ * (a pshufb control for eight bytes, 0x80 after them), and their count.
+ */
+static const uint64_t keep8[256] = {
+	0x8080808080808080ULL, 0x8080808080808000ULL, 0x8080808080808001ULL,
+	0x8080808080800100ULL, 0x8080808080808002ULL, 0x8080808080800200ULL,
+	0x8080808080800201ULL, 0x8080808080020100ULL, 0x8080808080808003ULL,
+	0x8080808080800300ULL, 0x8080808080800301ULL, 0x8080808080030100ULL,
+	0x8080808080800302ULL, 0x8080808080030200ULL, 0x8080808080030201ULL,
+	0x8080808003020100ULL, 0x8080808080808004ULL, 0x8080808080800400ULL,
+	0x8080808080800401ULL, 0x8080808080040100ULL, 0x8080808080800402ULL,
+	0x8080808080040200ULL, 0x8080808080040201ULL, 0x8080808004020100ULL,
+	0x8080808080800403ULL, 0x8080808080040300ULL, 0x8080808080040301ULL,
+	0x8080808004030100ULL, 0x8080808080040302ULL, 0x8080808004030200ULL,
+	0x8080808004030201ULL, 0x8080800403020100ULL, 0x8080808080808005ULL,
+	0x8080808080800500ULL, 0x8080808080800501ULL, 0x8080808080050100ULL,
+	0x8080808080800502ULL, 0x8080808080050200ULL, 0x8080808080050201ULL,
+	0x8080808005020100ULL, 0x8080808080800503ULL, 0x8080808080050300ULL,
+	0x8080808080050301ULL, 0x8080808005030100ULL, 0x8080808080050302ULL,
+	0x8080808005030200ULL, 0x8080808005030201ULL, 0x8080800503020100ULL,
+	0x8080808080800504ULL, 0x8080808080050400ULL, 0x8080808080050401ULL,
+	0x8080808005040100ULL, 0x8080808080050402ULL, 0x8080808005040200ULL,
+	0x8080808005040201ULL, 0x8080800504020100ULL, 0x8080808080050403ULL,
+	0x8080808005040300ULL, 0x8080808005040301ULL, 0x8080800504030100ULL,
+	0x8080808005040302ULL, 0x8080800504030200ULL, 0x8080800504030201ULL,
+	0x8080050403020100ULL, 0x8080808080808006ULL, 0x8080808080800600ULL,
+	0x8080808080800601ULL, 0x8080808080060100ULL, 0x8080808080800602ULL,
+	0x8080808080060200ULL, 0x8080808080060201ULL, 0x8080808006020100ULL,
+	0x8080808080800603ULL, 0x8080808080060300ULL, 0x8080808080060301ULL,
+	0x8080808006030100ULL, 0x8080808080060302ULL, 0x8080808006030200ULL,
+	0x8080808006030201ULL, 0x8080800603020100ULL, 0x8080808080800604ULL,
+	0x8080808080060400ULL, 0x8080808080060401ULL, 0x8080808006040100ULL,
+	0x8080808080060402ULL, 0x8080808006040200ULL, 0x8080808006040201ULL,
+	0x8080800604020100ULL, 0x8080808080060403ULL, 0x8080808006040300ULL,
+	0x8080808006040301ULL, 0x8080800604030100ULL, 0x8080808006040302ULL,
+	0x8080800604030200ULL, 0x8080800604030201ULL, 0x8080060403020100ULL,
+	0x8080808080800605ULL, 0x8080808080060500ULL, 0x8080808080060501ULL,
+	0x8080808006050100ULL, 0x8080808080060502ULL, 0x8080808006050200ULL,
+	0x8080808006050201ULL, 0x8080800605020100ULL, 0x8080808080060503ULL,
+	0x8080808006050300ULL, 0x8080808006050301ULL, 0x8080800605030100ULL,
+	0x8080808006050302ULL, 0x8080800605030200ULL, 0x8080800605030201ULL,
+	0x8080060503020100ULL, 0x8080808080060504ULL, 0x8080808006050400ULL,
+	0x8080808006050401ULL, 0x8080800605040100ULL, 0x8080808006050402ULL,
+	0x8080800605040200ULL, 0x8080800605040201ULL, 0x8080060504020100ULL,
+	0x8080808006050403ULL, 0x8080800605040300ULL, 0x8080800605040301ULL,
+	0x8080060504030100ULL, 0x8080800605040302ULL, 0x8080060504030200ULL,
+	0x8080060504030201ULL, 0x8006050403020100ULL, 0x8080808080808007ULL,
+	0x8080808080800700ULL, 0x8080808080800701ULL, 0x8080808080070100ULL,
+	0x8080808080800702ULL, 0x8080808080070200ULL, 0x8080808080070201ULL,
+	0x8080808007020100ULL, 0x8080808080800703ULL, 0x8080808080070300ULL,
+	0x8080808080070301ULL, 0x8080808007030100ULL, 0x8080808080070302ULL,
+	0x8080808007030200ULL, 0x8080808007030201ULL, 0x8080800703020100ULL,
+	0x8080808080800704ULL, 0x8080808080070400ULL, 0x8080808080070401ULL,
+	0x8080808007040100ULL, 0x8080808080070402ULL, 0x8080808007040200ULL,
+	0x8080808007040201ULL, 0x8080800704020100ULL, 0x8080808080070403ULL,
+	0x8080808007040300ULL, 0x8080808007040301ULL, 0x8080800704030100ULL,
+	0x8080808007040302ULL, 0x8080800704030200ULL, 0x8080800704030201ULL,
+	0x8080070403020100ULL, 0x8080808080800705ULL, 0x8080808080070500ULL,
+	0x8080808080070501ULL, 0x8080808007050100ULL, 0x8080808080070502ULL,
+	0x8080808007050200ULL, 0x8080808007050201ULL, 0x8080800705020100ULL,
+	0x8080808080070503ULL, 0x8080808007050300ULL, 0x8080808007050301ULL,
+	0x8080800705030100ULL, 0x8080808007050302ULL, 0x8080800705030200ULL,
+	0x8080800705030201ULL, 0x8080070503020100ULL, 0x8080808080070504ULL,
+	0x8080808007050400ULL, 0x8080808007050401ULL, 0x8080800705040100ULL,
+	0x8080808007050402ULL, 0x8080800705040200ULL, 0x8080800705040201ULL,
+	0x8080070504020100ULL, 0x8080808007050403ULL, 0x8080800705040300ULL,
+	0x8080800705040301ULL, 0x8080070504030100ULL, 0x8080800705040302ULL,
+	0x8080070504030200ULL, 0x8080070504030201ULL, 0x8007050403020100ULL,
+	0x8080808080800706ULL, 0x8080808080070600ULL, 0x8080808080070601ULL,
+	0x8080808007060100ULL, 0x8080808080070602ULL, 0x8080808007060200ULL,
+	0x8080808007060201ULL, 0x8080800706020100ULL, 0x8080808080070603ULL,
+	0x8080808007060300ULL, 0x8080808007060301ULL, 0x8080800706030100ULL,
+	0x8080808007060302ULL, 0x8080800706030200ULL, 0x8080800706030201ULL,
+	0x8080070603020100ULL, 0x8080808080070604ULL, 0x8080808007060400ULL,
+	0x8080808007060401ULL, 0x8080800706040100ULL, 0x8080808007060402ULL,
+	0x8080800706040200ULL, 0x8080800706040201ULL, 0x8080070604020100ULL,
+	0x8080808007060403ULL, 0x8080800706040300ULL, 0x8080800706040301ULL,
+	0x8080070604030100ULL, 0x8080800706040302ULL, 0x8080070604030200ULL,
+	0x8080070604030201ULL, 0x8007060403020100ULL, 0x8080808080070605ULL,
+	0x8080808007060500ULL, 0x8080808007060501ULL, 0x8080800706050100ULL,
+	0x8080808007060502ULL, 0x8080800706050200ULL, 0x8080800706050201ULL,
+	0x8080070605020100ULL, 0x8080808007060503ULL, 0x8080800706050300ULL,
+	0x8080800706050301ULL, 0x8080070605030100ULL, 0x8080800706050302ULL,
+	0x8080070605030200ULL, 0x8080070605030201ULL, 0x8007060503020100ULL,
+	0x8080808007060504ULL, 0x8080800706050400ULL, 0x8080800706050401ULL,
+	0x8080070605040100ULL, 0x8080800706050402ULL, 0x8080070605040200ULL,
+	0x8080070605040201ULL, 0x8007060504020100ULL, 0x8080800706050403ULL,
+	0x8080070605040300ULL, 0x8080070605040301ULL, 0x8007060504030100ULL,
+	0x8080070605040302ULL, 0x8007060504030200ULL, 0x8007060504030201ULL,
+	0x0706050403020100ULL,
+};
+
+#define C2(n)	n, n + 1, n + 1, n + 2
+#define C4(n)	C2(n), C2(n + 1), C2(n + 1), C2(n + 2)
+#define C6(n)	C4(n), C4(n + 1), C4(n + 1), C4(n + 2)
+static const unsigned char count8[256] = { C6(0), C6(1), C6(1), C6(2) };
+#undef C2
+#undef C4
+#undef C6
+
+/*
+ * The bits of ws (white space), q (quotes) and bs (backslashes) of the
+ * sixteen bytes at p, and x, the bytes.
+ */
+#define MASKS(x, p, ws, q, bs) do {					\
+	(x) = LOAD16(p);						\
+	(ws) = (unsigned)_mm_movemask_epi8(_mm_or_si128(		\
+	    _mm_or_si128(_mm_cmpeq_epi8((x), sp), _mm_cmpeq_epi8((x), nl)), \
+	    _mm_or_si128(_mm_cmpeq_epi8((x), tb), _mm_cmpeq_epi8((x), cr)))); \
+	(q) = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8((x), qu));	\
+	(bs) = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8((x), bq));	\
+} while (0)
+
+/*
+ * Sixteen bytes at a time: a block without a backslash is inside a
+ * string from each quote to the next (the running XOR of its quote
+ * bits, started from whether the block before ended inside one), its
+ * white space outside strings is dropped, and the bytes kept are moved
+ * together with pshufb, eight at a time from keep8.  A block with a
+ * backslash (rare in traces) goes byte by byte; the last partial block
+ * is the text's last sixteen bytes, those already done dropped.
+ */
+__attribute__((target("ssse3"))) size_t
+kt_minify_ssse3(const char *p, size_t n, char *o)
+{
+	const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
+	const __m128i tb = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
+	const __m128i qu = _mm_set1_epi8('"'), bq = _mm_set1_epi8('\\');
+	const __m128i eight = _mm_set1_epi8(8);
+	const char *e = p + n;
+	char *s = o;
+	unsigned st = 0;	/* as minify_state's */
+
+	if (n < 16)
+		return (size_t)(minify_state(p, e, o, &st) - s);
+	for (;;) {
+		__m128i x, y;
+		unsigned ws, q, bs, in, drop, done = 0;
+
+		if (e - p < 16) {
+			if (p == e)
+				break;
+			/* The last sixteen, less the done ones. */
+			done = 16 - (unsigned)(e - p);
+			p = e - 16;
+		}
+		MASKS(x, p, ws, q, bs);
+		q &= 0xffffu << done;
+		if ((bs & (0xffffu << done)) != 0 || st == 3) {
+			o = minify_state(p + done, p + 16, o, &st);
+			p += 16;
+			continue;
+		}
+		in = q ^ (q << 1);
+		in ^= in << 2;
+		in ^= in << 4;
+		in ^= in << 8;
+		in = (in ^ (0u - st)) & 0xffff;
+		st = in >> 15;
+		drop = (ws & ~in) | ((1u << done) - 1);
+		p += 16;
+		if (drop == 0) {
+			STORE16(o, x);
+			o += 16;
+			continue;
+		}
+		drop = ~drop & 0xffff;	/* now the bytes kept */
+		y = _mm_shuffle_epi8(x, _mm_unpacklo_epi64(
+		    _mm_loadl_epi64((const __m128i *)(const void *)
+		    &keep8[drop & 0xff]), _mm_add_epi8(eight,
+		    _mm_loadl_epi64((const __m128i *)(const void *)
+		    &keep8[drop >> 8]))));
+		_mm_storel_epi64((__m128i *)(void *)o, y);
+		o += count8[drop & 0xff];
+		_mm_storel_epi64((__m128i *)(void *)o,
+		    _mm_unpackhi_epi64(y, y));
+		o += count8[drop >> 8];
+	}
+	return (size_t)(o - s);
+}
+#undef MASKS
+
+int
+kt_minify_have_ssse3(void)
+{
+	return __builtin_cpu_supports("ssse3") != 0;
+}
+#endif /* KT_MINIFY_SSSE3 */
+#endif /* __SSE2__ */
+
+/* kt_json_minify's bytes at o (sixteen bytes of room past n): the end. */
+static char *
+minify_at(const char *p, size_t n, char *o)
+{
+#if defined(KT_MINIFY_SSSE3)
+	if (kt_minify_have_ssse3())
+		return o + kt_minify_ssse3(p, n, o);
+	return o + kt_minify_sse2(p, n, o);
+#elif defined(__SSE2__)
+	return o + kt_minify_sse2(p, n, o);
+#else
+	return o + kt_minify_scalar(p, n, o);
 #endif
+}
 
 int
 kt_json_minify(const char *p, size_t n, struct kt_buf *out)
 {
-	const char *e = p + n, *s, *q, *b;
-	char *o;
-
 	if (kt_buf_reserve(out, n + 16) == -1)
 		return -1;
-	o = out->p + out->n;
-#ifdef __SSE2__
-	minify16(&p, e, &o);
-#endif
-	while (p < e) {
-		unsigned char c = (unsigned char)*p++;
-
-		/* Outside strings: every byte but white space, no branch. */
-		*o = (char)c;
-		o += 1 - kt_ws[c];
-		if (c != '"')
-			continue;
-		/*
-		 * A string: it ends at the first quote after an even run of
-		 * backslashes (each pair one escaped backslash), or at the end
-		 * of the text.  A short one is looked at here; past 16 bytes or
-		 * a backslash, memchr finds the quotes.
-		 */
-		for (s = p, q = p; q < e && q - s < 16 && *q != '"' &&
-		    *q != '\\'; q++)
-			;
-		if (q < e && *q == '"')
-			q++;
-		else
-			for (;; q++) {
-				if ((q = memchr(q, '"', (size_t)(e - q))) ==
-				    NULL) {
-					q = e;
-					break;
-				}
-				for (b = q; b > s && b[-1] == '\\'; b--)
-					;
-				if ((q - b) % 2 == 0) {
-					q++;
-					break;
-				}
-			}
-		memcpy(o, p, (size_t)(q - p));
-		o += q - p;
-		p = q;
-	}
-	out->n = (size_t)(o - out->p);
+	out->n = (size_t)(minify_at(p, n, out->p + out->n) - out->p);
 	return 0;
 }
 
@@ -793,26 +1061,6 @@ kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
 	return kt_out_write(w->out, b->p, b->n);
 }
 
-/* Append a column: a string field's contents, or the raw value. */
-static void
-col(struct kt_buf *b, const struct kt_event *ev, enum kt_field f)
-{
-	const char *p;
-	size_t n;
-
-	p = kt_event_field(ev, f, &n);
-	if (p != NULL && ev->f[f].type == KT_STRING) {
-		p++;
-		n -= 2;
-	}
-	if (p != NULL && ev->f[f].type != KT_STRING &&
-	    ev->f[f].type != KT_NUMBER)
-		kt_json_minify(p, n, b);
-	else if (p != NULL)
-		kt_buf_add(b, p, n);
-	kt_buf_addc(b, '\t');
-}
-
 int
 kt_writer_raw(struct kt_writer *w, const char *raw, size_t len,
     uint64_t index)
@@ -910,22 +1158,116 @@ kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 	return tsv_event(w, ev);
 }
 
-/* Write one TSV event line. */
+/*
+ * The most bytes ev's TSV line can take in tsv_put: the kind twice, three
+ * numbers of up to 21 bytes (each with its NUL), the columns and the
+ * event as they are (minifying only drops bytes), ten tabs and the
+ * newline, sixteen bytes of room for each of seven minified texts.
+ */
+static size_t
+row_bound(const struct kt_event *ev)
+{
+	static const enum kt_field cols[] = { KT_F_PH, KT_F_PID, KT_F_TID,
+	    KT_F_CAT, KT_F_NAME, KT_F_RANK };
+	size_t n = 2 * strlen(kt_kind_name(ev->kind)) + 3 * 21 + ev->len +
+	    11 + 7 * 16, i;
+
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (ev->f[cols[i]].type != KT_NONE)
+			n += ev->f[cols[i]].len;
+	return n;
+}
+
+/* A column at o: a string field's contents, or the raw value; a tab. */
+static char *
+col_put(char *o, const struct kt_event *ev, enum kt_field f)
+{
+	const struct kt_val *v = &ev->f[f];
+	const char *p = ev->raw + v->off;
+
+	switch (v->type) {
+	case KT_NONE:
+		break;
+	case KT_STRING:
+		memcpy(o, p + 1, v->len - 2);
+		o += v->len - 2;
+		break;
+	case KT_NUMBER:
+		memcpy(o, p, v->len);
+		o += v->len;
+		break;
+	default:
+		o = minify_at(p, v->len, o);
+		break;
+	}
+	*o++ = '\t';
+	return o;
+}
+
+/*
+ * Render ev's TSV line at o, which has row_bound(ev) bytes of room, and
+ * return its end.  With tsat NULL the line is whole (rel_ns from the
+ * origin); else rel_ns is left out, for the caller to put at *tsat (it
+ * depends on an origin not known yet).
+ */
+static char *
+tsv_put(const struct kt_writer *w, const struct kt_event *ev, char *o,
+    char **tsat)
+{
+	const char *kind = kt_kind_name(ev->kind);
+	size_t kn = strlen(kind);
+
+	memcpy(o, kind, kn);
+	o += kn;
+	*o++ = ':';
+	o += kt_int_format((int64_t)ev->index, o);
+	*o++ = '\t';
+	memcpy(o, kind, kn);
+	o += kn;
+	*o++ = '\t';
+	o = col_put(o, ev, KT_F_PH);
+	if (tsat != NULL)
+		*tsat = o;
+	else if (ev->flags & KT_EV_TS)
+		o += kt_int_format(ev->ts - w->origin, o);
+	*o++ = '\t';
+	if (ev->flags & KT_EV_DUR)
+		o += kt_int_format(ev->dur, o);
+	*o++ = '\t';
+	o = col_put(o, ev, KT_F_PID);
+	o = col_put(o, ev, KT_F_TID);
+	o = col_put(o, ev, KT_F_CAT);
+	o = col_put(o, ev, KT_F_NAME);
+	if (w->flags & KT_WRITE_RANK)
+		o = col_put(o, ev, KT_F_RANK);
+	o = minify_at(ev->raw, ev->len, o);
+	*o++ = '\n';
+	return o;
+}
+
+/*
+ * Write one TSV event line: rendered straight into the output's buffer
+ * where it is plain, open and has room for it, else in w->line.
+ */
 static int
 tsv_event(struct kt_writer *w, const struct kt_event *ev)
 {
-	struct kt_buf *b = &w->line;
-	char num[32];
-	size_t tsat, k;
+	struct kt_out *o = w->out;
+	size_t need = row_bound(ev);
+	char *e;
 
-	if (tsv_row(w, ev, b, &tsat) == -1)
+	if (o->fd >= 0 && !o->err && need <= OUTBUF) {
+		if (OUTBUF - o->n < need && out_flush(o, 0) == -1)
+			return -1;
+		e = tsv_put(w, ev, o->buf + o->n, NULL);
+		o->n = (size_t)(e - o->buf);
+		return 0;
+	}
+	w->line.n = 0;
+	if (kt_buf_reserve(&w->line, need) == -1)
 		return -1;
-	if (!(ev->flags & KT_EV_TS))
-		return kt_out_write(w->out, b->p, b->n);
-	k = kt_int_format(ev->ts - w->origin, num);
-	return kt_out_write(w->out, b->p, tsat) == -1 ||
-	    kt_out_write(w->out, num, k) == -1 ||
-	    kt_out_write(w->out, b->p + tsat, b->n - tsat) == -1 ? -1 : 0;
+	e = tsv_put(w, ev, w->line.p, NULL);
+	return kt_out_write(o, w->line.p, (size_t)(e - w->line.p));
 }
 
 /*
@@ -936,32 +1278,14 @@ static int
 tsv_row(struct kt_writer *w, const struct kt_event *ev, struct kt_buf *b,
     size_t *tsat)
 {
-	char num[32];
-	size_t k;
+	char *at, *e;
 
 	b->n = 0;
-	kt_buf_adds(b, kt_kind_name(ev->kind));
-	kt_buf_addc(b, ':');
-	k = kt_int_format((int64_t)ev->index, num);
-	kt_buf_add(b, num, k);
-	kt_buf_addc(b, '\t');
-	kt_buf_adds(b, kt_kind_name(ev->kind));
-	kt_buf_addc(b, '\t');
-	col(b, ev, KT_F_PH);
-	*tsat = b->n;
-	kt_buf_addc(b, '\t');
-	if (ev->flags & KT_EV_DUR)
-		kt_buf_add(b, num, kt_int_format(ev->dur, num));
-	kt_buf_addc(b, '\t');
-	col(b, ev, KT_F_PID);
-	col(b, ev, KT_F_TID);
-	col(b, ev, KT_F_CAT);
-	col(b, ev, KT_F_NAME);
-	if (w->flags & KT_WRITE_RANK)
-		col(b, ev, KT_F_RANK);
-	if (kt_json_minify(ev->raw, ev->len, b) == -1 ||
-	    kt_buf_addc(b, '\n') == -1)
+	if (kt_buf_reserve(b, row_bound(ev)) == -1)
 		return -1;
+	e = tsv_put(w, ev, b->p, &at);
+	*tsat = (size_t)(at - b->p);
+	b->n = (size_t)(e - b->p);
 	return 0;
 }
 
