@@ -7,7 +7,10 @@
  * member stored or deflated (the small stored member is where an
  * overlapping copy once hid); the second byte's bits choose strict or
  * skimming reads.  Every trace of the source is then read to its end.
- * Any crash, leak or sanitizer report is a bug.
+ * A plain file is also read in pieces (kt_ahead's split mode, kt(7)
+ * Threads; the piece size from the second byte's other bits) and its
+ * events, repairs and end compared with the one reader's: a difference
+ * aborts.  Any crash, leak or sanitizer report is a bug.
  *
  * Speed (10 million runs must fit a campaign): the file is a memfd,
  * written again in place each run and opened by kt_source_open() as
@@ -34,6 +37,7 @@
 #include "kt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
 
 #define NHOW	10
 #define OUTMAX	(1 << 19)	/* the largest archive of 64 KiB, twice */
@@ -153,6 +157,96 @@ wrap(int how, const uint8_t *data, size_t n)
 	return rc == -1 ? -1 : put(outbuf, used);
 }
 
+/* An event as the one reader gave it: what split reading must match. */
+struct seen {
+	uint64_t	 index, end;
+	size_t		 len;
+	uint64_t	 hash;		/* FNV-1a of its bytes */
+	unsigned	 flags;
+};
+
+static uint64_t
+fnv(const char *p, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	while (n-- > 0)
+		h = (h ^ (unsigned char)*p++) * 1099511628211ULL;
+	return h;
+}
+
+/*
+ * Read the plain file at mempath with the one reader, then in pieces of
+ * piece bytes (KT_SPLIT), and abort unless both give the same events,
+ * the same repairs and the same end (status, message, place).
+ */
+static void
+split_diff(unsigned flags, unsigned piece)
+{
+	struct kt_source *src;
+	struct kt_reader *r;
+	struct kt_ahead *ah;
+	struct kt_error e1, e2;
+	struct kt_event ev;
+	struct kt_repairs rep;
+	struct seen *s = NULL;
+	size_t n = 0, cap = 0, i = 0;
+	char num[24];
+	int rc1, rc2;
+
+	memset(&e1, 0, sizeof(e1));
+	memset(&e2, 0, sizeof(e2));
+	if ((src = kt_source_open(mempath, NULL, flags, &e1)) == NULL)
+		return;
+	if (kt_source_next(src, &r, &e1) != 1) {
+		kt_source_close(src);
+		return;
+	}
+	while ((rc1 = kt_reader_next(r, &ev, &e1)) == 1) {
+		if (n == cap) {
+			struct seen *t;
+
+			cap = cap ? cap * 2 : 64;
+			if ((t = realloc(s, cap * sizeof(*t))) == NULL)
+				abort();
+			s = t;
+		}
+		s[n].index = ev.index;
+		s[n].end = ev.end;
+		s[n].len = ev.len;
+		s[n].hash = fnv(ev.raw, ev.len);
+		s[n].flags = ev.flags;
+		n++;
+	}
+	rep = *kt_reader_repairs(r);
+	kt_reader_free(r);
+	kt_source_close(src);
+
+	snprintf(num, sizeof(num), "%u", piece);
+	setenv("KT_SPLIT", num, 1);
+	if ((src = kt_source_open(mempath, NULL, flags, &e2)) == NULL ||
+	    kt_source_next(src, &r, &e2) != 1)
+		abort();
+	ah = kt_ahead_start(r, NULL);
+	while ((rc2 = kt_ahead_next(ah, r, &ev, &e2)) == 1) {
+		if (i >= n || s[i].index != ev.index || s[i].end != ev.end ||
+		    s[i].len != ev.len || s[i].hash != fnv(ev.raw, ev.len) ||
+		    s[i].flags != ev.flags)
+			abort();
+		i++;
+	}
+	kt_ahead_stop(ah);
+	if (i != n || rc1 != rc2 || (rc1 == -1 && (e1.line != e2.line ||
+	    e1.col != e2.col || strcmp(e1.msg, e2.msg) != 0)) ||
+	    memcmp(rep.n, kt_reader_repairs(r)->n, sizeof(rep.n)) != 0 ||
+	    rep.truncated_bytes != kt_reader_repairs(r)->truncated_bytes)
+		abort();
+	unsetenv("KT_SPLIT");
+	kt_reader_free(r);
+	kt_source_close(src);
+	free(s);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -174,6 +268,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size -= 2;
 	if ((how == 0 ? put(data, size) : wrap(how, data, size)) == -1)
 		return 0;
+	if (how == 0 && (data[-1] & 4))
+		split_diff(flags, 8 + (unsigned)(data[-1] >> 3) * 61u);
 	if ((src = kt_source_open(mempath, NULL, flags, &err)) != NULL) {
 		while ((rc = kt_source_next(src, &r, &err)) == 1) {
 			size_t n;
