@@ -63,7 +63,7 @@ struct piece {
 	uint64_t	 stop;		/* where it stopped (see read.c) */
 	uint64_t	 npos;		/* the positions it read */
 	struct kt_repairs rep;
-	struct kt_event	*ev;		/* its events (raw: see fix) */
+	struct kt_event	*ev;		/* its events (raw set as given) */
 	size_t		*off;		/* where each one's bytes are in buf */
 	size_t		 n, cap;
 	char		*buf;
@@ -103,7 +103,10 @@ struct kt_ahead {
 	int		 stop;		/* kt_ahead_stop: end now */
 	int		 joined;
 	uint64_t	 nev;		/* events read (for progress) */
-	/* Split mode (split 1: to start at the first event; 2: running). */
+	/*
+	 * Split mode: split 1 to start after the first event, 2 running,
+	 * 3 ended (the whole reader reads on alone); 0 reading ahead.
+	 */
 	int		 split;
 	uint64_t	 x, piece;	/* where the pieces begin; their size */
 	uint64_t	 size;		/* the file's */
@@ -119,7 +122,6 @@ struct kt_ahead {
 	struct worker	*w;
 	size_t		 nw;
 	struct kt_reader *part;		/* the caller's part reader */
-	int		 failed;	/* a worker ran out of memory */
 };
 
 /*
@@ -144,6 +146,26 @@ int
 kt_ahead_worth(void)
 {
 	return kt_cpus() > 1;
+}
+
+/*
+ * Start a thread named name (top -H, perf) that takes no signals: they
+ * go to the caller's threads.  0, or -1 when it could not start.
+ */
+static int
+start_thread(pthread_t *th, void *(*fn)(void *), void *arg, const char *name)
+{
+	sigset_t all, old;
+	int rc;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(th, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+		return -1;
+	(void)pthread_setname_np(*th, name);
+	return 0;
 }
 
 /* Copy ev into b (it fits, or b is empty and grows). -1 out of memory. */
@@ -355,31 +377,57 @@ read_piece(const struct kt_ahead *a, struct kt_reader *part, struct piece *p,
 	p->rc = 1;
 }
 
+/* Whether a thread may take the next piece (a->mu held). */
+static int
+piece_free(const struct kt_ahead *a)
+{
+	return a->next < a->npieces && a->next < a->at + a->nslots;
+}
+
+/*
+ * Take the next piece no thread took and read it with part, a->mu held
+ * on entry and on return (released while reading).
+ */
+static void
+take_piece(struct kt_ahead *a, struct kt_reader *part)
+{
+	struct piece *p = &a->slot[a->next % a->nslots];
+
+	p->i = a->next++;
+	p->state = PS_TAKEN;
+	pthread_mutex_unlock(&a->mu);
+	read_piece(a, part, p, p->i == 0 ? a->x : UINT64_MAX, p->i > 0);
+	SPLIT_COUNT(0);
+	pthread_mutex_lock(&a->mu);
+	p->state = PS_DONE;
+	pthread_cond_broadcast(&a->cv);
+}
+
+/* The caller is done with piece p, the one at a->at: a thread may take it. */
+static void
+piece_done(struct kt_ahead *a, struct piece *p)
+{
+	pthread_mutex_lock(&a->mu);
+	p->state = PS_FREE;
+	a->at++;
+	pthread_cond_broadcast(&a->cv);
+	pthread_mutex_unlock(&a->mu);
+}
+
 static void *
 work(void *arg)
 {
 	struct worker *w = arg;
 	struct kt_ahead *a = w->a;
-	struct piece *p;
 
 	pthread_mutex_lock(&a->mu);
 	for (;;) {
-		while (!a->stop && a->next < a->npieces &&
-		    a->next >= a->at + a->nslots)
+		while (!a->stop && a->next < a->npieces && !piece_free(a))
 			pthread_cond_wait(&a->cv, &a->mu);
 		if (a->stop || a->next >= a->npieces)
 			break;
-		p = &a->slot[a->next % a->nslots];
-		p->i = a->next++;
-		p->state = PS_TAKEN;
-		pthread_mutex_unlock(&a->mu);
-		read_piece(a, w->part, p, p->i == 0 ? a->x : UINT64_MAX,
-		    p->i > 0);
-		SPLIT_COUNT(0);
+		take_piece(a, w->part);
 		SPLIT_COUNT(1);
-		pthread_mutex_lock(&a->mu);
-		p->state = PS_DONE;
-		pthread_cond_broadcast(&a->cv);
 	}
 	pthread_mutex_unlock(&a->mu);
 	return NULL;
@@ -396,7 +444,7 @@ split_join(struct kt_ahead *a)
 	pthread_cond_broadcast(&a->cv);
 	pthread_mutex_unlock(&a->mu);
 	for (i = 0; i < a->nw; i++)
-		if (a->w[i].started) {
+		if (a->w != NULL && a->w[i].started) {
 			pthread_join(a->w[i].th, NULL);
 			a->w[i].started = 0;
 		}
@@ -407,13 +455,13 @@ split_free(struct kt_ahead *a)
 {
 	size_t i;
 
-	for (i = 0; i < a->nslots; i++) {
+	for (i = 0; a->slot != NULL && i < a->nslots; i++) {
 		free(a->slot[i].ev);
 		free(a->slot[i].off);
 		free(a->slot[i].buf);
 	}
 	free(a->slot);
-	for (i = 0; i < a->nw; i++)
+	for (i = 0; a->w != NULL && i < a->nw; i++)
 		kt_reader_part_free(a->w[i].part);
 	free(a->w);
 	kt_reader_part_free(a->part);
@@ -428,7 +476,6 @@ static int
 split_start(struct kt_ahead *a)
 {
 	struct kt_reader *rd = a->rd;
-	sigset_t all, old;
 	unsigned cpus = kt_cpus();
 	size_t i;
 
@@ -450,15 +497,9 @@ split_start(struct kt_ahead *a)
 		if ((a->w[i].part = kt_reader_part(rd)) == NULL)
 			return -1;
 	}
-	/* Signals go to the caller's threads, never to the workers. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (i = 0; i < a->nw; i++)
-		if (pthread_create(&a->w[i].th, NULL, work, &a->w[i]) == 0) {
-			a->w[i].started = 1;
-			(void)pthread_setname_np(a->w[i].th, "kt-part");
-		}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+		a->w[i].started = start_thread(&a->w[i].th, work, &a->w[i],
+		    "kt-part") == 0;
 	return 0;
 }
 
@@ -493,11 +534,7 @@ split_next(struct kt_ahead *a, struct kt_event *ev, struct kt_error *err)
 			}
 			/* Done with it: once freed, a worker may take it. */
 			end = p->end;
-			pthread_mutex_lock(&a->mu);
-			p->state = PS_FREE;
-			a->at++;
-			pthread_cond_broadcast(&a->cv);
-			pthread_mutex_unlock(&a->mu);
+			piece_done(a, p);
 			a->curp = NULL;
 			if (end)
 				return split_end(a, ev, err);
@@ -506,37 +543,21 @@ split_next(struct kt_ahead *a, struct kt_event *ev, struct kt_error *err)
 			return split_end(a, ev, err);
 		p = &a->slot[a->at % a->nslots];
 		pthread_mutex_lock(&a->mu);
+		/*
+		 * While a worker reads the piece needed, read the next one no
+		 * thread took (this one, if none did).
+		 */
 		while (p->state != PS_DONE || p->i != a->at) {
-			struct piece *q;
-
-			/*
-			 * While a worker reads the piece needed, read the next
-			 * one no thread took (this one, if none did).
-			 */
-			if (a->next >= a->npieces || a->next >= a->at + a->nslots) {
+			if (piece_free(a))
+				take_piece(a, a->part);
+			else
 				pthread_cond_wait(&a->cv, &a->mu);
-				continue;
-			}
-			q = &a->slot[a->next % a->nslots];
-			q->i = a->next++;
-			q->state = PS_TAKEN;
-			pthread_mutex_unlock(&a->mu);
-			read_piece(a, a->part, q, q->i == 0 ? a->x : UINT64_MAX,
-			    q->i > 0);
-			SPLIT_COUNT(0);
-			pthread_mutex_lock(&a->mu);
-			q->state = PS_DONE;
-			pthread_cond_broadcast(&a->cv);
 		}
 		pthread_mutex_unlock(&a->mu);
 		piece_span(a, a->at, &from, &to);
 		if (a->at > 0 && a->expect >= to) {
 			/* An event from before covers it: nothing starts in it. */
-			pthread_mutex_lock(&a->mu);
-			p->state = PS_FREE;
-			a->at++;
-			pthread_cond_broadcast(&a->cv);
-			pthread_mutex_unlock(&a->mu);
+			piece_done(a, p);
 			continue;
 		}
 		if (a->at > 0 && (p->rc != 1 || p->start != a->expect)) {
@@ -572,70 +593,48 @@ struct kt_ahead *
 kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 {
 	struct kt_ahead *a;
-	sigset_t all, old;
-	uint64_t min;
+	uint64_t min = SP_MIN;
 	const char *e;
-	int i, rc;
+	int i;
 
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return NULL;
+	if (pthread_mutex_init(&a->mu, NULL) != 0) {
+		free(a);
+		return NULL;
+	}
+	if (pthread_cond_init(&a->cv, NULL) != 0) {
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return NULL;
+	}
 	a->rd = rd;
 	a->progress = progress;
 	a->piece = SP_PIECE;
-	min = SP_MIN;
 	if ((e = getenv("KT_SPLIT")) != NULL) {
-		unsigned long long v = strtoull(e, NULL, 10);
-
-		a->piece = v;
+		a->piece = strtoull(e, NULL, 10);
 		min = 0;
 	}
 	a->size = kt_reader_size(rd);
-	if (a->piece > 0 && kt_reader_splittable(rd) && a->size >= min &&
-	    a->size > 0) {
-		if (pthread_mutex_init(&a->mu, NULL) != 0) {
-			free(a);
-			return NULL;
-		}
-		if (pthread_cond_init(&a->cv, NULL) != 0) {
-			pthread_mutex_destroy(&a->mu);
-			free(a);
-			return NULL;
-		}
-		a->split = 1;
+	if (a->piece > 0 && kt_reader_splittable(rd) && a->size >= min) {
+		a->split = 1;		/* the pieces start after an event */
 		a->joined = 1;
 		return a;
 	}
 	for (i = 0; i < AH_NBATCH; i++) {
 		if ((a->b[i] = calloc(1, sizeof(*a->b[i]))) == NULL ||
-		    (a->b[i]->buf = malloc(AH_BYTES)) == NULL) {
-			ahead_free(a);
-			return NULL;
-		}
+		    (a->b[i]->buf = malloc(AH_BYTES)) == NULL)
+			goto fail;
 		a->b[i]->cap = AH_BYTES;
 	}
-	if (pthread_mutex_init(&a->mu, NULL) != 0) {
-		ahead_free(a);
-		return NULL;
-	}
-	if (pthread_cond_init(&a->cv, NULL) != 0) {
-		pthread_mutex_destroy(&a->mu);
-		ahead_free(a);
-		return NULL;
-	}
-	/* Signals go to the caller's threads, never to the reader's. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&a->th, NULL, reader, a);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc == 0)
-		(void)pthread_setname_np(a->th, "kt-ahead");	/* top -H, perf */
-	if (rc != 0) {
-		pthread_mutex_destroy(&a->mu);
-		pthread_cond_destroy(&a->cv);
-		ahead_free(a);
-		return NULL;
-	}
+	if (start_thread(&a->th, reader, a, "kt-ahead") == -1)
+		goto fail;
 	return a;
+fail:
+	pthread_mutex_destroy(&a->mu);
+	pthread_cond_destroy(&a->cv);
+	ahead_free(a);
+	return NULL;
 }
 
 int

@@ -175,6 +175,18 @@ over_cap(struct kt_error *err, const char *name, uint64_t max)
 	    (unsigned long long)max);
 }
 
+/* pread, retrying on EINTR. */
+static ssize_t
+fd_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+	ssize_t r;
+
+	do
+		r = pread(fd, buf, n, (off_t)off);
+	while (r == -1 && errno == EINTR);
+	return r;
+}
+
 /* Read from the source's descriptor, and copy it to the tee. */
 static ssize_t
 src_fd_read(struct kt_source *s, void *buf, size_t n)
@@ -262,11 +274,8 @@ plain_read(void *arg, void *buf, size_t n)
 	if (s->peekpos < s->npeek)
 		return (ssize_t)take(s->peek, s->npeek, &s->peekpos, buf, n);
 	if (s->part) {
-		ssize_t r;
+		ssize_t r = fd_pread(s->fd, buf, n, s->at);
 
-		do
-			r = pread(s->fd, buf, n, (off_t)s->at);
-		while (r == -1 && errno == EINTR);
 		if (r > 0)
 			s->at += (uint64_t)r;
 		return r;
@@ -1011,8 +1020,8 @@ kt_reader_splittable(const struct kt_reader *r)
 int
 kt_reader_split_point(const struct kt_reader *r, uint64_t *off)
 {
-	if (!kt_reader_splittable(r) || r->state != R_EVNEXT ||
-	    r->form == KT_FORM_TSV)
+	/* Between events of a JSON trace (never R_TSV's). */
+	if (!kt_reader_splittable(r) || r->state != R_EVNEXT)
 		return -1;
 	*off = r->base + r->lo;
 	return 0;
@@ -1123,10 +1132,7 @@ kt_reader_part_find(struct kt_reader *p, uint64_t from, uint64_t to,
 		/* A few kB usually hold one: read more only when they do not. */
 		if (win > p->cap)
 			win = p->cap;
-		do
-			got = pread(p->src->fd, p->own, win, (off_t)lo);
-		while (got == -1 && errno == EINTR);
-		if (got < 0)
+		if ((got = fd_pread(p->src->fd, p->own, win, lo)) < 0)
 			return -1;
 		while (i < (size_t)got && lo + i < to &&
 		    (q = memchr(p->own + i, '{', (size_t)got - i)) != NULL) {
