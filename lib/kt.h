@@ -404,6 +404,19 @@ int	 kt_event_find_keys(const struct kt_event *, const struct kt_val *,
 	    const char *const *, size_t, struct kt_val *);
 
 /*
+ * The scanner's paths: the same scan of the same bytes with the portable
+ * byte loops ("portable"), sixteen bytes at a time with SSE2 ("sse2"),
+ * thirty-two with AVX2 ("avx2"), the best the CPU runs chosen at run
+ * time.  Readers take the path that KT_SCAN names (kt(7)); a single
+ * event's scan (kt_event_scan) the best.  kt_scan_path: the path that
+ * name names (NULL or "": the best), or -1 when this build or CPU does
+ * not run it.  kt_scan_path_name: a path's name.
+ */
+int		 kt_scan_path(const char *);
+int		 kt_scan_path_best(void);
+const char	*kt_scan_path_name(int);
+
+/*
  * Scan one event object held in buf[0..n) into ev, with ev->raw = buf.
  * The text must be valid JSON (no repairs happen here).  ev->index is
  * left as is.  Returns 0, or -1 with err->msg set (err may be NULL).

@@ -72,7 +72,18 @@ widen_pipes(void)
 void
 kt_cli_init(const char *name)
 {
+	const char *scan;
+
 	progname = name;
+	/* KT_SCAN names the scanner's path (kt(7)): one this machine runs. */
+	if ((scan = getenv("KT_SCAN")) != NULL && *scan != '\0' &&
+	    kt_scan_path(scan) == -1) {
+		kt_cli_warn("KT_SCAN=%s: not a path of the scanner here "
+		    "(this machine runs portable%s%s)", scan,
+		    kt_scan_path("sse2") > 0 ? ", sse2" : "",
+		    kt_scan_path("avx2") > 0 ? ", avx2" : "");
+		exit(2);
+	}
 	widen_pipes();
 #ifdef KT_DEBUG_SCANS
 	if (getenv("KT_DEBUG_SCANS") != NULL)

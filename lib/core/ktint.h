@@ -28,7 +28,19 @@ struct kt_scan_edit {
 };
 
 /* Scanner state that lives across calls (to avoid reallocation). */
+/*
+ * The scanner's paths (scan.c): the same scan with the portable byte
+ * loops, with SSE2, with AVX2.  A scanner's path is 0 until its first
+ * scan, which takes the best this CPU runs.
+ */
+enum {
+	KT_SCAN_PORTABLE = 1,
+	KT_SCAN_SSE2,
+	KT_SCAN_AVX2
+};
+
 struct kt_scanner {
+	int			 path;		/* KT_SCAN_*, 0: the best */
 	unsigned char		*stack;		/* 'o' or 'a' per open container, */
 	size_t			 stackcap;	/* when deeper than inl holds */
 	unsigned char		 inl[64];

@@ -874,6 +874,15 @@ kt_rank_from_name(const char *name, int64_t *rank, const char **how)
 /* ------------------------------------------------------------------ */
 /* Readers. */
 
+/* The scanner's path a reader takes: KT_SCAN's, else the CPU's best. */
+static int
+reader_scan_path(void)
+{
+	int path = kt_scan_path(getenv("KT_SCAN"));
+
+	return path > 0 ? path : 0;
+}
+
 static struct kt_reader *
 reader_new(const char *name, unsigned flags)
 {
@@ -890,6 +899,7 @@ reader_new(const char *name, unsigned flags)
 	r->buf = r->own;
 	r->flags = flags;
 	r->sc.strict = (flags & KT_READ_STRICT) != 0;
+	r->sc.path = reader_scan_path();
 	r->first_member = 1;
 	r->limit = NOLIMIT;
 	return r;
@@ -908,6 +918,7 @@ kt_reader_mem(const char *buf, size_t n, const char *name, unsigned flags)
 	r->eof = 1;
 	r->flags = flags;
 	r->sc.strict = (flags & KT_READ_STRICT) != 0;
+	r->sc.path = reader_scan_path();
 	r->first_member = 1;
 	r->limit = NOLIMIT;
 	return r;

@@ -13,6 +13,12 @@
 
 /* Sixteen bytes at b, unaligned. */
 #define LOAD16(b)	_mm_loadu_si128((const __m128i *)(const void *)(b))
+
+/* AVX2 is compiled in on x86-64 (GCC, clang) and used where the CPU has it. */
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define KT_SCAN_HAVE_AVX2	1
+#endif
 #endif
 
 #include "ktint.h"
@@ -88,30 +94,18 @@ static const unsigned char ishex[256] = {
 };
 
 /*
- * The runs the scanner spends its time in, sixteen bytes at a time where
- * SSE2 is there (every x86-64): a string's plain bytes, whitespace, and
- * a number's digits.  Each returns the first byte at or after p that
- * ends the run (end if none does); they read nothing at or past end.
+ * The runs the scanner spends its time in: a string's plain bytes,
+ * whitespace, and a number's digits.  Each returns the first byte at or
+ * after p that ends the run (end if none does); they read nothing at or
+ * past end.  There is one set of runs for each of the scanner's paths
+ * (KT_SCAN): the portable byte loops, sixteen bytes at a time with SSE2
+ * (every x86-64), and thirty-two with AVX2, chosen at run time where
+ * the CPU has it.  A wide run finishes with the narrower ones.
  */
 /* The first strstop byte at or after p. */
 static inline size_t
-str_run(const unsigned char *b, size_t p, size_t end)
+str_run_portable(const unsigned char *b, size_t p, size_t end)
 {
-#ifdef __SSE2__
-	const __m128i q = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\');
-	const __m128i lo = _mm_set1_epi8(0x20);
-
-	for (; p + 16 <= end; p += 16) {
-		__m128i x = LOAD16(b + p);
-		/* Signed: below 0x20 are the controls and 0x80-0xff. */
-		__m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, q),
-		    _mm_cmpeq_epi8(x, bs)), _mm_cmplt_epi8(x, lo));
-		unsigned k = (unsigned)_mm_movemask_epi8(m);
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-	}
-#endif
 	while (p + 4 <= end && !strstop[b[p]] && !strstop[b[p + 1]] &&
 	    !strstop[b[p + 2]] && !strstop[b[p + 3]])
 		p += 4;
@@ -122,31 +116,8 @@ str_run(const unsigned char *b, size_t p, size_t end)
 
 /* The first byte at or after p that is not whitespace. */
 static inline size_t
-ws_run(const unsigned char *b, size_t p, size_t end)
+ws_run_portable(const unsigned char *b, size_t p, size_t end)
 {
-	/* Most runs are one space, or none. */
-	if (p >= end || !kt_ws[b[p]])
-		return p;
-	if (++p >= end || !kt_ws[b[p]])
-		return p;
-#ifdef __SSE2__
-	{
-		const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
-		const __m128i tb = _mm_set1_epi8('\t'), cr = _mm_set1_epi8('\r');
-
-		for (; p + 16 <= end; p += 16) {
-			__m128i x = LOAD16(b + p);
-			__m128i m = _mm_or_si128(_mm_or_si128(
-			    _mm_cmpeq_epi8(x, sp), _mm_cmpeq_epi8(x, nl)),
-			    _mm_or_si128(_mm_cmpeq_epi8(x, tb),
-			    _mm_cmpeq_epi8(x, cr)));
-			unsigned k = (unsigned)_mm_movemask_epi8(m) ^ 0xffffu;
-
-			if (k != 0)
-				return p + (size_t)__builtin_ctz(k);
-		}
-	}
-#endif
 	while (p < end && kt_ws[b[p]])
 		p++;
 	return p;
@@ -154,35 +125,154 @@ ws_run(const unsigned char *b, size_t p, size_t end)
 
 /* The first byte at or after p that is not a decimal digit. */
 static inline size_t
-digit_run(const unsigned char *b, size_t p, size_t end)
+digit_run_portable(const unsigned char *b, size_t p, size_t end)
 {
-#ifdef __SSE2__
-	const __m128i lo = _mm_set1_epi8('0' - 1), hi = _mm_set1_epi8('9' + 1);
-
-	for (; p + 16 <= end; p += 16) {
-		__m128i x = LOAD16(b + p);
-		/* Signed: 0x80-0xff are below '0'. */
-		__m128i m = _mm_and_si128(_mm_cmpgt_epi8(x, lo),
-		    _mm_cmplt_epi8(x, hi));
-		unsigned k = (unsigned)_mm_movemask_epi8(m) ^ 0xffffu;
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-	}
-#endif
 	while (p < end && isdig[b[p]])
 		p++;
 	return p;
 }
 
-enum {
-	S_VALUE,		/* a value must come */
-	S_VALUE_OR_CLOSE,	/* after '[' */
-	S_AFTER,		/* after a value */
-	S_KEY,			/* after ',' in an object */
-	S_KEY_OR_CLOSE,		/* after '{' */
-	S_COLON
-};
+#ifdef __SSE2__
+/*
+ * Sixteen bytes' masks: the bytes that end a string's plain run (quote,
+ * backslash; signed below 0x20: the controls and 0x80-0xff), those that
+ * are whitespace, and those that are digits (signed: 0x80-0xff are
+ * below '0').
+ */
+static inline unsigned
+str_mask16(__m128i x)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'))),
+	    _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))));
+}
+
+static inline unsigned
+ws_mask16(__m128i x)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
+	    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('\r')))));
+}
+
+static inline unsigned
+digit_mask16(__m128i x)
+{
+	return (unsigned)_mm_movemask_epi8(_mm_and_si128(
+	    _mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
+	    _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1))));
+}
+
+static inline size_t
+str_run_sse2(const unsigned char *b, size_t p, size_t end)
+{
+	for (; p + 16 <= end; p += 16) {
+		unsigned k = str_mask16(LOAD16(b + p));
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+	}
+	return str_run_portable(b, p, end);
+}
+
+static inline size_t
+ws_run_sse2(const unsigned char *b, size_t p, size_t end)
+{
+	/* Most runs are one space, or none. */
+	if (p >= end || !kt_ws[b[p]])
+		return p;
+	if (++p >= end || !kt_ws[b[p]])
+		return p;
+	for (; p + 16 <= end; p += 16) {
+		unsigned k = ws_mask16(LOAD16(b + p)) ^ 0xffffu;
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+	}
+	return ws_run_portable(b, p, end);
+}
+
+static inline size_t
+digit_run_sse2(const unsigned char *b, size_t p, size_t end)
+{
+	for (; p + 16 <= end; p += 16) {
+		unsigned k = digit_mask16(LOAD16(b + p)) ^ 0xffffu;
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+	}
+	return digit_run_portable(b, p, end);
+}
+#endif /* __SSE2__ */
+
+#ifdef KT_SCAN_HAVE_AVX2
+#define AVX2	__attribute__((target("avx2")))
+#define LOAD32(b)	_mm256_loadu_si256((const __m256i *)(const void *)(b))
+
+AVX2 static inline size_t
+str_run_avx2(const unsigned char *b, size_t p, size_t end)
+{
+	const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\');
+	const __m256i lo = _mm256_set1_epi8(0x20);
+
+	for (; p + 32 <= end; p += 32) {
+		__m256i x = LOAD32(b + p);
+		__m256i m = _mm256_or_si256(_mm256_or_si256(
+		    _mm256_cmpeq_epi8(x, q), _mm256_cmpeq_epi8(x, bs)),
+		    _mm256_cmpgt_epi8(lo, x));
+		unsigned k = (unsigned)_mm256_movemask_epi8(m);
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+	}
+	return str_run_sse2(b, p, end);
+}
+
+AVX2 static inline size_t
+ws_run_avx2(const unsigned char *b, size_t p, size_t end)
+{
+	const __m256i sp = _mm256_set1_epi8(' '), nl = _mm256_set1_epi8('\n');
+	const __m256i tb = _mm256_set1_epi8('\t'), cr = _mm256_set1_epi8('\r');
+
+	if (p >= end || !kt_ws[b[p]])
+		return p;
+	if (++p >= end || !kt_ws[b[p]])
+		return p;
+	for (; p + 32 <= end; p += 32) {
+		__m256i x = LOAD32(b + p);
+		__m256i m = _mm256_or_si256(_mm256_or_si256(
+		    _mm256_cmpeq_epi8(x, sp), _mm256_cmpeq_epi8(x, nl)),
+		    _mm256_or_si256(_mm256_cmpeq_epi8(x, tb),
+		    _mm256_cmpeq_epi8(x, cr)));
+		unsigned k = ~(unsigned)_mm256_movemask_epi8(m);
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+	}
+	return ws_run_sse2(b, p, end);
+}
+
+AVX2 static inline size_t
+digit_run_avx2(const unsigned char *b, size_t p, size_t end)
+{
+	const __m256i lo = _mm256_set1_epi8('0' - 1);
+	const __m256i hi = _mm256_set1_epi8('9' + 1);
+
+	for (; p + 32 <= end; p += 32) {
+		__m256i x = LOAD32(b + p);
+		__m256i m = _mm256_and_si256(_mm256_cmpgt_epi8(x, lo),
+		    _mm256_cmpgt_epi8(hi, x));
+		unsigned k = ~(unsigned)_mm256_movemask_epi8(m);
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+	}
+	return digit_run_sse2(b, p, end);
+}
+#endif /* KT_SCAN_HAVE_AVX2 */
 
 static const char hexd[] = "0123456789abcdef";
 
@@ -243,117 +333,6 @@ run_edit(struct kt_scanner *sc, size_t off, int repair)
 	if (add_edit(sc, at, del, ins, inslen, r) == -1)		\
 		FAIL(at, "out of memory");				\
 } while (0)
-
-/*
- * Scan a string whose opening quote is at b[p].  Returns the offset just
- * past the closing quote, or 0 with *rc set to KT_SCAN_MORE/ERR.
- */
-static size_t
-scan_string(struct kt_scanner *sc, const unsigned char *b, size_t p,
-    size_t end, int *rc)
-{
-
-	p++;
-	for (;;) {
-		p = str_run(b, p, end);
-		if (p >= end) {
-			*rc = KT_SCAN_MORE;
-			return 0;
-		}
-		if (b[p] == '"')
-			return p + 1;
-		if (b[p] == '\\') {
-			if (p + 1 >= end) {
-				*rc = KT_SCAN_MORE;
-				return 0;
-			}
-			switch (b[p + 1]) {
-			case '"': case '\\': case '/': case 'b':
-			case 'f': case 'n': case 'r': case 't':
-				p += 2;
-				continue;
-			case 'u':
-				if (p + 6 > end) {
-					*rc = KT_SCAN_MORE;
-					return 0;
-				}
-				if (ishex[b[p + 2]] && ishex[b[p + 3]] &&
-				    ishex[b[p + 4]] && ishex[b[p + 5]]) {
-					p += 6;
-					continue;
-				}
-				break;
-			default:
-				break;
-			}
-			/* An invalid escape: keep the backslash literally. */
-			if (sc->strict) {
-				*rc = KT_SCAN_ERR;
-				sc->err_off = p;
-				sc->err_msg = "invalid escape in string";
-				return 0;
-			}
-			if (add_edit(sc, p, 0, "\\", 1, KT_R_ESCAPE) == -1) {
-				*rc = KT_SCAN_ERR;
-				sc->err_off = p;
-				sc->err_msg = "out of memory";
-				return 0;
-			}
-			p += 1;
-			continue;
-		}
-		if (b[p] >= 0x80) {
-			int k = utf8_len(b, p, end);
-
-			if (k > 0) {
-				p += (size_t)k;
-				continue;
-			}
-			if (k == -1) {
-				*rc = KT_SCAN_MORE;
-				return 0;
-			}
-			/* Not UTF-8: each such byte becomes U+FFFD. */
-			if (sc->strict) {
-				*rc = KT_SCAN_ERR;
-				sc->err_off = p;
-				sc->err_msg = "invalid UTF-8 in string";
-				return 0;
-			}
-			if (run_edit(sc, p, KT_R_UTF8) == -1) {
-				*rc = KT_SCAN_ERR;
-				sc->err_off = p;
-				sc->err_msg = "out of memory";
-				return 0;
-			}
-			p++;
-			continue;
-		}
-		/* A raw control character. */
-		if (b[p] == '\n' || b[p] == '\r') {
-			*rc = KT_SCAN_ERR;
-			sc->err_off = p;
-			sc->err_msg = "line break inside a string "
-			    "(unterminated string, or events written into "
-			    "each other)";
-			return 0;
-		}
-		if (sc->strict) {
-			*rc = KT_SCAN_ERR;
-			sc->err_off = p;
-			sc->err_msg = "raw control character in string";
-			return 0;
-		} else {
-			if (run_edit(sc, p, KT_R_CONTROL) == -1) {
-				*rc = KT_SCAN_ERR;
-				sc->err_off = p;
-				sc->err_msg = "out of memory";
-				return 0;
-			}
-		}
-		p++;
-	}
-}
 
 /* Case-insensitive match of word at b[p..end). */
 static int
@@ -475,247 +454,47 @@ push(struct kt_scanner *sc, size_t depth, unsigned char c)
 	return 0;
 }
 
-static int
-scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
-    size_t end, size_t *endp, struct kt_event *ev)
-{
-	const unsigned char *b = (const unsigned char *)buf;
-	size_t p = pos, depth = 0, vstart[3] = { 0, 0, 0 }, comma = 0;
-	int state = S_VALUE, rc = KT_SCAN_OK, kf = -1, pend[3] = { -1, -1, -1 };
-	int args_open = 0;
-	unsigned char vtype[3] = { 0, 0, 0 };
+/*
+ * The scanner's paths (KT_SCAN_PORTABLE, _SSE2, _AVX2): scan_body.h once
+ * for each, with its runs.
+ */
+#define SCAN_ATTR
+#define SCAN_FN(name)	name##_portable
+#define STR_RUN		str_run_portable
+#define WS_RUN		ws_run_portable
+#define DIGIT_RUN	digit_run_portable
+#include "scan_body.h"
+#undef SCAN_FN
+#undef STR_RUN
+#undef WS_RUN
+#undef DIGIT_RUN
 
-	sc->nedits = 0;
-	sc->nkeys = 0;
-	if (ev != NULL) {
-		memset(ev->f, 0, sizeof(ev->f));
-		ev->known = KT_FALL;
-		if (b[p] != '{')
-			FAIL(p, "expected an event object");
-	}
-	for (;;) {
-		unsigned char c;
+#ifdef __SSE2__
+#define SCAN_FN(name)	name##_sse2
+#define STR_RUN		str_run_sse2
+#define WS_RUN		ws_run_sse2
+#define DIGIT_RUN	digit_run_sse2
+#include "scan_body.h"
+#undef SCAN_FN
+#undef STR_RUN
+#undef WS_RUN
+#undef DIGIT_RUN
+#endif
+#undef SCAN_ATTR
 
-		p = ws_run(b, p, end);
-		if (p >= end)
-			return KT_SCAN_MORE;
-		c = b[p];
-		switch (state) {
-		case S_VALUE_OR_CLOSE:
-			if (c == ']')
-				goto close;
-			/* FALLTHROUGH */
-		case S_VALUE:
-			if (c == ']' && comma) {
-				REPAIR(comma, 1, "", 0, KT_R_TRAILING_COMMA,
-				    "trailing comma");
-				goto close;
-			}
-			comma = 0;
-			if (ev != NULL && depth <= 2 && depth >= 1 &&
-			    (depth == 1 || args_open)) {
-				pend[depth] = kf;
-				vstart[depth] = p;
-			}
-			switch (c) {
-			case '{':
-				if (ev != NULL && depth == 1)
-					args_open = pend[1] == KT_F_ARGS;
-				if (push(sc, depth++, 'o') == -1)
-					FAIL(p, "out of memory");
-				if (depth < 3)
-					vtype[depth - 1] = KT_OBJECT;
-				p++;
-				state = S_KEY_OR_CLOSE;
-				continue;
-			case '[':
-				if (push(sc, depth++, 'a') == -1)
-					FAIL(p, "out of memory");
-				if (depth < 3)
-					vtype[depth - 1] = KT_ARRAY;
-				p++;
-				state = S_VALUE_OR_CLOSE;
-				continue;
-			case '"':
-				if ((p = scan_string(sc, b, p, end, &rc)) == 0)
-					return rc;
-				if (depth < 3)
-					vtype[depth] = KT_STRING;
-				break;
-			case 't':
-			case 'f':
-			case 'n': {
-				const char *w = c == 't' ? "true" :
-				    c == 'f' ? "false" : "null";
-				int m = matchword(b, p, end, w);
-
-				if (m == -1 && end - p < 8)
-					return KT_SCAN_MORE;
-				if (m > 0 && (p + (size_t)m >= end ||
-				    !((b[p + m] >= 'a' && b[p + m] <= 'z') ||
-				    (b[p + m] >= 'A' && b[p + m] <= 'Z')))) {
-					if (memcmp(b + p, w, (size_t)m) != 0)
-						FAIL(p, "invalid literal");
-					if (depth < 3)
-						vtype[depth] = c == 't' ?
-						    KT_TRUE : c == 'f' ?
-						    KT_FALSE : KT_NULL;
-					p += (size_t)m;
-					break;
-				}
-				if (c != 'n')
-					FAIL(p, "invalid literal");
-			}
-				/* A word starting with n: maybe nan. */
-				/* FALLTHROUGH */
-			default: {
-				size_t q = p;
-				int m = 0;
-
-				if (c == '-' || isdig[c]) {
-					if (b[q] == '-')
-						q++;
-					if (q < end && isdig[b[q]]) {
-						q = digit_run(b, q, end);
-						if (q < end && b[q] == '.') {
-							q++;
-							if (q < end && !isdig[b[q]])
-								FAIL(q, "invalid number");
-							q = digit_run(b, q, end);
-						}
-						if (q < end && (b[q] == 'e' ||
-						    b[q] == 'E')) {
-							q++;
-							if (q < end && (b[q] == '+' ||
-							    b[q] == '-'))
-								q++;
-							if (q < end && !isdig[b[q]])
-								FAIL(q, "invalid number");
-							q = digit_run(b, q, end);
-						}
-						if (q >= end)
-							return KT_SCAN_MORE;
-						if (depth < 3)
-							vtype[depth] = KT_NUMBER;
-						p = q;
-						break;
-					}
-					if (q >= end)
-						return KT_SCAN_MORE;
-				} else if (c == '+')
-					q++;
-				/* A bare inf, nan, Infinity or NaN? */
-				if ((m = matchword(b, q, end, "infinity")) == 8 ||
-				    (m >= 0 && (m = matchword(b, q, end,
-				    "inf")) == 3) ||
-				    (m >= 0 && (m = matchword(b, q, end,
-				    "nan")) == 3)) {
-					size_t len = q - p + (size_t)m;
-
-					REPAIR(p, len, "null", 4,
-					    KT_R_NONFINITE,
-					    "non-finite number (inf or nan)");
-					if (depth < 3)
-						vtype[depth] = KT_NULL;
-					p += len;
-					break;
-				}
-				if (m == -1)
-					return KT_SCAN_MORE;
-				if (c == '}' || c == ']' || c == ',' || c == ':')
-					FAIL(p, "expected a value");
-				FAIL(p, "unexpected character where a value "
-				    "should be");
-			}
-			}
-			/* A scalar ended: it completes a value at depth. */
-			if (depth == 0)
-				goto done;
-			if (ev != NULL && depth <= 2 && pend[depth] >= 0 &&
-			    (depth == 1 || args_open)) {
-				struct kt_val *v = &ev->f[pend[depth]];
-
-				v->off = (uint32_t)(vstart[depth] - pos);
-				v->len = (uint32_t)(p - vstart[depth]);
-				v->type = vtype[depth];
-			}
-			state = S_AFTER;
-			continue;
-		case S_AFTER:
-			if (c == ',') {
-				comma = p++;
-				state = STACK(sc)[depth - 1] == 'o' ?
-				    S_KEY : S_VALUE;
-				continue;
-			}
-			if ((c == '}' && STACK(sc)[depth - 1] == 'o') ||
-			    (c == ']' && STACK(sc)[depth - 1] == 'a'))
-				goto close;
-			if (STACK(sc)[depth - 1] == 'o')
-				FAIL(p, "expected ',' or '}' after a value");
-			FAIL(p, "expected ',' or ']' after a value");
-		case S_KEY_OR_CLOSE:
-			if (c == '}')
-				goto close;
-			/* FALLTHROUGH */
-		case S_KEY: {
-			size_t ks = p;
-
-			if (c == '}' && comma) {
-				REPAIR(comma, 1, "", 0, KT_R_TRAILING_COMMA,
-				    "trailing comma");
-				goto close;
-			}
-			comma = 0;
-			if (c != '"')
-				FAIL(p, "expected a key string");
-			if ((p = scan_string(sc, b, p, end, &rc)) == 0)
-				return rc;
-			kf = -1;
-			if (ev != NULL) {
-				if (depth == 1) {
-					kf = top_field(b + ks + 1, p - ks - 2);
-					sc->nkeys++;
-				} else if (depth == 2 && args_open)
-					kf = arg_field(b + ks + 1, p - ks - 2);
-			}
-			state = S_COLON;
-			continue;
-		}
-		case S_COLON:
-			if (c != ':')
-				FAIL(p, "expected ':' after a key");
-			p++;
-			state = S_VALUE;
-			continue;
-		}
-		continue;
-close:
-		/* c closes the container on top of the stack. */
-		if (c == '}' ? STACK(sc)[depth - 1] != 'o' :
-		    STACK(sc)[depth - 1] != 'a')
-			FAIL(p, "mismatched bracket");
-		p++;
-		comma = 0;
-		depth--;
-		if (depth == 0)
-			goto done;
-		if (ev != NULL && depth <= 2 && pend[depth] >= 0 &&
-		    (depth == 1 || args_open)) {
-			struct kt_val *v = &ev->f[pend[depth]];
-
-			v->off = (uint32_t)(vstart[depth] - pos);
-			v->len = (uint32_t)(p - vstart[depth]);
-			v->type = vtype[depth];
-		}
-		if (depth == 1)
-			args_open = 0;
-		state = S_AFTER;
-	}
-done:
-	*endp = p;
-	return KT_SCAN_OK;
-}
+#ifdef KT_SCAN_HAVE_AVX2
+#define SCAN_ATTR	AVX2
+#define SCAN_FN(name)	name##_avx2
+#define STR_RUN		str_run_avx2
+#define WS_RUN		ws_run_avx2
+#define DIGIT_RUN	digit_run_avx2
+#include "scan_body.h"
+#undef SCAN_FN
+#undef STR_RUN
+#undef WS_RUN
+#undef DIGIT_RUN
+#undef SCAN_ATTR
+#endif
 
 /* Append buf[pos..endp) to out with the scanner's edits applied. */
 int
@@ -758,9 +537,12 @@ kt_scan_apply(const struct kt_scanner *sc, const char *buf, size_t pos,
 void
 kt_scanner_free(struct kt_scanner *sc)
 {
+	int path = sc->path;
+
 	free(sc->stack);
 	free(sc->edits);
 	memset(sc, 0, sizeof(*sc));
+	sc->path = path;
 }
 
 /* Record the scalar value [vstart, e) (trailing space trimmed). */
@@ -924,11 +706,82 @@ kt_debug_scans(uint64_t *scans, uint64_t *skims)
 #define COUNT(k)	(void)0
 #endif
 
+/* The scanner's paths by name (KT_SCAN), and whether this machine runs each. */
+static const char *const path_names[] = {
+	[KT_SCAN_PORTABLE] = "portable",
+	[KT_SCAN_SSE2] = "sse2",
+	[KT_SCAN_AVX2] = "avx2"
+};
+
+static int
+path_runs(int path)
+{
+	switch (path) {
+	case KT_SCAN_PORTABLE:
+		return 1;
+#ifdef __SSE2__
+	case KT_SCAN_SSE2:
+		return 1;
+#endif
+#ifdef KT_SCAN_HAVE_AVX2
+	case KT_SCAN_AVX2:
+		return __builtin_cpu_supports("avx2") != 0;
+#endif
+	default:
+		return 0;
+	}
+}
+
+int
+kt_scan_path_best(void)
+{
+	return path_runs(KT_SCAN_AVX2) ? KT_SCAN_AVX2 :
+	    path_runs(KT_SCAN_SSE2) ? KT_SCAN_SSE2 : KT_SCAN_PORTABLE;
+}
+
+int
+kt_scan_path(const char *name)
+{
+	int i;
+
+	if (name == NULL || *name == '\0')
+		return kt_scan_path_best();
+	for (i = KT_SCAN_PORTABLE; i <= KT_SCAN_AVX2; i++)
+		if (strcmp(name, path_names[i]) == 0)
+			return path_runs(i) ? i : -1;
+	return -1;
+}
+
+const char *
+kt_scan_path_name(int path)
+{
+	return path >= KT_SCAN_PORTABLE && path <= KT_SCAN_AVX2 ?
+	    path_names[path] : "?";
+}
+
 int
 kt_scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
     size_t end, size_t *endp, struct kt_event *ev)
 {
-	int rc = scan_value(sc, buf, pos, end, endp, ev);
+	int rc;
+
+	if (sc->path == 0)
+		sc->path = kt_scan_path_best();
+	switch (sc->path) {
+#ifdef KT_SCAN_HAVE_AVX2
+	case KT_SCAN_AVX2:
+		rc = scan_value_avx2(sc, buf, pos, end, endp, ev);
+		break;
+#endif
+#ifdef __SSE2__
+	case KT_SCAN_SSE2:
+		rc = scan_value_sse2(sc, buf, pos, end, endp, ev);
+		break;
+#endif
+	default:
+		rc = scan_value_portable(sc, buf, pos, end, endp, ev);
+		break;
+	}
 
 	/* An event scanned to its end (not a try that needs more data). */
 	if (ev != NULL && rc == KT_SCAN_OK)

@@ -2,15 +2,54 @@
  * fuzz/scan.c: a libFuzzer harness for the parsers: the trace reader over
  * arbitrary bytes (JSON object or array form, TSV, with and without
  * repairs, and the survey's skim), and the event scanner on its own.  Any crash, leak or
- * sanitizer report is a bug; commit the input as a golden case.
+ * sanitizer report is a bug; commit the input as a golden case.  The
+ * scanner's paths (kt_scan_path: portable, SSE2, AVX2 where the CPU has
+ * it; KT_SCAN picks a reader's) read the same bytes to the same events,
+ * fields, repairs and end, or the harness aborts.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+/* What a read gives: each event's bytes and fields, then the end. */
+static void
+digest(const uint8_t *data, size_t size, const char *path, unsigned flags,
+    char **out, size_t *outlen)
+{
+	struct kt_reader *r;
+	struct kt_event ev;
+	struct kt_error err;
+	FILE *f;
+	int rc, k;
+
+	setenv("KT_SCAN", path, 1);
+	r = kt_reader_mem((const char *)data, size, "fuzz", flags);
+	unsetenv("KT_SCAN");
+	if ((f = open_memstream(out, outlen)) == NULL || r == NULL)
+		abort();
+	while ((rc = kt_reader_next(r, &ev, &err)) == 1) {
+		fprintf(f, "%llu %zu %x %lld %lld %u %d %d|",
+		    (unsigned long long)ev.index, ev.len, ev.flags,
+		    (long long)ev.ts, (long long)ev.dur, ev.known, (int)ev.kind,
+		    ev.ph);
+		fwrite(ev.raw, 1, ev.len, f);
+		for (k = 0; k < KT_NFIELDS; k++)
+			fprintf(f, " %u:%u:%u", ev.f[k].off, ev.f[k].len,
+			    ev.f[k].type);
+	}
+	fprintf(f, "end %d %ld %ld %s", rc, rc == -1 ? err.line : 0,
+	    rc == -1 ? err.col : 0, rc == -1 ? err.msg : "");
+	fclose(f);
+	kt_reader_free(r);
+}
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -43,5 +82,28 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	memset(&ev, 0, sizeof(ev));
 	(void)kt_event_scan((const char *)data, size, &ev, &err);
+
+	/* Every path of the scanner reads what the portable one reads. */
+	for (m = 0; m < 2; m++) {
+		static const char *const paths[] = { "sse2", "avx2" };
+		char *want = NULL, *got = NULL;
+		size_t wn = 0, gn = 0, i;
+
+		flags = m ? KT_READ_STRICT : 0;
+		digest(data, size, "portable", flags, &want, &wn);
+		for (i = 0; i < 2; i++) {
+			if (kt_scan_path(paths[i]) == -1)
+				continue;
+			digest(data, size, paths[i], flags, &got, &gn);
+			if (gn != wn || memcmp(got, want, wn) != 0) {
+				fprintf(stderr, "scan: KT_SCAN=%s reads "
+				    "otherwise than portable\n", paths[i]);
+				abort();
+			}
+			free(got);
+			got = NULL;
+		}
+		free(want);
+	}
 	return 0;
 }
