@@ -21,7 +21,11 @@ endif
 
 PKGS	 = jansson libarchive zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -ljansson -larchive -lz) -pthread
+# libarchive is loaded by the inputs that need it (lib/core/arch.c,
+# dlopen), not linked: the filters start without its dependencies.  The
+# fuzz harnesses that write archives link it themselves (ARCHIVE_LIBS).
+PKG_LIBS   := $(shell pkg-config --libs jansson zlib 2>/dev/null || echo -ljansson -lz) -ldl -pthread
+ARCHIVE_LIBS := $(shell pkg-config --libs libarchive 2>/dev/null || echo -larchive)
 # ISA-L's igzip for gzip input, where it is installed (make deps does);
 # ISAL=no builds without it (gzip then goes through libarchive's zlib).
 ISAL	?= $(shell pkg-config --exists libisal 2>/dev/null && echo yes)
@@ -94,7 +98,7 @@ $(O)/build/unit: tests/unit.c $(LIBMODEL) $(LIBCORE) $(HDRS)
 # corpora (tests/fuzz/corpus/NAME/) with the suite's compiler and flags.
 $(O)/build/replay-%: tests/fuzz/%.c tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCORE) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCORE) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< tests/fuzz/replay/main.c $(LIBMODEL) $(LIBCORE) $(PKG_LIBS) $(ARCHIVE_LIBS)
 
 # The launcher of tests/fuzz/afl/ that executes a filter (the replay of
 # the kept AFL++ inputs, tests/t/aflreplay.sh).
@@ -159,7 +163,7 @@ fuzz-build:
 	    clang -O1 -g -fsanitize=fuzzer $(FUZZ_SAN) -Ilib \
 	        -o build-fuzz/fuzz-$$h tests/fuzz/$$h.c \
 	        build-fuzz/build/libktmodel.a build-fuzz/build/libkt.a \
-	        $(PKG_LIBS) || exit 1; done
+	        $(PKG_LIBS) $(ARCHIVE_LIBS) || exit 1; done
 
 fuzz-seeds:
 	@mkdir -p build-fuzz/corpus

@@ -593,10 +593,13 @@ struct kt_ahead *
 kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 {
 	struct kt_ahead *a;
-	uint64_t min = SP_MIN;
+	uint64_t min = SP_MIN, fb = kt_reader_file_bytes(rd);
 	const char *e;
 	int i;
 
+	/* A small file is read on the caller's thread (KT_SMALL_FILE). */
+	if (fb > 0 && fb < KT_SMALL_FILE && getenv("KT_SPLIT") == NULL)
+		return NULL;
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return NULL;
 	if (pthread_mutex_init(&a->mu, NULL) != 0) {

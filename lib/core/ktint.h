@@ -10,7 +10,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <archive.h>
+#include <archive_entry.h>
+
 #include "kt.h"
+
+/*
+ * libarchive's functions that the sources use, loaded by the source that
+ * needs them (arch.c): kt_arch_load, 0, or -1 with why set ("needs
+ * libarchive (...)"); kt_arch_unload when the source closes.
+ */
+struct kt_arch {
+	void		*dl;
+	struct archive	*(*read_new)(void);
+	int		 (*read_support_filter_all)(struct archive *);
+	int		 (*read_support_format_tar)(struct archive *);
+	int		 (*read_support_format_zip)(struct archive *);
+	int		 (*read_support_format_raw)(struct archive *);
+	int		 (*read_open)(struct archive *, void *,
+			    archive_open_callback *, archive_read_callback *,
+			    archive_close_callback *);
+	int		 (*read_next_header)(struct archive *,
+			    struct archive_entry **);
+	la_ssize_t	 (*read_data)(struct archive *, void *, size_t);
+	int		 (*read_free)(struct archive *);
+	int		 (*format)(struct archive *);
+	const char	*(*error_string)(struct archive *);
+	void		 (*set_error)(struct archive *, int, const char *, ...);
+	const char	*(*entry_pathname)(struct archive_entry *);
+	__LA_MODE_T	 (*entry_filetype)(struct archive_entry *);
+};
+
+int	 kt_arch_load(struct kt_arch *, char *, size_t);
+void	 kt_arch_unload(struct kt_arch *);
 
 enum {
 	KT_SCAN_OK = 0,
@@ -105,6 +137,15 @@ void	 kt_event_finish_skim(struct kt_event *);
  * kt_reader_row: the row number of position pos (its ktSourceIndex).
  */
 int		 kt_reader_splittable(const struct kt_reader *);
+
+/*
+ * The bytes of r's file on disk where it is a regular file (compressed
+ * or not), else 0.  Under KT_SMALL_FILE of them, a reader starts no
+ * thread (gzip's decoder, kt_ahead): the thread and its buffers cost
+ * more than the scan of so little.
+ */
+uint64_t	 kt_reader_file_bytes(const struct kt_reader *);
+#define KT_SMALL_FILE	((uint64_t)512 << 10)
 int		 kt_reader_split_point(const struct kt_reader *, uint64_t *);
 struct kt_reader *kt_reader_part(const struct kt_reader *);
 void		 kt_reader_part_free(struct kt_reader *);

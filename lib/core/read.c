@@ -39,6 +39,7 @@ struct kt_source {
 	unsigned	 flags;
 	char		*glob;
 	struct archive	*ar;		/* NULL for plain input */
+	struct kt_arch	 la;		/* libarchive, loaded for ar */
 	int		 archived;	/* tar or zip: several members */
 	int		 started;
 	int		 ended;
@@ -49,6 +50,7 @@ struct kt_source {
 	size_t		 npeek;
 	size_t		 peekpos;
 	uint64_t	 size;
+	uint64_t	 fsize;		/* a regular file's bytes on disk */
 	struct kt_reader *cur;
 	char		 member[512];
 	/* A plain gzip stream read with ISA-L (gz.c), not libarchive. */
@@ -245,7 +247,7 @@ ar_read(struct archive *a, void *arg, const void **out)
 	*out = s->block;
 	r = src_fd_read(s, s->block, sizeof(s->block));
 	if (r == -1)
-		archive_set_error(a, errno, "%s", strerror(errno));
+		s->la.set_error(a, errno, "%s", strerror(errno));
 	return r;
 }
 
@@ -313,8 +315,12 @@ gz_try(struct kt_source *s, struct kt_error *err)
 	}
 	if (ok && !(n >= 262 && memcmp(s->gzhead + 257, "ustar", 5) == 0)) {
 		kt_gz_keep_stop(s->gz);
-		/* Inflate ahead on a second core (not for many readers). */
-		if (!(s->flags & KT_READ_SMALL))
+		/*
+		 * Inflate ahead on a second core (not for many readers, nor
+		 * for a small file, whose thread costs more than it saves).
+		 */
+		if (!(s->flags & KT_READ_SMALL) &&
+		    !(s->fsize > 0 && s->fsize < KT_SMALL_FILE))
 			(void)kt_gz_start(s->gz);
 		s->ngzhead = n;
 		s->size = 0;	/* not a plain file: no offsets into it */
@@ -464,7 +470,7 @@ source_open(const char *path, const char *name, const char *glob,
 			return NULL;
 		}
 		if (S_ISREG(st.st_mode))
-			s->size = (uint64_t)st.st_size;
+			s->size = s->fsize = (uint64_t)st.st_size;
 	}
 	if (glob != NULL && (s->glob = strdup(glob)) == NULL) {
 		kt_error_set(err, s->name, 0, 0, "out of memory");
@@ -494,19 +500,27 @@ source_open(const char *path, const char *name, const char *glob,
 		}
 	}
 	if (packed(p, s->npeek)) {
-		if ((s->ar = archive_read_new()) == NULL) {
+		char why[512];
+
+		if (kt_arch_load(&s->la, why, sizeof(why)) == -1) {
+			kt_error_set(err, s->name, 0, 0, "compressed or "
+			    "archived input %s", why);
+			kt_source_close(s);
+			return NULL;
+		}
+		if ((s->ar = s->la.read_new()) == NULL) {
 			kt_error_set(err, s->name, 0, 0, "out of memory");
 			kt_source_close(s);
 			return NULL;
 		}
-		archive_read_support_filter_all(s->ar);
-		archive_read_support_format_tar(s->ar);
-		archive_read_support_format_zip(s->ar);
-		archive_read_support_format_raw(s->ar);
-		if (archive_read_open(s->ar, s, NULL, ar_read, NULL) !=
+		s->la.read_support_filter_all(s->ar);
+		s->la.read_support_format_tar(s->ar);
+		s->la.read_support_format_zip(s->ar);
+		s->la.read_support_format_raw(s->ar);
+		if (s->la.read_open(s->ar, s, NULL, ar_read, NULL) !=
 		    ARCHIVE_OK) {
 			kt_error_set(err, s->name, 0, 0, "%s",
-			    archive_error_string(s->ar));
+			    s->la.error_string(s->ar));
 			kt_source_close(s);
 			return NULL;
 		}
@@ -522,7 +536,8 @@ kt_source_close(struct kt_source *s)
 	if (s->cur != NULL)
 		s->cur->src = NULL;
 	if (s->ar != NULL)
-		archive_read_free(s->ar);
+		s->la.read_free(s->ar);
+	kt_arch_unload(&s->la);
 	kt_gz_free(s->gz);
 	free(s->pre);
 	if (s->own_fd)
@@ -549,10 +564,10 @@ src_read(struct kt_source *s, char *buf, size_t n, struct kt_error *err)
 		return r;
 	}
 	if (s->ar != NULL) {
-		r = archive_read_data(s->ar, buf, n);
+		r = s->la.read_data(s->ar, buf, n);
 		if (r < 0) {
 			kt_error_set(err, s->cur ? s->cur->name : s->name, 0, 0,
-			    "%s", archive_error_string(s->ar));
+			    "%s", s->la.error_string(s->ar));
 			return -1;
 		}
 		return r;
@@ -595,7 +610,7 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 	s->cur = NULL;
 	if (s->ended)
 		return 0;
-	if (s->ar == NULL || archive_format(s->ar) == ARCHIVE_FORMAT_RAW) {
+	if (s->ar == NULL || s->la.format(s->ar) == ARCHIVE_FORMAT_RAW) {
 		/* A single trace: plain, or compressed with no archive. */
 		if (s->started) {
 			s->ended = 1;
@@ -611,7 +626,7 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 				goto nomem;
 			break;
 		}
-		rc = archive_read_next_header(s->ar, &ae);
+		rc = s->la.read_next_header(s->ar, &ae);
 		if (rc == ARCHIVE_EOF) {
 			s->ended = 1;
 			if (!s->started) {
@@ -624,10 +639,10 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 		}
 		if (rc < ARCHIVE_WARN) {
 			kt_error_set(err, s->name, 0, 0, "%s",
-			    archive_error_string(s->ar));
+			    s->la.error_string(s->ar));
 			return -1;
 		}
-		if (archive_format(s->ar) == ARCHIVE_FORMAT_RAW) {
+		if (s->la.format(s->ar) == ARCHIVE_FORMAT_RAW) {
 			if (glob_plain(s, err) == -1)
 				return -1;
 			s->started = 1;
@@ -636,20 +651,20 @@ kt_source_next(struct kt_source *s, struct kt_reader **rp,
 			break;
 		}
 		s->archived = 1;
-		if (archive_entry_filetype(ae) != AE_IFREG)
+		if (s->la.entry_filetype(ae) != AE_IFREG)
 			continue;
 		/* Named escaped in messages; matched as it is. */
 		printable(s->member, sizeof(s->member),
-		    archive_entry_pathname(ae));
+		    s->la.entry_pathname(ae));
 		if (s->glob != NULL && fnmatch(s->glob,
-		    archive_entry_pathname(ae) != NULL ?
-		    archive_entry_pathname(ae) : "", 0) != 0)
+		    s->la.entry_pathname(ae) != NULL ?
+		    s->la.entry_pathname(ae) : "", 0) != 0)
 			continue;
 		/* Look at the member's first bytes: is it a trace? */
-		n = archive_read_data(s->ar, s->head, PEEK);
+		n = s->la.read_data(s->ar, s->head, PEEK);
 		if (n < 0) {
 			kt_error_set(err, s->name, 0, 0, "%s: %s", s->member,
-			    archive_error_string(s->ar));
+			    s->la.error_string(s->ar));
 			return -1;
 		}
 		if (!looks_like_trace(s->head, (size_t)n) && s->glob == NULL)
@@ -1225,6 +1240,12 @@ uint64_t
 kt_reader_offset(const struct kt_reader *r)
 {
 	return r->base + r->lo;
+}
+
+uint64_t
+kt_reader_file_bytes(const struct kt_reader *r)
+{
+	return r->src != NULL ? r->src->fsize : 0;
 }
 
 uint64_t
