@@ -84,6 +84,7 @@ main(int argc, char *argv[])
 	struct kt_model *m;
 	struct kt_rules *rs;
 	struct kt_decompose *dc;
+	uint32_t *classes;
 	struct kt_overlap *ov = NULL;
 	struct kt_table *t;
 	struct kt_error err;
@@ -134,11 +135,14 @@ main(int argc, char *argv[])
 	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
 	    co.member, co.rflags, &src);
 	m = kt_cli_model(rd);
-	if ((dc = kt_decompose_new(m, rs, &err)) == NULL)
+	if ((classes = kt_rules_classify(rs, m)) == NULL)
+		kt_cli_nomem();
+	if ((dc = kt_decompose_new_with(m, rs, classes, &err)) == NULL)
 		kt_cli_die(&err);
 	/* Across ranks, the collectives joined as kt-overlap joins them. */
-	if (ranks && (ov = kt_overlap_new(m, rs, &err)) == NULL)
+	if (ranks && (ov = kt_overlap_new_with(m, rs, classes, &err)) == NULL)
 		kt_cli_die(&err);
+	free(classes);
 	t = series ? kt_decompose_series(dc) : ranks ?
 	    kt_decompose_ranks(dc, ov) : kt_decompose_table(dc);
 	if (t == NULL)

@@ -218,6 +218,7 @@ add_trace(struct kt_diff *d, int side, struct run *r, const struct opts *o,
 	struct kt_error err;
 	struct kt_bucket_opts bo;
 	struct kt_chains *ch = NULL;
+	uint32_t *classes;
 	const char *name = strcmp(r->path, "-") == 0 ? "<stdin>" : r->path;
 	static const char *const by[3] = { "bucket", "name", "frame" };
 	int v;
@@ -226,7 +227,10 @@ add_trace(struct kt_diff *d, int side, struct run *r, const struct opts *o,
 	m = kt_cli_model(rd);
 	model_date(m, r->date);
 	r->steps = (long long)m->nsteps;
-	if ((dc = kt_decompose_new(m, rs, &err)) == NULL)
+	/* One classification for the views that ask. */
+	if ((classes = kt_rules_classify(rs, m)) == NULL)
+		kt_cli_nomem();
+	if ((dc = kt_decompose_new_with(m, rs, classes, &err)) == NULL)
 		kt_cli_die(&err);
 	add(d, side, kt_decompose_series(dc), NULL, name);
 	kt_decompose_free(dc);
@@ -235,6 +239,7 @@ add_trace(struct kt_diff *d, int side, struct run *r, const struct opts *o,
 			continue;
 		memset(&bo, 0, sizeof(bo));
 		bo.rules = rs;
+		bo.classes = classes;
 		if (v == 2) {
 			if ((ch = kt_chains_new(m, NULL, &err)) == NULL)
 				kt_cli_die(&err);
@@ -262,12 +267,13 @@ add_trace(struct kt_diff *d, int side, struct run *r, const struct opts *o,
 	if (!o->steps && (o->views & (1u << 5))) {
 		struct kt_overlap *ov;
 
-		if ((ov = kt_overlap_new(m, rs, &err)) == NULL)
+		if ((ov = kt_overlap_new_with(m, rs, classes, &err)) == NULL)
 			kt_cli_die(&err);
 		add(d, side, kt_overlap_table(ov, 0), viewnames[5], name);
 		kt_overlap_free(ov);
 	}
 	kt_chains_free(ch);
+	free(classes);
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
 	kt_model_free(m);
 	kt_reader_free(rd);

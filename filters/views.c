@@ -164,6 +164,7 @@ struct vtask {
 	struct input		*in;
 	const struct kt_model	*m;
 	const struct kt_rules	*rs;
+	const uint32_t		*classes;	/* every activity's bucket */
 	const struct opts	*o;
 	const struct kt_meta	*meta;
 	size_t			 nmeta;
@@ -188,6 +189,7 @@ bucket_view(struct vtask *vt, size_t i, const char *by, struct kt_table **t)
 
 	memset(&bo, 0, sizeof(bo));
 	bo.rules = vt->rs;
+	bo.classes = vt->classes;
 	if (kt_bucket_by_parse(&bo, by) == -1)
 		vt->nomem[i] = 1;
 	else
@@ -219,12 +221,13 @@ view_task(void *arg, size_t i)
 		break;
 	}
 	case T_DECOMPOSE:
-		if ((dc = kt_decompose_new(vt->m, vt->rs, &vt->err[i])) ==
-		    NULL) {
+		if ((dc = kt_decompose_new_with(vt->m, vt->rs, vt->classes,
+		    &vt->err[i])) == NULL) {
 			vt->failed[i] = 1;
 			break;
 		}
-		if ((ov = kt_overlap_new(vt->m, vt->rs, &vt->err[i])) == NULL) {
+		if ((ov = kt_overlap_new_with(vt->m, vt->rs, vt->classes,
+		    &vt->err[i])) == NULL) {
 			vt->failed[i] = 1;
 			kt_decompose_free(dc);
 			break;
@@ -288,6 +291,7 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	static const size_t order[NTASKS] = { T_DECOMPOSE, T_GAPS, T_BUCKET,
 		T_BUCKET_STEP, T_OPS, T_MEMORY };
 	struct vtask vt;
+	uint32_t *classes;
 	size_t i, k;
 
 	m = kt_cli_model_with(rd, KT_MODEL_MEMORY);
@@ -298,10 +302,15 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	vt.in = in;
 	vt.m = m;
 	vt.rs = rs;
+	/* One classification of the model for the four views that ask. */
+	if ((classes = kt_rules_classify(rs, m)) == NULL)
+		kt_cli_nomem();
+	vt.classes = classes;
 	vt.o = o;
 	vt.meta = kt_reader_metas(rd, &vt.nmeta);
 	vt.rank = kt_reader_rank(rd);
 	kt_cli_tasks(NTASKS, view_task, &vt);
+	free(classes);
 	/* The first failure in the views' order, as one thread would. */
 	for (k = 0; k < NTASKS; k++) {
 		i = order[k];

@@ -208,6 +208,17 @@ void	 kt_ranklist_free(struct kt_ranklist *);
  */
 #define KT_REGEX_MAX	4096
 int	 kt_regex_check(const char *, char *, size_t);
+/*
+ * Strings of which every text an ERE matches with case ignored holds one
+ * (lowercased; a cheap test before regexec): the longest run of plain
+ * characters of each top-level alternative, or the strings of a group
+ * it needs, whichever is rarer.  They are put in out, each ended by
+ * '\0', the list by an empty string.  0, or -1 (out empty) when some
+ * alternative has no such string of two characters or more, or out of
+ * memory.  kt_regex_literals_in: whether the lowercased text holds one.
+ */
+int	 kt_regex_literals(const char *, struct kt_buf *);
+int	 kt_regex_literals_in(const char *, const char *);
 
 /* ------------------------------------------------------------------ */
 /* The event model. */
@@ -2161,6 +2172,9 @@ enum kt_by {
 
 struct kt_bucket_opts {
 	const struct kt_rules	*rules;		/* borrowed */
+	const uint32_t		*classes;	/* borrowed: kt_rules_classify
+						   of rules and the model,
+						   or NULL: classified here */
 	int			 by[KT_NBY];	/* grouping keys, in order */
 	size_t			 nby;
 	struct kt_chains	*chains;	/* borrowed: for KT_BY_FRAME */
@@ -2244,6 +2258,14 @@ struct kt_decompose;
 
 struct kt_decompose *kt_decompose_new(const struct kt_model *,
 		    const struct kt_rules *, struct kt_error *);
+/*
+ * The same with the activities' classes given (kt_rules_classify of rs
+ * and the model, borrowed; NULL: classified here), so that the views of
+ * one model classify it once.  The same for kt_overlap_new_with.
+ */
+struct kt_decompose *kt_decompose_new_with(const struct kt_model *,
+		    const struct kt_rules *, const uint32_t *,
+		    struct kt_error *);
 void		 kt_decompose_free(struct kt_decompose *);
 /* Per device: startup, steady (the steps), partial, trailing rows. */
 struct kt_table	*kt_decompose_table(const struct kt_decompose *);
@@ -2271,6 +2293,9 @@ struct kt_overlap;
 
 struct kt_overlap *kt_overlap_new(const struct kt_model *,
 		    const struct kt_rules *, struct kt_error *);
+struct kt_overlap *kt_overlap_new_with(const struct kt_model *,
+		    const struct kt_rules *, const uint32_t *,
+		    struct kt_error *);
 void		 kt_overlap_free(struct kt_overlap *);
 /*
  * The communication kernels of ov (in no given order): kernel i's

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <limits.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -3011,9 +3012,138 @@ test_tsv_rows_oracle(void)
 	kt_buf_free(&got);
 }
 
+/*
+ * kt_regex_literals against regexec itself (REG_ICASE, as the bucket
+ * rules are compiled): whenever a pattern matches a text, the lowercased
+ * text holds one of the pattern's literals.  Texts: the pattern's own
+ * words and pieces with their case flipped and other bytes around, and
+ * random texts over the pattern's characters.  Then the bucket rules
+ * with the test (kt_rules_match) against the same rules without it
+ * (kt_rules_explain: every rule given to regexec) on kernel names.
+ */
+static void
+test_regex_literals(void)
+{
+	static const char *const pats[] = {
+		"^mem(cpy|set)( |$)",
+		"nccl|rccl|all[-_]?reduce|reduce[-_]?scatter|send_?recv|"
+		    "(^|[^a-z_])(dispatch|combine)(_?kernel|$)",
+		"^triton_(red|per)_.*((layer|rms|group|batch)_?norm|"
+		    "mean.*rsqrt|rsqrt.*var_mean)",
+		"(^|[^b])gemm|gemv|bmm|conv(olution|_?[123]d|_fwd)|^fc([-_]|$)",
+		"reduce|softmax|(^|_)(sum|dot)(_|$)|(max|avg|average)_?pool",
+		"(^|::|_)(add|sub|log2?|exp|eq|ne)([-_.]|$)",
+		"a+b|xy+z|ab*cd|p(qr)?st|u(vw)+x|k\\.l|mm\\wnn|[ab]cd|eef{2}gg",
+		"^aten::(mm|bmm|addmm|_scaled_mm)$|flash_?attn",
+		"ABC|De(F|gh)|(IJ)+", "xyz.w|(a|)bcd|(ab|cd)*ef|gh{1,3}ij"
+	};
+	static const char *const names[] = {
+		"void at::native::vectorized_elementwise_kernel<4, "
+		    "at::native::CUDAFunctor_add<float>>(int, float)",
+		"ampere_sgemm_128x64_tn", "sm90_xmma_gemm_bf16bf16_bf16f32",
+		"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)",
+		"Memcpy HtoD (Pageable -> Device)", "Memset (Device)",
+		"triton_red_fused_native_layer_norm_0", "triton_poi_fused_add_1",
+		"triton_per_fused_mean_rsqrt_2", "triton_tem_fused_mm_3",
+		"void flash_fwd_kernel<Flash_fwd_kernel_traits<128>>(Params)",
+		"void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm>(Params)",
+		"void at::native::reduce_kernel<512, 1>(ReduceOp)",
+		"cunn_SoftMaxForward", "fc_1", "FC-2", "conv2d_fwd", "some_kernel",
+		"_Z20add_rmsnorm_kernelPf", "EXP_", "log2.x", "x::NE", "sum", "dot_",
+		"MEMCPY", "memsetx", "rccl_all_gather", "dispatch_kernel",
+		"xdispatch", "a::combine", "max_pool2d", "AVERAGEPOOL", ""
+	};
+	const char alpha[] = "abcdefgknmpqrstuvwxyz_-.:12 ABCEFGMNRSTX";
+	struct kt_buf lits = KT_BUF_INIT, low = KT_BUF_INIT;
+	struct kt_rules *rs;
+	unsigned seed = 7;
+	size_t i, k, bad = 0, tried = 0, skipped = 0;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+		regex_t re;
+		int have;
+
+		CHECK(regcomp(&re, pats[i], REG_EXTENDED | REG_ICASE |
+		    REG_NOSUB) == 0);
+		have = kt_regex_literals(pats[i], &lits) == 0;
+		if (!have) {
+			skipped++;
+			regfree(&re);
+			continue;
+		}
+		for (k = 0; k < 40000; k++) {
+			char t[40];
+			size_t n = 0, m, j;
+
+			/* Half the texts: a piece of the pattern. */
+			if (k % 2 == 0) {
+				size_t pl = strlen(pats[i]);
+				size_t a = (size_t)rand_r(&seed) % pl;
+				size_t l = 1 + (size_t)rand_r(&seed) % 12;
+
+				if (rand_r(&seed) % 3 == 0)
+					t[n++] = alpha[rand_r(&seed) % (sizeof(alpha) - 1)];
+				for (j = a; j < pl && j < a + l && n < 30; j++)
+					t[n++] = pats[i][j];
+			}
+			m = (size_t)rand_r(&seed) % 8;
+			for (j = 0; j < m && n < 38; j++)
+				t[n++] = alpha[rand_r(&seed) % (sizeof(alpha) - 1)];
+			t[n] = '\0';
+			for (j = 0; j < n; j++)
+				if (rand_r(&seed) % 4 == 0 && t[j] >= 'a' && t[j] <= 'z')
+					t[j] = (char)(t[j] - 32);
+			if (regexec(&re, t, 0, NULL, 0) != 0)
+				continue;
+			tried++;
+			low.n = 0;
+			for (j = 0; j <= n; j++)
+				kt_buf_addc(&low, t[j] >= 'A' && t[j] <= 'Z' ?
+				    (char)(t[j] + 32) : t[j]);
+			if (!kt_regex_literals_in(lits.p, low.p)) {
+				if (bad++ < 3)
+					fprintf(stderr, "literals of /%s/ miss "
+					    "'%s'\n", pats[i], t);
+			}
+		}
+		regfree(&re);
+	}
+	CHECK(bad == 0);
+	CHECK(tried > 1000);	/* the texts do match */
+	CHECK(skipped == 0);	/* every pattern has literals */
+	/* The literals themselves, on a few: rarer wins, case folded. */
+	CHECK(kt_regex_literals("^mem(cpy|set)( |$)", &lits) == 0 &&
+	    strcmp(lits.p, "mem") == 0 && lits.p[4] == '\0');
+	CHECK(kt_regex_literals("ABC|De(F|gh)", &lits) == 0 &&
+	    strcmp(lits.p, "abc") == 0 && strcmp(lits.p + 4, "de") == 0);
+	CHECK(kt_regex_literals("(^|_)(sum|dot)(_|$)", &lits) == 0 &&
+	    strcmp(lits.p, "sum") == 0 && strcmp(lits.p + 4, "dot") == 0);
+	CHECK(kt_regex_literals("ab*c", &lits) == -1 && lits.n == 0);
+	CHECK(kt_regex_literals("x(ab)?y", &lits) == -1);
+	CHECK(kt_regex_literals("[abc]d|efg", &lits) == -1);
+
+	/* The rules with and without the test agree. */
+	CHECK((rs = kt_rules_new(1)) != NULL);
+	for (i = 0; rs != NULL && i < sizeof(names) / sizeof(names[0]); i++) {
+		struct kt_buf ex = KT_BUF_INIT;
+		uint32_t a = kt_rules_match(rs, KT_KERNEL, names[i]);
+		uint32_t b = kt_rules_explain(rs, KT_KERNEL, names[i], &ex);
+
+		if (a != b)
+			fprintf(stderr, "rules: '%s': %u with literals, %u "
+			    "without\n", names[i], a, b);
+		CHECK(a == b);
+		kt_buf_free(&ex);
+	}
+	kt_rules_free(rs);
+	kt_buf_free(&lits);
+	kt_buf_free(&low);
+}
+
 int
 main(void)
 {
+	test_regex_literals();
 	test_time();
 	test_time_oracle();
 	test_buf_printf();

@@ -11,6 +11,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kt.h"
@@ -200,4 +201,277 @@ big:
 	snprintf(why, n, "its repetitions make more than %d copies of its "
 	    "parts", KT_REGEX_MAX);
 	return -1;
+}
+
+/*
+ * Literals: a set of strings, one of which every text an ERE matches
+ * holds (kt_regex_literals).  At most LIT_N strings of LIT_LEN bytes.
+ */
+#define LIT_N	64
+#define LIT_LEN	48
+
+struct litset {
+	int	 ok;			/* a set was found */
+	size_t	 n;
+	char	 s[LIT_N][LIT_LEN];
+};
+
+/* The shortest string of a set (its worth: longer is rarer). */
+static size_t
+lit_min(const struct litset *l)
+{
+	size_t i, m = SIZE_MAX;
+
+	for (i = 0; i < l->n; i++)
+		if (strlen(l->s[i]) < m)
+			m = strlen(l->s[i]);
+	return l->n ? m : 0;
+}
+
+/* Keep the better of *best and c (both may be unset). */
+static void
+lit_better(struct litset *best, const struct litset *c)
+{
+	size_t a, b;
+
+	if (!c->ok)
+		return;
+	a = best->ok ? lit_min(best) : 0;
+	b = lit_min(c);
+	if (!best->ok || b > a || (b == a && c->n < best->n))
+		*best = *c;
+}
+
+/* A run of plain characters ends: a set of one when it is long enough. */
+static void
+lit_run(struct litset *best, const char *run, size_t n)
+{
+	struct litset one;
+
+	if (n < 2 || n >= LIT_LEN)
+		return;
+	one.ok = 1;
+	one.n = 1;
+	memcpy(one.s[0], run, n);
+	one.s[0][n] = '\0';
+	lit_better(best, &one);
+}
+
+/* The end of the group that starts at s[i] ('('): its ')', or 0. */
+static size_t
+group_end(const char *s, size_t i, size_t end)
+{
+	size_t depth = 0;
+
+	for (; i < end; i++) {
+		if (s[i] == '\\') {
+			if (++i >= end)
+				return 0;
+		} else if (s[i] == '[') {
+			if ((i = bracket_end(s, i)) == 0 || i >= end)
+				return 0;
+		} else if (s[i] == '(')
+			depth++;
+		else if (s[i] == ')' && --depth == 0)
+			return i;
+	}
+	return 0;
+}
+
+static void lit_alts(const char *, size_t, size_t, struct litset *);
+
+/*
+ * The literals of one alternative s[i..end): the best of its longest
+ * run of plain characters and the sets of the groups it needs (not
+ * followed by ?, * or an interval).  Unset when it has none.
+ */
+static void
+lit_branch(const char *s, size_t i, size_t end, struct litset *best)
+{
+	char run[LIT_LEN];
+	size_t rn = 0;
+	int lastlit = 0;
+
+	best->ok = 0;
+	best->n = 0;
+	while (i < end) {
+		unsigned char c = (unsigned char)s[i];
+
+		switch (c) {
+		case '(': {
+			size_t e = group_end(s, i, end);
+			struct litset g;
+
+			lit_run(best, run, rn);
+			rn = 0;
+			lastlit = 0;
+			if (e == 0) {
+				best->ok = 0;
+				return;
+			}
+			if (e + 1 >= end || (s[e + 1] != '?' && s[e + 1] != '*' &&
+			    s[e + 1] != '{')) {
+				lit_alts(s, i + 1, e, &g);
+				lit_better(best, &g);
+			}
+			i = e + 1;
+			continue;
+		}
+		case '[': {
+			size_t e = bracket_end(s, i);
+
+			lit_run(best, run, rn);
+			rn = 0;
+			lastlit = 0;
+			if (e == 0 || e >= end) {
+				best->ok = 0;
+				return;
+			}
+			i = e + 1;
+			continue;
+		}
+		case '*':
+		case '?':
+		case '{':
+			/* The atom before may be absent: not in the run. */
+			if (lastlit && rn > 0)
+				rn--;
+			lit_run(best, run, rn);
+			rn = 0;
+			lastlit = 0;
+			if (c == '{') {
+				while (i < end && s[i] != '}')
+					i++;
+			}
+			i++;
+			continue;
+		case '+':
+			/* Once at least: the run ends after it, and a new one
+			 * starts with it. */
+			lit_run(best, run, rn);
+			if (lastlit && rn > 0) {
+				run[0] = run[rn - 1];
+				rn = 1;
+			} else
+				rn = 0;
+			i++;
+			continue;
+		case '\\':
+			if (i + 1 >= end) {
+				best->ok = 0;
+				return;
+			}
+			c = (unsigned char)s[i + 1];
+			i += 2;
+			/* \w, \b, a back-reference...: not a character. */
+			if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+			    (c >= 'A' && c <= 'Z') || c >= 0x80) {
+				lit_run(best, run, rn);
+				rn = 0;
+				lastlit = 0;
+				continue;
+			}
+			break;
+		case '.':
+		case '^':
+		case '$':
+		case ')':
+		case '|':
+			lit_run(best, run, rn);
+			rn = 0;
+			lastlit = 0;
+			i++;
+			continue;
+		default:
+			i++;
+			if (c >= 0x80) {
+				lit_run(best, run, rn);
+				rn = 0;
+				lastlit = 0;
+				continue;
+			}
+			break;
+		}
+		/* A plain character c, lowercased (the match ignores case). */
+		if (rn + 1 >= LIT_LEN) {
+			lit_run(best, run, rn);
+			rn = 0;
+		}
+		run[rn++] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+		lastlit = 1;
+	}
+	lit_run(best, run, rn);
+}
+
+/*
+ * The literals of the alternation s[i..end): the union of its
+ * alternatives' sets, unset when one of them has none.
+ */
+static void
+lit_alts(const char *s, size_t i, size_t end, struct litset *out)
+{
+	struct litset b;
+	size_t k, j;
+
+	out->ok = 0;
+	out->n = 0;
+	for (;;) {
+		/* The end of this alternative: a '|' at this level. */
+		for (k = i; k < end && s[k] != '|'; k++) {
+			if (s[k] == '\\')
+				k++;
+			else if (s[k] == '[') {
+				if ((k = bracket_end(s, k)) == 0)
+					return;
+			} else if (s[k] == '(') {
+				if ((k = group_end(s, k, end)) == 0)
+					return;
+			}
+		}
+		if (k > end)
+			return;
+		lit_branch(s, i, k, &b);
+		if (!b.ok || out->n + b.n > LIT_N)
+			return;
+		for (j = 0; j < b.n; j++)
+			memcpy(out->s[out->n++], b.s[j], LIT_LEN);
+		if (k >= end)
+			break;
+		i = k + 1;
+	}
+	out->ok = 1;
+}
+
+int
+kt_regex_literals(const char *re, struct kt_buf *out)
+{
+	struct litset *l;
+	size_t i;
+	int rc = -1;
+
+	out->n = 0;
+	if ((l = malloc(sizeof(*l))) == NULL)
+		return -1;
+	lit_alts(re, 0, strlen(re), l);
+	if (l->ok && l->n > 0) {
+		rc = 0;
+		for (i = 0; i < l->n && rc == 0; i++)
+			if (kt_buf_add(out, l->s[i], strlen(l->s[i]) + 1) == -1)
+				rc = -1;
+		if (rc == 0 && kt_buf_addc(out, '\0') == -1)
+			rc = -1;
+	}
+	free(l);
+	if (rc == -1)
+		out->n = 0;
+	return rc;
+}
+
+int
+kt_regex_literals_in(const char *lits, const char *lower)
+{
+	for (; *lits != '\0'; lits += strlen(lits) + 1)
+		if (strstr(lower, lits) != NULL)
+			return 1;
+	return 0;
 }

@@ -410,7 +410,8 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 	struct group *g = NULL;
 	struct kt_pair *durs = NULL;
 	const char **cols = NULL;
-	uint32_t *bk = NULL, *gid = NULL, *order = NULL;
+	uint32_t *own = NULL, *gid = NULL, *order = NULL;
+	const uint32_t *bk = o->classes;
 	size_t *start = NULL;
 	struct kt_table *t2 = NULL;
 	size_t ncols, i, j, k, ng = 0;
@@ -422,7 +423,8 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 	bc.o = o;
 	if (text_keys(&bc) == -1 || (cols = columns(o, &ncols)) == NULL ||
 	    (t = kt_table_new(cols, ncols)) == NULL ||
-	    (bk = kt_rules_classify(o->rules, m)) == NULL)
+	    (bk == NULL && (bk = own = kt_rules_classify(o->rules, m)) ==
+	    NULL))
 		goto fail;
 	/*
 	 * Number the groups (interning each activity's key), then order
@@ -579,7 +581,7 @@ fail:
 	free(order);
 	free(durs);
 	free(g);
-	free(bk);
+	free(own);
 	free(cols);
 	free(bc.op);
 	free(bc.frame);

@@ -271,12 +271,20 @@ struct kt_decompose *
 kt_decompose_new(const struct kt_model *m, const struct kt_rules *rs,
     struct kt_error *err)
 {
+	return kt_decompose_new_with(m, rs, NULL, err);
+}
+
+struct kt_decompose *
+kt_decompose_new_with(const struct kt_model *m, const struct kt_rules *rs,
+    const uint32_t *classes, struct kt_error *err)
+{
 	struct kt_decompose *dc;
-	uint32_t *bucket;
+	uint32_t *own = NULL;
+	const uint32_t *bucket = classes;
 	size_t i;
 
-	if ((dc = calloc(1, sizeof(*dc))) == NULL ||
-	    (bucket = kt_rules_classify(rs, m)) == NULL) {
+	if ((dc = calloc(1, sizeof(*dc))) == NULL || (bucket == NULL &&
+	    (bucket = own = kt_rules_classify(rs, m)) == NULL)) {
 		free(dc);
 		kt_error_set(err, "", 0, 0, "out of memory");
 		return NULL;
@@ -284,12 +292,12 @@ kt_decompose_new(const struct kt_model *m, const struct kt_rules *rs,
 	dc->m = m;
 	for (i = 0; i < m->ndevices; i++)
 		if (device_windows(dc, (uint32_t)i, rs, bucket) == -1) {
-			free(bucket);
+			free(own);
 			kt_decompose_free(dc);
 			kt_error_set(err, "", 0, 0, "out of memory");
 			return NULL;
 		}
-	free(bucket);
+	free(own);
 	return dc;
 }
 

@@ -266,6 +266,7 @@ struct rule {
 	char		*origin;	/* "default", or "FILE:LINE" */
 	int		 dflt;		/* a default rule */
 	regex_t		 re;
+	char		*lits;		/* kt_regex_literals, or NULL */
 };
 
 struct kt_rules {
@@ -276,12 +277,50 @@ struct kt_rules {
 	size_t		 nb;
 	int		 evidence;	/* the op evidence is compiled */
 	regex_t		 ev[NEVIDENCE];
+	char		*evlits[NEVIDENCE];
 };
+
+/*
+ * The strings one of which a text the regex re matches holds
+ * (kt_regex_literals), a list of its own; NULL when there are none (or
+ * out of memory): every text is then given to regexec.
+ */
+static char *
+literals(const char *re)
+{
+	struct kt_buf b = KT_BUF_INIT;
+
+	if (kt_regex_literals(re, &b) == -1) {
+		kt_buf_free(&b);
+		return NULL;
+	}
+	return b.p;
+}
+
+/* Whether regexec may match lower (s lowercased): a literal is there. */
+static int
+may_match(const char *lits, const char *lower)
+{
+	return lits == NULL || kt_regex_literals_in(lits, lower);
+}
+
+/* s lowercased into b ('\0' ended).  0, or -1 when out of memory. */
+static int
+lowered(const char *s, struct kt_buf *b)
+{
+	b->n = 0;
+	for (; *s != '\0'; s++)
+		if (kt_buf_addc(b, *s >= 'A' && *s <= 'Z' ? (char)(*s + 32) :
+		    *s) == -1)
+			return -1;
+	return kt_buf_addc(b, '\0');
+}
 
 static void
 rule_free(struct rule *r)
 {
 	regfree(&r->re);
+	free(r->lits);
 	free(r->text);
 	free(r->origin);
 }
@@ -298,8 +337,10 @@ kt_rules_free(struct kt_rules *rs)
 	for (i = 0; i < rs->nb; i++)
 		free(rs->bucket[i]);
 	if (rs->evidence)
-		for (i = 0; i < NEVIDENCE; i++)
+		for (i = 0; i < NEVIDENCE; i++) {
 			regfree(&rs->ev[i]);
+			free(rs->evlits[i]);
+		}
 	free(rs->bucket);
 	free(rs->r);
 	free(rs);
@@ -352,6 +393,7 @@ rule_make(struct kt_rules *rs, struct rule *r, const char *bucket,
 		    re, msg);
 		return -1;
 	}
+	r->lits = literals(re);
 	if ((r->bucket = bucket_id(rs, bucket)) == KT_NO ||
 	    (r->text = strdup(re)) == NULL ||
 	    (r->origin = strdup(origin)) == NULL) {
@@ -410,11 +452,14 @@ kt_rules_new(int with_defaults)
 	for (i = 0; i < NEVIDENCE; i++)
 		if (regcomp(&rs->ev[i], evidence[i].re, REG_EXTENDED |
 		    REG_ICASE | REG_NOSUB) != 0) {
-			while (i-- > 0)
+			while (i-- > 0) {
 				regfree(&rs->ev[i]);
+				free(rs->evlits[i]);
+			}
 			kt_rules_free(rs);
 			return NULL;
-		}
+		} else
+			rs->evlits[i] = literals(evidence[i].re);
 	rs->evidence = 1;
 	return rs;
 }
@@ -535,17 +580,22 @@ kt_rules_load(struct kt_rules *rs, const char *path, int replace,
 static size_t
 match_rule(const struct kt_rules *rs, const char *name, int *native)
 {
-	struct kt_buf fn = KT_BUF_INIT;
+	struct kt_buf fn = KT_BUF_INIT, low = KT_BUF_INIT;
 	const char *s = name;
 	size_t i;
+	int lo;
 
 	if (kt_kernel_function(name, &fn) == 0 && kt_buf_addc(&fn, '\0') == 0)
 		s = fn.p;
 	*native = strncmp(s, "at::native::", 12) == 0;
+	/* A rule whose literals s lacks cannot match: no regexec. */
+	lo = lowered(s, &low) == 0;
 	for (i = 0; i < rs->n; i++)
-		if (regexec(&rs->r[i].re, s, 0, NULL, 0) == 0)
+		if ((!lo || may_match(rs->r[i].lits, low.p)) &&
+		    regexec(&rs->r[i].re, s, 0, NULL, 0) == 0)
 			break;
 	kt_buf_free(&fn);
+	kt_buf_free(&low);
 	return i;
 }
 
@@ -567,12 +617,20 @@ match_evidence(const struct kt_rules *rs, const char *op)
 {
 	size_t i;
 
+	struct kt_buf low = KT_BUF_INIT;
+	int lo, e = -1;
+
 	if (!rs->evidence)
 		return -1;
+	lo = lowered(op, &low) == 0;
 	for (i = 0; i < NEVIDENCE; i++)
-		if (regexec(&rs->ev[i], op, 0, NULL, 0) == 0)
-			return (int)i;
-	return -1;
+		if ((!lo || may_match(rs->evlits[i], low.p)) &&
+		    regexec(&rs->ev[i], op, 0, NULL, 0) == 0) {
+			e = (int)i;
+			break;
+		}
+	kt_buf_free(&low);
+	return e;
 }
 
 /*

@@ -372,8 +372,16 @@ struct kt_overlap *
 kt_overlap_new(const struct kt_model *m, const struct kt_rules *rs,
     struct kt_error *err)
 {
+	return kt_overlap_new_with(m, rs, NULL, err);
+}
+
+struct kt_overlap *
+kt_overlap_new_with(const struct kt_model *m, const struct kt_rules *rs,
+    const uint32_t *classes, struct kt_error *err)
+{
 	struct kt_overlap *ov;
-	uint32_t *bucket = NULL;
+	uint32_t *own = NULL;
+	const uint32_t *bucket = classes;
 	struct kt_iv *comp = NULL, *comm = NULL, *all = NULL;
 	int64_t prev;
 	size_t i, k;
@@ -381,7 +389,8 @@ kt_overlap_new(const struct kt_model *m, const struct kt_rules *rs,
 	if ((ov = calloc(1, sizeof(*ov))) == NULL)
 		goto nomem;
 	ov->m = m;
-	if ((bucket = kt_rules_classify(rs, m)) == NULL ||
+	if ((bucket == NULL &&
+	    (bucket = own = kt_rules_classify(rs, m)) == NULL) ||
 	    (ov->r = calloc(m->nact + 1, sizeof(*ov->r))) == NULL ||
 	    (ov->d = calloc(m->ndevices + 1, sizeof(*ov->d))) == NULL)
 		goto nomem;
@@ -450,13 +459,13 @@ kt_overlap_new(const struct kt_model *m, const struct kt_rules *rs,
 	if (join_ranks(ov) == -1)
 		goto nomem;
 	kt_sort_r(ov->r, ov->nr, sizeof(*ov->r), cmp_row, ov);
-	free(bucket);
+	free(own);
 	free(comp);
 	free(comm);
 	free(all);
 	return ov;
 nomem:
-	free(bucket);
+	free(own);
 	free(comp);
 	free(comm);
 	free(all);
