@@ -166,7 +166,7 @@ digit_mask16(__m128i x)
 	    _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1))));
 }
 
-static inline size_t
+static inline __attribute__((always_inline)) size_t
 str_run_sse2(const unsigned char *b, size_t p, size_t end)
 {
 	for (; p + 16 <= end; p += 16) {
@@ -178,14 +178,10 @@ str_run_sse2(const unsigned char *b, size_t p, size_t end)
 	return str_run_portable(b, p, end);
 }
 
-static inline size_t
-ws_run_sse2(const unsigned char *b, size_t p, size_t end)
+/* A run of white space from b[p] on, two bytes or more. */
+static size_t __attribute__((noinline))
+ws_long_sse2(const unsigned char *b, size_t p, size_t end)
 {
-	/* Most runs are one space, or none. */
-	if (p >= end || !kt_ws[b[p]])
-		return p;
-	if (++p >= end || !kt_ws[b[p]])
-		return p;
 	for (; p + 16 <= end; p += 16) {
 		unsigned k = ws_mask16(LOAD16(b + p)) ^ 0xffffu;
 
@@ -195,7 +191,18 @@ ws_run_sse2(const unsigned char *b, size_t p, size_t end)
 	return ws_run_portable(b, p, end);
 }
 
-static inline size_t
+static inline __attribute__((always_inline)) size_t
+ws_run_sse2(const unsigned char *b, size_t p, size_t end)
+{
+	/* Most runs are one space, or none. */
+	if (p >= end || !kt_ws[b[p]])
+		return p;
+	if (++p >= end || !kt_ws[b[p]])
+		return p;
+	return ws_long_sse2(b, p, end);
+}
+
+static inline __attribute__((always_inline)) size_t
 digit_run_sse2(const unsigned char *b, size_t p, size_t end)
 {
 	for (; p + 16 <= end; p += 16) {
@@ -212,7 +219,7 @@ digit_run_sse2(const unsigned char *b, size_t p, size_t end)
 #define AVX2	__attribute__((target("avx2")))
 #define LOAD32(b)	_mm256_loadu_si256((const __m256i *)(const void *)(b))
 
-AVX2 static inline size_t
+AVX2 static inline __attribute__((always_inline)) size_t
 str_run_avx2(const unsigned char *b, size_t p, size_t end)
 {
 	const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\');
@@ -231,16 +238,12 @@ str_run_avx2(const unsigned char *b, size_t p, size_t end)
 	return str_run_sse2(b, p, end);
 }
 
-AVX2 static inline size_t
-ws_run_avx2(const unsigned char *b, size_t p, size_t end)
+AVX2 static size_t __attribute__((noinline))
+ws_long_avx2(const unsigned char *b, size_t p, size_t end)
 {
 	const __m256i sp = _mm256_set1_epi8(' '), nl = _mm256_set1_epi8('\n');
 	const __m256i tb = _mm256_set1_epi8('\t'), cr = _mm256_set1_epi8('\r');
 
-	if (p >= end || !kt_ws[b[p]])
-		return p;
-	if (++p >= end || !kt_ws[b[p]])
-		return p;
 	for (; p + 32 <= end; p += 32) {
 		__m256i x = LOAD32(b + p);
 		__m256i m = _mm256_or_si256(_mm256_or_si256(
@@ -252,10 +255,20 @@ ws_run_avx2(const unsigned char *b, size_t p, size_t end)
 		if (k != 0)
 			return p + (size_t)__builtin_ctz(k);
 	}
-	return ws_run_sse2(b, p, end);
+	return ws_long_sse2(b, p, end);
 }
 
-AVX2 static inline size_t
+AVX2 static inline __attribute__((always_inline)) size_t
+ws_run_avx2(const unsigned char *b, size_t p, size_t end)
+{
+	if (p >= end || !kt_ws[b[p]])
+		return p;
+	if (++p >= end || !kt_ws[b[p]])
+		return p;
+	return ws_long_avx2(b, p, end);
+}
+
+AVX2 static inline __attribute__((always_inline)) size_t
 digit_run_avx2(const unsigned char *b, size_t p, size_t end)
 {
 	const __m256i lo = _mm256_set1_epi8('0' - 1);

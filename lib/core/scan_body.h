@@ -9,15 +9,14 @@
  */
 
 /*
- * Scan a string whose opening quote is at b[p].  Returns the offset just
- * past the closing quote, or 0 with *rc set to KT_SCAN_MORE/ERR.
+ * The rest of a string from b[p], its first byte that is not plain (a
+ * quote, an escape, a control or a byte of UTF-8).  Returns the offset
+ * just past the closing quote, or 0 with *rc set to KT_SCAN_MORE/ERR.
  */
-SCAN_ATTR static size_t
-SCAN_FN(scan_string)(struct kt_scanner *sc, const unsigned char *b, size_t p,
+SCAN_ATTR static size_t __attribute__((noinline))
+SCAN_FN(string_rest)(struct kt_scanner *sc, const unsigned char *b, size_t p,
     size_t end, int *rc)
 {
-
-	p++;
 	for (;;) {
 		p = STR_RUN(b, p, end);
 		if (p >= end) {
@@ -117,6 +116,21 @@ SCAN_FN(scan_string)(struct kt_scanner *sc, const unsigned char *b, size_t p,
 		}
 		p++;
 	}
+}
+
+/*
+ * Scan a string whose opening quote is at b[p]: most are plain bytes to
+ * a quote, found here; the rest in string_rest.  Returns the offset just
+ * past the closing quote, or 0 with *rc set to KT_SCAN_MORE/ERR.
+ */
+SCAN_ATTR static inline __attribute__((always_inline)) size_t
+SCAN_FN(scan_string)(struct kt_scanner *sc, const unsigned char *b, size_t p,
+    size_t end, int *rc)
+{
+	p = STR_RUN(b, p + 1, end);
+	if (p < end && b[p] == '"')
+		return p + 1;
+	return SCAN_FN(string_rest)(sc, b, p, end, rc);
 }
 
 
