@@ -225,6 +225,14 @@ str_run_avx2(const unsigned char *b, size_t p, size_t end)
 	const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\');
 	const __m256i lo = _mm256_set1_epi8(0x20);
 
+	/* Most strings end in their first sixteen bytes. */
+	if (p + 16 <= end) {
+		unsigned k = str_mask16(LOAD16(b + p));
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+		p += 16;
+	}
 	for (; p + 32 <= end; p += 32) {
 		__m256i x = LOAD32(b + p);
 		__m256i m = _mm256_or_si256(_mm256_or_si256(
@@ -244,6 +252,14 @@ ws_long_avx2(const unsigned char *b, size_t p, size_t end)
 	const __m256i sp = _mm256_set1_epi8(' '), nl = _mm256_set1_epi8('\n');
 	const __m256i tb = _mm256_set1_epi8('\t'), cr = _mm256_set1_epi8('\r');
 
+	/* Most runs (a line's indentation) end in sixteen bytes. */
+	if (p + 16 <= end) {
+		unsigned k = ws_mask16(LOAD16(b + p)) ^ 0xffffu;
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+		p += 16;
+	}
 	for (; p + 32 <= end; p += 32) {
 		__m256i x = LOAD32(b + p);
 		__m256i m = _mm256_or_si256(_mm256_or_si256(
@@ -274,6 +290,14 @@ digit_run_avx2(const unsigned char *b, size_t p, size_t end)
 	const __m256i lo = _mm256_set1_epi8('0' - 1);
 	const __m256i hi = _mm256_set1_epi8('9' + 1);
 
+	/* A number's digits: most fit in sixteen bytes. */
+	if (p + 16 <= end) {
+		unsigned k = digit_mask16(LOAD16(b + p)) ^ 0xffffu;
+
+		if (k != 0)
+			return p + (size_t)__builtin_ctz(k);
+		p += 16;
+	}
 	for (; p + 32 <= end; p += 32) {
 		__m256i x = LOAD32(b + p);
 		__m256i m = _mm256_and_si256(_mm256_cmpgt_epi8(x, lo),
