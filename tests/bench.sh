@@ -96,8 +96,30 @@ machine() {
 # timed STDIN COMMAND...: run COMMAND with STDIN as its standard input,
 # its output thrown away and its errors in $err; write "WALL_S RSS_KB"
 # as the last line of $tf.  Returns the command's exit status (128+N
-# when signal N killed it).
-if [ -x /usr/bin/time ]; then
+# when signal N killed it).  The peak RSS is GNU time's (%M: a process
+# that execs keeps the high-water mark of what it was before, so the
+# command is started by time, 1-2 MB, never by a fork of python); the
+# wall time, where python3 is there, is its monotonic clock around
+# time, to the millisecond (time's %e is in hundredths, and a small
+# trace's kt views takes 20 ms).
+if [ -x /usr/bin/time ] && [ -n "$(command -v python3 2>/dev/null)" ]; then
+	timer="GNU time's peak RSS, python3's monotonic clock (ms)"
+	timed() {
+		_in=$1
+		shift
+		python3 -c '
+import subprocess, sys, time
+t = time.monotonic()
+rc = subprocess.call(["/usr/bin/time", "-f", "%M", "-o", sys.argv[1]] + sys.argv[2:])
+wall = time.monotonic() - t
+with open(sys.argv[1]) as f:
+    rss = f.read().split()[-1]
+with open(sys.argv[1], "a") as f:
+    f.write("%.4f %s\n" % (wall, rss if rss.isdigit() else "0"))
+sys.exit(rc if rc >= 0 else 128 - rc)
+' "$tf" "$@" <"$_in" >/dev/null 2>"$err"
+	}
+elif [ -x /usr/bin/time ]; then
 	timer="/usr/bin/time -f '%e %M'"
 	timed() {
 		_in=$1
@@ -187,20 +209,21 @@ measure() {
 		[ "$_kind" = kt ] && status=2
 		return 0
 	fi
-	# Wall times are in hundredths of a second: floor at 0.01 s.
+	# Wall times are in milliseconds (hundredths with GNU time): floor
+	# at 1 ms.
 	# shellcheck disable=SC2046 # four numbers, split on purpose
 	set -- $(awk -v b="$bytes" -v w="$_best" -v k="$_peak" 'BEGIN {
-		if (w < 0.01) w = 0.01
-		printf "%.1f %.1f %.3f %.2f\n", b / 1e6 / w, k * 1024 / 1e6, k * 1024 / b, w }')
+		if (w < 0.001) w = 0.001
+		printf "%.1f %.1f %.3f %.3f\n", b / 1e6 / w, k * 1024 / 1e6, k * 1024 / b, w }')
 	eval "mbs_$_key=$1 rss_$_key=$2 ratio_$_key=$3 wall_$_key=$4"
 	row "$_label" "$1" "$2" "$3" "$4"
 	if [ "$_pair" -eq 1 ] && [ -n "$_bbest" ]; then
 		_pm=$(awk -v b="$bytes" -v w="$_bbest" 'BEGIN {
-			if (w < 0.01) w = 0.01
+			if (w < 0.001) w = 0.001
 			printf "%.1f", b / 1e6 / w }')
 		eval "pair_$_key=\$_pm"
 		row "  passthrough, paired" "$_pm" - - \
-		    "$(awk -v w="$_bbest" 'BEGIN { printf "%.2f", w }')"
+		    "$(awk -v w="$_bbest" 'BEGIN { printf "%.3f", w }')"
 	fi
 }
 

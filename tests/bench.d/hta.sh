@@ -22,7 +22,7 @@
 # (gzip -l).  kt-views is measured first (as the section's "keep"), so
 # HTA's run is paired with another kt-views run just before it (see
 # measure in bench.sh) and the speed ratio is of those two.  Peak RSS is
-# /usr/bin/time's, the largest single process: HTA parses several ranks
+# GNU time's, the largest single process: HTA parses several ranks
 # in a pool of forked workers, whose memory is not summed, which
 # understates HTA's.
 #
