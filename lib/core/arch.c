@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ktint.h"
@@ -20,13 +21,18 @@ static const char *const sonames[] = { "libarchive.so.13", "libarchive.so" };
 int
 kt_arch_load(struct kt_arch *la, char *why, size_t n)
 {
+	const char *own = getenv("KT_LIBARCHIVE");
 	size_t i;
 
 	memset(la, 0, sizeof(*la));
-	for (i = 0; i < sizeof(sonames) / sizeof(sonames[0]); i++)
-		if ((la->dl = dlopen(sonames[i], RTLD_NOW | RTLD_LOCAL)) !=
-		    NULL)
-			break;
+	/* KT_LIBARCHIVE: the file to load instead (kt(7), Memory). */
+	if (own != NULL && *own != '\0')
+		la->dl = dlopen(own, RTLD_NOW | RTLD_LOCAL);
+	else
+		for (i = 0; i < sizeof(sonames) / sizeof(sonames[0]); i++)
+			if ((la->dl = dlopen(sonames[i], RTLD_NOW |
+			    RTLD_LOCAL)) != NULL)
+				break;
 	if (la->dl == NULL) {
 		const char *e = dlerror();
 
