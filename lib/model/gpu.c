@@ -540,8 +540,11 @@ kt_rules_load(struct kt_rules *rs, const char *path, int replace,
 	}
 	/* The file's rules first; then the old ones, unless replaced. */
 	if (replace && rs->evidence) {
-		for (i = 0; i < NEVIDENCE; i++)
+		for (i = 0; i < NEVIDENCE; i++) {
 			regfree(&rs->ev[i]);
+			free(rs->evlits[i]);
+			rs->evlits[i] = NULL;
+		}
 		rs->evidence = 0;
 	}
 	for (i = 0; i < nold; i++) {
