@@ -594,11 +594,11 @@ kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 {
 	struct kt_ahead *a;
 	uint64_t min = SP_MIN, fb = kt_reader_file_bytes(rd);
-	const char *e;
+	const char *e = getenv("KT_SPLIT");
 	int i;
 
 	/* A small file is read on the caller's thread (KT_SMALL_FILE). */
-	if (fb > 0 && fb < KT_SMALL_FILE && getenv("KT_SPLIT") == NULL)
+	if (fb > 0 && fb < KT_SMALL_FILE && e == NULL)
 		return NULL;
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return NULL;
@@ -614,7 +614,7 @@ kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 	a->rd = rd;
 	a->progress = progress;
 	a->piece = SP_PIECE;
-	if ((e = getenv("KT_SPLIT")) != NULL) {
+	if (e != NULL) {
 		a->piece = strtoull(e, NULL, 10);
 		min = 0;
 	}

@@ -59,7 +59,6 @@ struct kt_scan_edit {
 	uint8_t	 repair;	/* enum kt_repair */
 };
 
-/* Scanner state that lives across calls (to avoid reallocation). */
 /*
  * The scanner's paths (scan.c): the same scan with the portable byte
  * loops, with SSE2, with AVX2.  A scanner's path is 0 until its first
@@ -71,6 +70,7 @@ enum {
 	KT_SCAN_AVX2
 };
 
+/* Scanner state that lives across calls (to avoid reallocation). */
 struct kt_scanner {
 	int			 path;		/* KT_SCAN_*, 0: the best */
 	unsigned char		*stack;		/* 'o' or 'a' per open container, */

@@ -209,6 +209,7 @@ big:
  */
 #define LIT_N	64
 #define LIT_LEN	48
+#define LIT_DEPTH	8	/* groups looked into, nested at most */
 
 struct litset {
 	int	 ok;			/* a set was found */
@@ -278,15 +279,18 @@ group_end(const char *s, size_t i, size_t end)
 	return 0;
 }
 
-static void lit_alts(const char *, size_t, size_t, struct litset *);
+static void lit_alts(const char *, size_t, size_t, struct litset *, int);
 
 /*
  * The literals of one alternative s[i..end): the best of its longest
  * run of plain characters and the sets of the groups it needs (not
- * followed by ?, * or an interval).  Unset when it has none.
+ * followed by ?, * or an interval), looked into down to LIT_DEPTH
+ * groups deep (each level holds two sets on the stack).  Unset when it
+ * has none.
  */
 static void
-lit_branch(const char *s, size_t i, size_t end, struct litset *best)
+lit_branch(const char *s, size_t i, size_t end, struct litset *best,
+    int depth)
 {
 	char run[LIT_LEN];
 	size_t rn = 0;
@@ -309,9 +313,10 @@ lit_branch(const char *s, size_t i, size_t end, struct litset *best)
 				best->ok = 0;
 				return;
 			}
-			if (e + 1 >= end || (s[e + 1] != '?' && s[e + 1] != '*' &&
-			    s[e + 1] != '{')) {
-				lit_alts(s, i + 1, e, &g);
+			if (depth < LIT_DEPTH && (e + 1 >= end ||
+			    (s[e + 1] != '?' && s[e + 1] != '*' &&
+			    s[e + 1] != '{'))) {
+				lit_alts(s, i + 1, e, &g, depth + 1);
 				lit_better(best, &g);
 			}
 			i = e + 1;
@@ -408,7 +413,7 @@ lit_branch(const char *s, size_t i, size_t end, struct litset *best)
  * alternatives' sets, unset when one of them has none.
  */
 static void
-lit_alts(const char *s, size_t i, size_t end, struct litset *out)
+lit_alts(const char *s, size_t i, size_t end, struct litset *out, int depth)
 {
 	struct litset b;
 	size_t k, j;
@@ -430,7 +435,7 @@ lit_alts(const char *s, size_t i, size_t end, struct litset *out)
 		}
 		if (k > end)
 			return;
-		lit_branch(s, i, k, &b);
+		lit_branch(s, i, k, &b, depth);
 		if (!b.ok || out->n + b.n > LIT_N)
 			return;
 		for (j = 0; j < b.n; j++)
@@ -452,7 +457,7 @@ kt_regex_literals(const char *re, struct kt_buf *out)
 	out->n = 0;
 	if ((l = malloc(sizeof(*l))) == NULL)
 		return -1;
-	lit_alts(re, 0, strlen(re), l);
+	lit_alts(re, 0, strlen(re), l, 0);
 	if (l->ok && l->n > 0) {
 		rc = 0;
 		for (i = 0; i < l->n && rc == 0; i++)

@@ -133,14 +133,16 @@ digit_run_portable(const unsigned char *b, size_t p, size_t end)
 }
 
 #ifdef __SSE2__
+#define ALWAYS	__attribute__((always_inline))
+
 /*
- * Sixteen bytes' masks: the bytes that end a string's plain run (quote,
- * backslash; signed below 0x20: the controls and 0x80-0xff), those that
- * are whitespace, and those that are digits (signed: 0x80-0xff are
- * below '0').
+ * Sixteen bytes' stop masks, a bit set for each byte that ends a run: a
+ * string's plain run ends at a quote, a backslash, or (signed below
+ * 0x20) a control or a byte of 0x80-0xff; white space at any other byte;
+ * digits at any other byte (signed: 0x80-0xff are below '0').
  */
-static inline unsigned
-str_mask16(__m128i x)
+static inline ALWAYS unsigned
+str_stop16(__m128i x)
 {
 	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
 	    _mm_cmpeq_epi8(x, _mm_set1_epi8('"')),
@@ -148,33 +150,42 @@ str_mask16(__m128i x)
 	    _mm_cmplt_epi8(x, _mm_set1_epi8(0x20))));
 }
 
-static inline unsigned
-ws_mask16(__m128i x)
+static inline ALWAYS unsigned
+ws_stop16(__m128i x)
 {
 	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(
 	    _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')),
 	    _mm_cmpeq_epi8(x, _mm_set1_epi8('\n'))),
 	    _mm_or_si128(_mm_cmpeq_epi8(x, _mm_set1_epi8('\t')),
-	    _mm_cmpeq_epi8(x, _mm_set1_epi8('\r')))));
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8('\r'))))) ^ 0xffffu;
 }
 
-static inline unsigned
-digit_mask16(__m128i x)
+static inline ALWAYS unsigned
+digit_stop16(__m128i x)
 {
 	return (unsigned)_mm_movemask_epi8(_mm_and_si128(
 	    _mm_cmpgt_epi8(x, _mm_set1_epi8('0' - 1)),
-	    _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1))));
+	    _mm_cmplt_epi8(x, _mm_set1_epi8('9' + 1)))) ^ 0xffffu;
 }
 
-static inline __attribute__((always_inline)) size_t
+/*
+ * In a run (b, p, end in scope): return the first byte at or after p
+ * whose bit stop16 sets, sixteen bytes at a time, or go on with p where
+ * fewer than sixteen are left.
+ */
+#define RUN16(stop16) do {						\
+	for (; p + 16 <= end; p += 16) {				\
+		unsigned k_ = stop16(LOAD16(b + p));			\
+									\
+		if (k_ != 0)						\
+			return p + (size_t)__builtin_ctz(k_);		\
+	}								\
+} while (0)
+
+static inline ALWAYS size_t
 str_run_sse2(const unsigned char *b, size_t p, size_t end)
 {
-	for (; p + 16 <= end; p += 16) {
-		unsigned k = str_mask16(LOAD16(b + p));
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-	}
+	RUN16(str_stop16);
 	return str_run_portable(b, p, end);
 }
 
@@ -182,35 +193,29 @@ str_run_sse2(const unsigned char *b, size_t p, size_t end)
 static size_t __attribute__((noinline))
 ws_long_sse2(const unsigned char *b, size_t p, size_t end)
 {
-	for (; p + 16 <= end; p += 16) {
-		unsigned k = ws_mask16(LOAD16(b + p)) ^ 0xffffu;
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-	}
+	RUN16(ws_stop16);
 	return ws_run_portable(b, p, end);
 }
 
-static inline __attribute__((always_inline)) size_t
+/* Most runs are one space, or none: those two bytes inline. */
+#define WS_SHORT(b, p, end, long_run) do {				\
+	if (p >= end || !kt_ws[b[p]])					\
+		return p;						\
+	if (++p >= end || !kt_ws[b[p]])					\
+		return p;						\
+	return long_run(b, p, end);					\
+} while (0)
+
+static inline ALWAYS size_t
 ws_run_sse2(const unsigned char *b, size_t p, size_t end)
 {
-	/* Most runs are one space, or none. */
-	if (p >= end || !kt_ws[b[p]])
-		return p;
-	if (++p >= end || !kt_ws[b[p]])
-		return p;
-	return ws_long_sse2(b, p, end);
+	WS_SHORT(b, p, end, ws_long_sse2);
 }
 
-static inline __attribute__((always_inline)) size_t
+static inline ALWAYS size_t
 digit_run_sse2(const unsigned char *b, size_t p, size_t end)
 {
-	for (; p + 16 <= end; p += 16) {
-		unsigned k = digit_mask16(LOAD16(b + p)) ^ 0xffffu;
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-	}
+	RUN16(digit_stop16);
 	return digit_run_portable(b, p, end);
 }
 #endif /* __SSE2__ */
@@ -219,94 +224,79 @@ digit_run_sse2(const unsigned char *b, size_t p, size_t end)
 #define AVX2	__attribute__((target("avx2")))
 #define LOAD32(b)	_mm256_loadu_si256((const __m256i *)(const void *)(b))
 
-AVX2 static inline __attribute__((always_inline)) size_t
+/* Thirty-two bytes' stop masks, as the sixteen bytes' above. */
+AVX2 static inline ALWAYS unsigned
+str_stop32(__m256i x)
+{
+	return (unsigned)_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(
+	    _mm256_cmpeq_epi8(x, _mm256_set1_epi8('"')),
+	    _mm256_cmpeq_epi8(x, _mm256_set1_epi8('\\'))),
+	    _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), x)));
+}
+
+AVX2 static inline ALWAYS unsigned
+ws_stop32(__m256i x)
+{
+	return ~(unsigned)_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(
+	    _mm256_cmpeq_epi8(x, _mm256_set1_epi8(' ')),
+	    _mm256_cmpeq_epi8(x, _mm256_set1_epi8('\n'))),
+	    _mm256_or_si256(_mm256_cmpeq_epi8(x, _mm256_set1_epi8('\t')),
+	    _mm256_cmpeq_epi8(x, _mm256_set1_epi8('\r')))));
+}
+
+AVX2 static inline ALWAYS unsigned
+digit_stop32(__m256i x)
+{
+	return ~(unsigned)_mm256_movemask_epi8(_mm256_and_si256(
+	    _mm256_cmpgt_epi8(x, _mm256_set1_epi8('0' - 1)),
+	    _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), x)));
+}
+
+/*
+ * RUN16's with AVX2: the first sixteen bytes with SSE2 instructions
+ * (most strings, white space and numbers end there, where a 32-byte
+ * load costs more), then thirty-two at a time.
+ */
+#define RUN32(stop16, stop32) do {					\
+	if (p + 16 <= end) {						\
+		unsigned k_ = stop16(LOAD16(b + p));			\
+									\
+		if (k_ != 0)						\
+			return p + (size_t)__builtin_ctz(k_);		\
+		p += 16;						\
+	}								\
+	for (; p + 32 <= end; p += 32) {				\
+		unsigned k_ = stop32(LOAD32(b + p));			\
+									\
+		if (k_ != 0)						\
+			return p + (size_t)__builtin_ctz(k_);		\
+	}								\
+} while (0)
+
+AVX2 static inline ALWAYS size_t
 str_run_avx2(const unsigned char *b, size_t p, size_t end)
 {
-	const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\');
-	const __m256i lo = _mm256_set1_epi8(0x20);
-
-	/* Most strings end in their first sixteen bytes. */
-	if (p + 16 <= end) {
-		unsigned k = str_mask16(LOAD16(b + p));
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-		p += 16;
-	}
-	for (; p + 32 <= end; p += 32) {
-		__m256i x = LOAD32(b + p);
-		__m256i m = _mm256_or_si256(_mm256_or_si256(
-		    _mm256_cmpeq_epi8(x, q), _mm256_cmpeq_epi8(x, bs)),
-		    _mm256_cmpgt_epi8(lo, x));
-		unsigned k = (unsigned)_mm256_movemask_epi8(m);
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-	}
+	RUN32(str_stop16, str_stop32);
 	return str_run_sse2(b, p, end);
 }
 
 AVX2 static size_t __attribute__((noinline))
 ws_long_avx2(const unsigned char *b, size_t p, size_t end)
 {
-	const __m256i sp = _mm256_set1_epi8(' '), nl = _mm256_set1_epi8('\n');
-	const __m256i tb = _mm256_set1_epi8('\t'), cr = _mm256_set1_epi8('\r');
-
-	/* Most runs (a line's indentation) end in sixteen bytes. */
-	if (p + 16 <= end) {
-		unsigned k = ws_mask16(LOAD16(b + p)) ^ 0xffffu;
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-		p += 16;
-	}
-	for (; p + 32 <= end; p += 32) {
-		__m256i x = LOAD32(b + p);
-		__m256i m = _mm256_or_si256(_mm256_or_si256(
-		    _mm256_cmpeq_epi8(x, sp), _mm256_cmpeq_epi8(x, nl)),
-		    _mm256_or_si256(_mm256_cmpeq_epi8(x, tb),
-		    _mm256_cmpeq_epi8(x, cr)));
-		unsigned k = ~(unsigned)_mm256_movemask_epi8(m);
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-	}
+	RUN32(ws_stop16, ws_stop32);
 	return ws_long_sse2(b, p, end);
 }
 
-AVX2 static inline __attribute__((always_inline)) size_t
+AVX2 static inline ALWAYS size_t
 ws_run_avx2(const unsigned char *b, size_t p, size_t end)
 {
-	if (p >= end || !kt_ws[b[p]])
-		return p;
-	if (++p >= end || !kt_ws[b[p]])
-		return p;
-	return ws_long_avx2(b, p, end);
+	WS_SHORT(b, p, end, ws_long_avx2);
 }
 
-AVX2 static inline __attribute__((always_inline)) size_t
+AVX2 static inline ALWAYS size_t
 digit_run_avx2(const unsigned char *b, size_t p, size_t end)
 {
-	const __m256i lo = _mm256_set1_epi8('0' - 1);
-	const __m256i hi = _mm256_set1_epi8('9' + 1);
-
-	/* A number's digits: most fit in sixteen bytes. */
-	if (p + 16 <= end) {
-		unsigned k = digit_mask16(LOAD16(b + p)) ^ 0xffffu;
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-		p += 16;
-	}
-	for (; p + 32 <= end; p += 32) {
-		__m256i x = LOAD32(b + p);
-		__m256i m = _mm256_and_si256(_mm256_cmpgt_epi8(x, lo),
-		    _mm256_cmpgt_epi8(hi, x));
-		unsigned k = ~(unsigned)_mm256_movemask_epi8(m);
-
-		if (k != 0)
-			return p + (size_t)__builtin_ctz(k);
-	}
+	RUN32(digit_stop16, digit_stop32);
 	return digit_run_sse2(b, p, end);
 }
 #endif /* KT_SCAN_HAVE_AVX2 */

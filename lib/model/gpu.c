@@ -618,9 +618,8 @@ kt_rules_match(const struct kt_rules *rs, int kind, const char *name)
 static int
 match_evidence(const struct kt_rules *rs, const char *op)
 {
-	size_t i;
-
 	struct kt_buf low = KT_BUF_INIT;
+	size_t i;
 	int lo, e = -1;
 
 	if (!rs->evidence)
