@@ -3038,8 +3038,8 @@ test_regex_literals(void)
 		"ABC|De(F|gh)|(IJ)+", "xyz.w|(a|)bcd|(ab|cd)*ef|gh{1,3}ij"
 	};
 	static const char *const names[] = {
-		"void at::native::vectorized_elementwise_kernel<4, "
-		    "at::native::CUDAFunctor_add<float>>(int, float)",
+		("void at::native::vectorized_elementwise_kernel<4, "
+		    "at::native::CUDAFunctor_add<float>>(int, float)"),
 		"ampere_sgemm_128x64_tn", "sm90_xmma_gemm_bf16bf16_bf16f32",
 		"ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*)",
 		"Memcpy HtoD (Pageable -> Device)", "Memset (Device)",
