@@ -569,6 +569,13 @@ struct kt_meta {
 				   model loaded so has positions for rows
 				   (kt-select) */
 
+/*
+ * A file smaller than this on disk (compressed or not) is read on the
+ * caller's thread: a reader of it starts no thread (gzip's decoder,
+ * kt_ahead), whose start and buffers cost more than the scan of so little.
+ */
+#define KT_SMALL_FILE	((uint64_t)512 << 10)
+
 struct kt_source;
 struct kt_reader;
 

@@ -3140,9 +3140,57 @@ test_regex_literals(void)
 	kt_buf_free(&low);
 }
 
+/*
+ * kt_scan_lines against a byte loop: random buffers of every length up
+ * to 300 bytes and some of 5000 to 70,000 (past 255 blocks of 16, where
+ * the byte lanes are summed), newlines from none to every byte, at every
+ * start offset mod 16.
+ */
+static void
+test_scan_lines(void)
+{
+	static char buf[70016];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	size_t n, i, k, want, wafter, after, got;
+	int bad = 0, t;
+
+	for (t = 0; t < 4000; t++) {
+		size_t off = (size_t)t % 16;
+		unsigned dens = (unsigned)(xorshift(&x) % 5);
+
+		n = t < 3000 ? (size_t)t % 301 : 5000 + (size_t)(xorshift(&x) %
+		    65000);
+		for (i = 0; i < n; i++) {
+			uint64_t r = xorshift(&x);
+
+			buf[off + i] = dens == 0 ? 'a' : dens == 4 ? '\n' :
+			    r % (dens == 1 ? 200 : dens == 2 ? 16 : 2) == 0 ?
+			    '\n' : (char)(r >> 8 | 1);
+			if (buf[off + i] == '\n' && dens == 0)
+				buf[off + i] = 'b';
+		}
+		want = 0;
+		wafter = (size_t)-1;
+		for (k = 0; k < n; k++)
+			if (buf[off + k] == '\n') {
+				want++;
+				wafter = k + 1;
+			}
+		got = kt_scan_lines(buf + off, n, &after);
+		if (got != want || after != wafter)
+			bad++;
+	}
+	CHECK(bad == 0);
+	/* All newlines, 70,000 of them: each lane's count wraps at 256. */
+	memset(buf, '\n', 70000);
+	CHECK(kt_scan_lines(buf, 70000, &after) == 70000 && after == 70000);
+	CHECK(kt_scan_lines(buf, 0, &after) == 0 && after == (size_t)-1);
+}
+
 int
 main(void)
 {
+	test_scan_lines();
 	test_regex_literals();
 	test_time();
 	test_time_oracle();

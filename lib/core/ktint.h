@@ -105,6 +105,12 @@ void	 kt_scanner_free(struct kt_scanner *);
 int	 kt_skim_value(struct kt_scanner *, const char *, size_t, size_t,
 	    size_t *, struct kt_event *);
 
+/*
+ * The newlines of p[0..n): their count, and in *after the offset just
+ * past the last of them ((size_t)-1 when there is none).
+ */
+size_t	 kt_scan_lines(const char *, size_t, size_t *);
+
 /* Apply sc's edits to buf[pos..endp) into out. */
 int	 kt_scan_apply(const struct kt_scanner *, const char *, size_t,
 	    size_t, struct kt_buf *);
@@ -140,12 +146,11 @@ int		 kt_reader_splittable(const struct kt_reader *);
 
 /*
  * The bytes of r's file on disk where it is a regular file (compressed
- * or not), else 0.  Under KT_SMALL_FILE of them, a reader starts no
+ * or not), else 0.  Under KT_SMALL_FILE (kt.h) of them, a reader starts no
  * thread (gzip's decoder, kt_ahead): the thread and its buffers cost
  * more than the scan of so little.
  */
 uint64_t	 kt_reader_file_bytes(const struct kt_reader *);
-#define KT_SMALL_FILE	((uint64_t)512 << 10)
 int		 kt_reader_split_point(const struct kt_reader *, uint64_t *);
 struct kt_reader *kt_reader_part(const struct kt_reader *);
 void		 kt_reader_part_free(struct kt_reader *);

@@ -1340,18 +1340,15 @@ refill(struct kt_reader *r, struct kt_error *err)
 		return 0;
 	}
 	if (r->lo > 0) {
-		const char *p = r->own, *e = r->own + r->lo, *q, *nl = NULL;
+		size_t after;
 
-		if (lazy_lines(r))
-			e = p;		/* counted from the file on error */
-		while ((q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
-			r->line_base++;
-			nl = q;
-			p = q + 1;
+		/* A file's lines are counted from the file on error. */
+		if (!lazy_lines(r)) {
+			r->line_base += (long)kt_scan_lines(r->own, r->lo,
+			    &after);
+			r->col_base = after != (size_t)-1 ?
+			    (long)(r->lo - after) : r->col_base + (long)r->lo;
 		}
-		if (!lazy_lines(r))
-			r->col_base = nl ? (long)(e - nl - 1) : r->col_base +
-			    (long)r->lo;
 		memmove(r->own, r->own + r->lo, r->hi - r->lo);
 		r->base += r->lo;
 		r->hi -= r->lo;

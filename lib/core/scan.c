@@ -826,3 +826,42 @@ kt_skim_value(struct kt_scanner *sc, const char *buf, size_t pos,
 		COUNT(1);
 	return rc;
 }
+
+size_t
+kt_scan_lines(const char *p, size_t n, size_t *after)
+{
+	size_t i = 0, lines = 0, k;
+
+	*after = (size_t)-1;
+#ifdef __SSE2__
+	{
+		const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+
+		/*
+		 * Each byte lane counts its newlines down from 0 (a match is
+		 * -1); 255 blocks at most before the lanes are summed.
+		 */
+		while (n - i >= 16) {
+			__m128i acc = zero, s;
+			size_t stop = n - i >= 255 * 16 ? i + 255 * 16 :
+			    i + (n - i) / 16 * 16;
+
+			for (; i < stop; i += 16)
+				acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(LOAD16(p +
+				    i), nl));
+			s = _mm_sad_epu8(acc, zero);
+			lines += (size_t)_mm_cvtsi128_si32(s) +
+			    (size_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+		}
+	}
+#endif
+	for (; i < n; i++)
+		lines += p[i] == '\n';
+	if (lines > 0)
+		for (k = n; k > 0; k--)
+			if (p[k - 1] == '\n') {
+				*after = k;
+				break;
+			}
+	return lines;
+}
