@@ -43,6 +43,9 @@ static const char *const vtitle[NVIEWS] = {
 /* The tables of one input. */
 struct input {
 	char		 name[1100];
+	char		 rdname[1100];	/* its reader's name, for messages */
+	struct kt_repairs repairs;	/* reported after the read */
+	int		 dead;		/* its read failed: no tables */
 	/* Per view: the .tsv table, and more tables for the .txt. */
 	struct kt_table	*tsv[NVIEWS];
 	struct kt_table	*txt[NVIEWS][3];
@@ -65,6 +68,22 @@ struct views {
 	struct input	*ins;
 	size_t		 nins;
 	char		*spool;		/* standard input's copy, or NULL */
+};
+
+/*
+ * The read of one path of the command line: the tables of its traces
+ * (several in an archive), and how it failed.  Paths read at once, each
+ * on a thread of its own, are reported in their order when all are read.
+ */
+struct job {
+	const struct views	*vw;
+	const struct kt_rules	*rs;
+	char			*path;
+	int			 alone;		/* progress on the terminal */
+	struct input		*ins;
+	size_t			 nins;
+	int			 failed;	/* 1 err, 2 out of memory */
+	struct kt_error		 err;
 };
 
 /* Remove standard input's copy. */
@@ -140,14 +159,14 @@ usage(FILE *f)
 }
 
 static struct input *
-new_input(struct views *vw, const char *name)
+new_input(struct job *j, const char *name)
 {
 	struct input *t;
 
-	if ((t = realloc(vw->ins, (vw->nins + 1) * sizeof(*t))) == NULL)
-		kt_cli_nomem();
-	vw->ins = t;
-	t = &vw->ins[vw->nins++];
+	if ((t = realloc(j->ins, (j->nins + 1) * sizeof(*t))) == NULL)
+		return NULL;
+	j->ins = t;
+	t = &j->ins[j->nins++];
 	memset(t, 0, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", name);
 	return t;
@@ -282,10 +301,13 @@ view_task(void *arg, size_t i)
 	}
 }
 
-/* The one read of a trace: the model and the six views on it. */
-static void
-model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
-    const struct opts *o)
+/*
+ * The one read of a trace: the model and the six views on it.  Returns 0,
+ * or 1 with j->err set, or 2 out of memory: the first failure in the
+ * views' order, as one thread would have met it.
+ */
+static int
+model_views(struct job *j, struct input *in, struct kt_reader *rd)
 {
 	struct kt_model *m;
 	static const size_t order[NTASKS] = { T_DECOMPOSE, T_GAPS, T_BUCKET,
@@ -293,33 +315,39 @@ model_views(struct input *in, struct kt_reader *rd, const struct kt_rules *rs,
 	struct vtask vt;
 	uint32_t *classes;
 	size_t i, k;
+	int rc = 0;
 
-	m = kt_cli_model_with(rd, KT_MODEL_MEMORY);
-	in->nodev = kt_cli_no_device(rd, m);
+	if ((m = kt_cli_model_try(rd, KT_MODEL_MEMORY, j->alone,
+	    &j->err)) == NULL)
+		return 1;
+	in->nodev = m->nact == 0;
 	in->mem = m->memory;
 	m->memory = NULL;
+	/* One classification of the model for the four views that ask. */
+	if ((classes = kt_rules_classify(j->rs, m)) == NULL) {
+		kt_model_free(m);
+		return 2;
+	}
 	memset(&vt, 0, sizeof(vt));
 	vt.in = in;
 	vt.m = m;
-	vt.rs = rs;
-	/* One classification of the model for the four views that ask. */
-	if ((classes = kt_rules_classify(rs, m)) == NULL)
-		kt_cli_nomem();
+	vt.rs = j->rs;
 	vt.classes = classes;
-	vt.o = o;
+	vt.o = &j->vw->o;
 	vt.meta = kt_reader_metas(rd, &vt.nmeta);
 	vt.rank = kt_reader_rank(rd);
 	kt_cli_tasks(NTASKS, view_task, &vt);
 	free(classes);
-	/* The first failure in the views' order, as one thread would. */
-	for (k = 0; k < NTASKS; k++) {
+	for (k = 0; k < NTASKS && rc == 0; k++) {
 		i = order[k];
-		if (vt.failed[i])
-			kt_cli_die(&vt.err[i]);
-		if (vt.nomem[i])
-			kt_cli_nomem();
+		if (vt.failed[i]) {
+			j->err = vt.err[i];
+			rc = 1;
+		} else if (vt.nomem[i])
+			rc = 2;
 	}
 	kt_model_free(m);
+	return rc;
 }
 
 /* Open dir/name for writing, atomically. */
@@ -429,40 +457,120 @@ write_svg(const struct views *vw)
 	kt_buf_free(&b);
 }
 
-/* The model of every trace of the inputs, and the six views on it. */
+/* Read path j: the model of each of its traces and the views on it. */
+static void
+read_path(struct job *j)
+{
+	const struct views *vw = j->vw;
+	struct kt_source *src;
+	struct kt_reader *rd;
+	int rc;
+
+	if ((src = kt_cli_source_open(j->path, vw->o.co.member,
+	    vw->o.co.rflags, &j->err)) == NULL) {
+		j->failed = 1;
+		return;
+	}
+	while ((rc = kt_source_next(src, &rd, &j->err)) == 1) {
+		struct input *in = new_input(j, j->path == vw->spool ?
+		    "<stdin>" : kt_reader_name(rd));
+
+		if (in == NULL)
+			j->failed = 2;
+		else {
+			snprintf(in->rdname, sizeof(in->rdname), "%s",
+			    kt_reader_name(rd));
+			j->failed = model_views(j, in, rd);
+			in->repairs = *kt_reader_repairs(rd);
+		}
+		kt_reader_free(rd);
+		if (j->failed) {
+			if (in != NULL)
+				in->dead = 1;
+			break;
+		}
+	}
+	if (rc == -1 && !j->failed)
+		j->failed = 1;
+	kt_source_close(src);
+	if (!j->failed && j->nins == 0) {
+		kt_error_set(&j->err, j->path == vw->spool ? "<stdin>" :
+		    j->path, 0, 0, "no trace");
+		j->failed = 1;
+	}
+}
+
+static void
+read_task(void *arg, size_t i)
+{
+	read_path(&((struct job *)arg)[i]);
+}
+
+/*
+ * Say what path j's read met, in the order one thread would have, keep
+ * its tables, and exit on its failure.
+ */
+static void
+report_path(struct views *vw, struct job *j)
+{
+	struct input *t;
+	size_t k;
+
+	for (k = 0; k < j->nins; k++) {
+		if (j->ins[k].nodev)
+			kt_cli_warn_no_device(j->ins[k].rdname);
+		/* A failed trace is only the error (and the warning before). */
+		if (j->ins[k].dead) {
+			j->nins = k;
+			break;
+		}
+		kt_cli_report_repairs(j->ins[k].rdname, &j->ins[k].repairs);
+	}
+	if (j->failed == 2)
+		kt_cli_nomem();
+	if (j->failed)
+		kt_cli_die(&j->err);
+	if (j->nins > 0) {
+		if ((t = realloc(vw->ins, (vw->nins + j->nins) *
+		    sizeof(*t))) == NULL)
+			kt_cli_nomem();
+		vw->ins = t;
+		memcpy(vw->ins + vw->nins, j->ins, j->nins * sizeof(*t));
+		vw->nins += j->nins;
+	}
+	free(j->ins);
+	j->ins = NULL;
+	j->nins = 0;
+}
+
+/*
+ * The model of every trace of the inputs, and the six views on it.  Small
+ * files (kt_cli_small_files: one thread each would idle the other CPUs)
+ * are read at once, one per CPU; larger ones one by one, each read on
+ * every CPU (kt_ahead, gzip's decoder, the views' tasks).
+ */
 static void
 model_pass(struct views *vw, char **paths, int n, const struct kt_rules *rs)
 {
-	const struct opts *o = &vw->o;
-	struct kt_source *src;
-	struct kt_reader *rd;
-	struct kt_error err;
-	int i, rc;
+	struct job *jobs;
+	int i, many = n > 1 && kt_cli_small_files(paths, n);
 
+	if (n < 1 || (jobs = calloc((size_t)n, sizeof(*jobs))) == NULL)
+		kt_cli_nomem();
 	for (i = 0; i < n; i++) {
-		size_t first = vw->nins;
-
-		if ((src = kt_cli_source_open(paths[i], o->co.member,
-		    o->co.rflags, &err)) == NULL)
-			kt_cli_die(&err);
-		while ((rc = kt_source_next(src, &rd, &err)) == 1) {
-			struct input *in = new_input(vw, paths[i] ==
-			    vw->spool ? "<stdin>" : kt_reader_name(rd));
-
-			model_views(in, rd, rs, o);
-			kt_cli_report_repairs(kt_reader_name(rd),
-			    kt_reader_repairs(rd));
-			kt_reader_free(rd);
-		}
-		if (rc == -1)
-			kt_cli_die(&err);
-		kt_source_close(src);
-		if (vw->nins == first) {
-			kt_error_set(&err, paths[i] == vw->spool ? "<stdin>" :
-			    paths[i], 0, 0, "no trace");
-			kt_cli_die(&err);
-		}
+		jobs[i].vw = vw;
+		jobs[i].rs = rs;
+		jobs[i].path = paths[i];
+		jobs[i].alone = !many;
 	}
+	if (many)
+		kt_cli_tasks((size_t)n, read_task, jobs);
+	for (i = 0; i < n; i++) {
+		if (!many)
+			read_path(&jobs[i]);
+		report_path(vw, &jobs[i]);
+	}
+	free(jobs);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1149,6 +1149,8 @@ int64_t	 kt_cli_keep_rank(struct kt_writer *, const struct kt_reader *);
  */
 struct kt_model;
 int	 kt_cli_no_device(const struct kt_reader *, const struct kt_model *);
+/* The same warning for the trace named name (its reader gone). */
+void	 kt_cli_warn_no_device(const char *);
 /* Print progress on stderr when it is a terminal and the work is long. */
 void	 kt_cli_progress(const struct kt_reader *);
 void	 kt_cli_progress_done(void);
@@ -1181,6 +1183,19 @@ struct kt_model;
 int		 kt_cli_threads(void);
 struct kt_model	*kt_cli_model(struct kt_reader *);
 struct kt_model	*kt_cli_model_with(struct kt_reader *, unsigned);
+/*
+ * kt_cli_model_with that returns NULL with err set instead of exiting,
+ * with progress on the terminal or without (on a worker thread: several
+ * models made at once).
+ */
+struct kt_model	*kt_cli_model_try(struct kt_reader *, unsigned, int,
+		    struct kt_error *);
+/*
+ * Whether every one of the n paths is a regular file smaller than
+ * KT_SMALL_FILE on disk: so small that one reader of it starts no thread,
+ * and several of them are better read at once, one per CPU.
+ */
+int		 kt_cli_small_files(char *const *, int);
 /*
  * kt_out_open(path, level), registered with kt_cli_set_output(), after
  * the check against the inputs of kt_cli_inputs().

@@ -288,13 +288,19 @@ kt_cli_keep_rank(struct kt_writer *w, const struct kt_reader *rd)
 	return rank;
 }
 
+void
+kt_cli_warn_no_device(const char *name)
+{
+	kt_cli_warn("%s: no device activity (kernel, gpu_memcpy, gpu_memset, "
+	    "mtia_ccp_events) in the trace", name);
+}
+
 int
 kt_cli_no_device(const struct kt_reader *rd, const struct kt_model *m)
 {
 	if (m->nact > 0)
 		return 0;
-	kt_cli_warn("%s: no device activity (kernel, gpu_memcpy, gpu_memset, "
-	    "mtia_ccp_events) in the trace", kt_reader_name(rd));
+	kt_cli_warn_no_device(kt_reader_name(rd));
 	return 1;
 }
 
@@ -547,20 +553,47 @@ kt_cli_model(struct kt_reader *rd)
 }
 
 struct kt_model *
+kt_cli_model_try(struct kt_reader *rd, unsigned flags, int progress,
+    struct kt_error *err)
+{
+	struct kt_model *m;
+
+	if (!kt_cli_threads())
+		flags |= KT_MODEL_ONE_THREAD;
+	m = kt_model_load_with(rd, flags, progress ? kt_cli_progress : NULL,
+	    err);
+	if (m != NULL && cli_step_regex != NULL &&
+	    kt_model_step_regex(m, cli_step_regex, err) == -1) {
+		kt_model_free(m);
+		m = NULL;
+	}
+	if (progress)
+		kt_cli_progress_done();
+	return m;
+}
+
+struct kt_model *
 kt_cli_model_with(struct kt_reader *rd, unsigned flags)
 {
 	struct kt_error err;
 	struct kt_model *m;
 
-	if (!kt_cli_threads())
-		flags |= KT_MODEL_ONE_THREAD;
-	if ((m = kt_model_load_with(rd, flags, kt_cli_progress, &err)) == NULL)
+	if ((m = kt_cli_model_try(rd, flags, 1, &err)) == NULL)
 		kt_cli_die(&err);
-	if (cli_step_regex != NULL &&
-	    kt_model_step_regex(m, cli_step_regex, &err) == -1)
-		kt_cli_die(&err);
-	kt_cli_progress_done();
 	return m;
+}
+
+int
+kt_cli_small_files(char *const *paths, int n)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (stat(paths[i], &st) == -1 || !S_ISREG(st.st_mode) ||
+		    (uint64_t)st.st_size >= KT_SMALL_FILE)
+			return 0;
+	return 1;
 }
 
 struct kt_out *

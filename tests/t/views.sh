@@ -108,6 +108,44 @@ else
 	bad views-several
 fi
 
+# Small files (under 512 kB each) are read at once, one per CPU: the
+# same tables, messages in the same order and the same exit status as
+# one by one on one thread (KT_THREADS=1).  The inputs: two traces,
+# one without device activity (a warning, exit 1), one cut short (a
+# repair's note), and then the same with a missing file among them (the
+# messages of the traces before it, then its error, exit 2).  strace
+# shows the files opened by two threads.
+"$gen" --steps 2 --layers 1 -r 0 -w 2 -o g2.json
+head -c 60000 g1.json >cut.json
+printf '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":2}]}\n' >cpu.json
+for set in "g1.json cpu.json cut.json g2.json" "cut.json cpu.json nosuch.json g1.json"; do
+	rm -rf at1 atn
+	# shellcheck disable=SC2086 # the file list, split on purpose
+	KT_THREADS=1 run kt-views -o at1 $set >/dev/null 2>at1.err
+	rc1=$?
+	# shellcheck disable=SC2086
+	run kt-views -o atn $set >/dev/null 2>atn.err
+	rcn=$?
+	if [ $rc1 = $rcn ] && [ $rc1 != 0 ] && diff -r at1 atn >/dev/null && cmp -s at1.err atn.err &&
+	    [ "$(wc -l <at1.err)" -ge 2 ]; then
+		ok "views-small-at-once: $set"
+	else
+		bad "views-small-at-once: $set: exit $rc1, $rcn: $(cat at1.err atn.err)"
+	fi
+done
+if command -v strace >/dev/null 2>&1 && [ "$(cat g1.json g2.json | wc -c)" -lt 1048576 ]; then
+	strace -f -e trace=openat -o at.log "$KT_BIN/kt-views" -o ats g1.json g2.json >/dev/null 2>&1
+	t=$(awk '/"g[12]\.json"/ { print $1 }' at.log | sort -u | wc -l)
+	KT_THREADS=1 run kt-views -o ats1 g1.json g2.json >/dev/null 2>&1
+	if [ "$t" -eq 2 ] && [ -s ats/6_op_table.tsv ] && diff -r ats ats1 >/dev/null; then
+		ok views-small-threads
+	else
+		bad "views-small-threads: opened by $t threads"
+	fi
+else
+	skip "views-small-threads: no strace, or the traces not small"
+fi
+
 # Errors: no -o, -o naming a file, a missing input.
 e=0
 run kt-views g.json >/dev/null 2>e1 && e=1
