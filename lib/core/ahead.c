@@ -44,7 +44,7 @@
 
 #include "ktint.h"
 
-#define AH_NBATCH	8		/* the ring */
+#define AH_NBATCH	4		/* the ring */
 #define AH_EVENTS	1024		/* events a batch holds at most */
 #define AH_BYTES	(256u << 10)	/* their bytes, unless one is larger */
 

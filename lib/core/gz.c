@@ -32,7 +32,7 @@
 #include <isa-l/igzip_lib.h>
 
 #define GZ_IN	(1 << 18)	/* compressed bytes asked for at once */
-#define GZ_NBUF	4		/* the decoder thread's ring: buffers */
+#define GZ_NBUF	2		/* the decoder thread's ring: buffers */
 #define GZ_BUF	(1 << 20)	/* of this many decompressed bytes */
 
 /* The decoder thread and its ring (kt_gz_start). */

@@ -1359,12 +1359,13 @@ refill(struct kt_reader *r, struct kt_error *err)
 	 * The first buffer is small, so that a small input (most archive
 	 * members, the test suite's traces, rank-tag's many readers) costs
 	 * little; once an input fills it, the buffer becomes the full one
-	 * (512 KiB with KT_READ_SMALL or from a file under KT_SMALL_FILE
-	 * on disk, a small gzip file's bytes read as they come; else 4 MiB)
-	 * and grows from there whenever less than a chunk of it is free.
+	 * (512 KiB with KT_READ_SMALL, from a file under KT_SMALL_FILE on
+	 * disk or from gzip, whose decoder holds buffers of its own; else
+	 * 4 MiB) and grows from there whenever less than a chunk of it is
+	 * free.
 	 */
-	small = (r->flags & KT_READ_SMALL) || (r->src->fsize > 0 &&
-	    r->src->fsize < KT_SMALL_FILE);
+	small = (r->flags & KT_READ_SMALL) || r->src->gz != NULL ||
+	    (r->src->fsize > 0 && r->src->fsize < KT_SMALL_FILE);
 	full = small ? CHUNK / 2 : 4 * CHUNK;
 	if ((r->cap < full && r->filled) || (r->cap >= full &&
 	    r->cap - r->hi < (small ? CHUNK / 4 : CHUNK))) {
