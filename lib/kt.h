@@ -749,6 +749,12 @@ struct kt_repairs	*kt_reader_repairs_mut(struct kt_reader *);
 /* Bytes consumed so far, and the input's size when known (else 0). */
 uint64_t		 kt_reader_offset(const struct kt_reader *);
 uint64_t		 kt_reader_size(const struct kt_reader *);
+/*
+ * What the input likely holds, for reserving room up front: a plain
+ * file's size, a gzip file's inflated size as its trailer says (one
+ * member; at least 4 times the file, at most 64 times), else 0.
+ */
+uint64_t		 kt_reader_size_hint(const struct kt_reader *);
 
 /*
  * Every name kt writes into a trace, defined once.  Top-level keys:

@@ -6,6 +6,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include <sys/stat.h>
+
+#include <fcntl.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
@@ -3187,9 +3190,87 @@ test_scan_lines(void)
 	CHECK(kt_scan_lines(buf, 0, &after) == 0 && after == (size_t)-1);
 }
 
+/*
+ * kt_reader_size_hint: a plain file's size; a gzip file's inflated size
+ * from its trailer (written here by zlib, not kt), between 4 and 64
+ * times the file; the trailer made too large or too small is clamped.
+ */
+static uint64_t
+hint_of(const char *path)
+{
+	struct kt_error err;
+	struct kt_source *s;
+	struct kt_reader *r;
+	uint64_t h = (uint64_t)-1;
+
+	if ((s = kt_source_open(path, NULL, 0, &err)) == NULL)
+		return h;
+	if (kt_source_next(s, &r, &err) == 1) {
+		h = kt_reader_size_hint(r);
+		kt_reader_free(r);
+	}
+	kt_source_close(s);
+	return h;
+}
+
+static void
+test_size_hint(void)
+{
+	char path[] = "/tmp/kt-unit-hint-XXXXXX", gz[64];
+	struct kt_buf b = KT_BUF_INIT;
+	struct stat st;
+	uint64_t x = 88172645463325252ULL, fz = 0;
+	unsigned char t[4];
+	gzFile g;
+	int fd = mkstemp(path), i;
+	FILE *f;
+
+	if (fd == -1) {
+		CHECK(!"setup");
+		return;
+	}
+	close(fd);
+	kt_buf_adds(&b, "{\"traceEvents\": [\n");
+	for (i = 0; i < 20000; i++)
+		kt_buf_printf(&b, "%s{\"ph\": \"X\", \"name\": \"k%llu\", "
+		    "\"pid\": 1, \"tid\": 2, \"ts\": %d, \"dur\": %llu}", i ?
+		    ",\n" : "", (unsigned long long)(xorshift(&x) % 1000),
+		    i * 10, (unsigned long long)(xorshift(&x) % 100000));
+	kt_buf_adds(&b, "\n]}\n");
+	if ((f = fopen(path, "wb")) != NULL) {
+		fwrite(b.p, 1, b.n, f);
+		fclose(f);
+	}
+	CHECK(hint_of(path) == b.n);
+	snprintf(gz, sizeof(gz), "%s.gz", path);
+	if ((g = gzopen(gz, "wb6")) != NULL) {
+		gzwrite(g, b.p, (unsigned)b.n);
+		gzclose(g);
+	}
+	if (stat(gz, &st) == 0)
+		fz = (uint64_t)st.st_size;
+	/* The text compresses 4-64 times, so the trailer's length holds. */
+	CHECK(fz > 0 && b.n > 4 * fz && b.n < 64 * fz);
+	CHECK(hint_of(gz) == b.n);
+	/* A trailer's length past 64 times the file, then under 4 times. */
+	memset(t, 0xff, 4);
+	fd = open(gz, O_WRONLY);
+	CHECK(fd != -1 && pwrite(fd, t, 4, (off_t)fz - 4) == 4);
+	CHECK(hint_of(gz) == 64 * fz);
+	memset(t, 0, 4);
+	CHECK(fd != -1 && pwrite(fd, t, 4, (off_t)fz - 4) == 4);
+	CHECK(hint_of(gz) == 4 * fz);
+	if (fd != -1)
+		close(fd);
+	unlink(gz);
+	unlink(path);
+	kt_buf_free(&b);
+}
+
 int
 main(void)
 {
+	test_size_hint();
 	test_scan_lines();
 	test_regex_literals();
 	test_time();

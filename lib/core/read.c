@@ -1254,6 +1254,29 @@ kt_reader_size(const struct kt_reader *r)
 	return r->src != NULL && r->src->ar == NULL ? r->src->size : 0;
 }
 
+uint64_t
+kt_reader_size_hint(const struct kt_reader *r)
+{
+	const struct kt_source *s = r->src;
+	unsigned char t[4];
+	uint64_t isize;
+
+	if (s == NULL || s->ar != NULL)
+		return 0;
+	if (s->gz == NULL || s->fsize < 32)
+		return s->size;
+	/* ISIZE: the last member's length mod 2^32, little-endian. */
+	if (fd_pread(s->fd, t, 4, s->fsize - 4) != 4)
+		return 0;
+	isize = (uint64_t)t[0] | (uint64_t)t[1] << 8 | (uint64_t)t[2] << 16 |
+	    (uint64_t)t[3] << 24;
+	if (isize < 4 * s->fsize)
+		isize = 4 * s->fsize;
+	if (isize > 64 * s->fsize)
+		isize = 64 * s->fsize;
+	return isize;
+}
+
 /*
  * A plain regular file counts its lines only when an error needs them:
  * the newlines before the buffer are counted again from the file.

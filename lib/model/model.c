@@ -1503,6 +1503,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	struct kt_model *m;
 	struct kt_event ev;
 	struct kt_ahead *ah = NULL;
+	uint64_t hint;
 	size_t i;
 	int rc;
 
@@ -1520,11 +1521,14 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	m->rank = -1;
 	if ((flags & KT_MODEL_MEMORY) && (m->memory = kt_memory_new()) == NULL)
 		goto nomem;
-	/* A large plain file: reserve for the usual density of events. */
-	if (kt_reader_size(rd) > (32u << 20) &&
-	    (vec_reserve(&l.spans, kt_reader_size(rd) / 256,
-	    sizeof(struct kt_span)) == -1 || vec_reserve(&l.acts,
-	    kt_reader_size(rd) / 1024, sizeof(struct kt_act)) == -1))
+	/*
+	 * A large input (a plain or gzip file): reserve for the usual
+	 * density of events, sparing the copies and the pages of growing.
+	 */
+	hint = kt_reader_size_hint(rd);
+	if (hint > (8u << 20) &&
+	    (vec_reserve(&l.spans, hint / 256, sizeof(struct kt_span)) == -1 ||
+	    vec_reserve(&l.acts, hint / 1024, sizeof(struct kt_act)) == -1))
 		goto nomem;
 	/* Scan on a second CPU while this one builds (kt_ahead_start). */
 	if (!(flags & KT_MODEL_ONE_THREAD) && kt_ahead_worth())
