@@ -33,7 +33,7 @@
 
 #define GZ_IN	(1 << 18)	/* compressed bytes asked for at once */
 #define GZ_NBUF	2		/* the decoder thread's ring: buffers */
-#define GZ_BUF	(1 << 20)	/* of this many decompressed bytes */
+#define GZ_BUF	(1 << 19)	/* of this many decompressed bytes */
 
 /* The decoder thread and its ring (kt_gz_start). */
 struct gzq {
