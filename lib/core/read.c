@@ -1298,18 +1298,14 @@ count_before(const struct kt_reader *r, long *lines, long *col)
 	*col = 0;
 	while (at < r->base) {
 		size_t want = r->base - at < sizeof(buf) ? (size_t)(r->base - at) :
-		    sizeof(buf), i;
+		    sizeof(buf), after;
 		ssize_t got = pread(r->src->fd, buf, want, (off_t)at);
 
 		if (got <= 0)
 			return;
-		for (i = 0; i < (size_t)got; i++) {
-			if (buf[i] == '\n') {
-				(*lines)++;
-				*col = 0;
-			} else
-				(*col)++;
-		}
+		*lines += (long)kt_scan_lines(buf, (size_t)got, &after);
+		*col = after != (size_t)-1 ? (long)((size_t)got - after) :
+		    *col + (long)got;
 		at += (uint64_t)got;
 	}
 }
@@ -1318,18 +1314,15 @@ count_before(const struct kt_reader *r, long *lines, long *col)
 static void
 position(const struct kt_reader *r, size_t off, long *line, long *col)
 {
-	const char *p = r->buf, *e = r->buf + off, *nl = NULL, *q;
-	long n = 0, lb = r->line_base, cb = r->col_base;
+	long lb = r->line_base, cb = r->col_base;
+	size_t n, after;
 
 	if (lazy_lines(r) && r->base > 0)
 		count_before(r, &lb, &cb);
-	while ((q = memchr(p, '\n', (size_t)(e - p))) != NULL) {
-		n++;
-		nl = q;
-		p = q + 1;
-	}
-	*line = lb + n + 1;
-	*col = nl ? (long)(e - nl) : cb + (long)off + 1;
+	n = kt_scan_lines(r->buf, off, &after);
+	*line = lb + (long)n + 1;
+	*col = after != (size_t)-1 ? (long)(off - after) + 1 :
+	    cb + (long)off + 1;
 }
 
 /* Set err to a parse error at buffer offset off. */
