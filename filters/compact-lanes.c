@@ -178,7 +178,8 @@ struct retired {
 
 /*
  * The input's SHA-256 (of the file's bytes as given), in a thread of its
- * own while the events are read: hash_start(), then hash_wait().  The
+ * own while the view is planned and written (reading keeps both CPUs
+ * busy already; writing, one): hash_start(), then hash_wait().  The
  * thread has only what this holds.
  */
 struct hasher {
@@ -232,6 +233,7 @@ struct cl {
 	char		 why[300];	/* why they cannot be restored, or "" */
 	json_t		*frame;		/* the bytes around the events */
 	char		 tsha[65];	/* the SHA-256 of the trace's bytes */
+	int		 tsha_sha;	/* tsha is sha's (a plain file) */
 };
 
 static void
@@ -593,10 +595,10 @@ read_all(struct cl *c)
 	int rc, applied;
 
 	/*
-	 * Scan on a second CPU while this one holds (kt_ahead_start),
-	 * unless the report's hash has it.
+	 * Scan on a second CPU while this one holds (kt_ahead_start); the
+	 * report's hash takes that CPU later, while the view is written.
 	 */
-	if (kt_cli_threads() && !c->hash.running)
+	if (kt_cli_threads())
 		ah = kt_ahead_start(c->rd, kt_cli_progress);
 	while ((rc = kt_ahead_next(ah, c->rd, &ev, &err)) == 1) {
 		hold(c, &ev);
@@ -1845,10 +1847,13 @@ hash_wait(struct hasher *h)
 		kt_cli_die(&h->err);
 }
 
-/* The top-level keys to write: the input's, and ktCompactLanes. */
+/*
+ * The top-level keys to write: the input's, and ktCompactLanes (written
+ * after the events; its value comes from compact_meta(), once the input's
+ * SHA-256 is known).
+ */
 static struct kt_meta *
-out_metas(struct cl *c, size_t *n, struct kt_buf *top, uint64_t nretired,
-    const char *report)
+out_metas(struct cl *c, size_t *n)
 {
 	const struct kt_meta *m = kt_reader_metas(c->rd, n);
 	struct kt_meta *om;
@@ -1860,6 +1865,18 @@ out_metas(struct cl *c, size_t *n, struct kt_buf *top, uint64_t nretired,
 		om[i] = m[i];
 	if (c->already)
 		return om;
+	om[*n].key = (char *)"\"" KT_KEY_COMPACT "\"";
+	om[*n].keylen = strlen(om[*n].key);
+	om[*n].after = 1;
+	(*n)++;
+	return om;
+}
+
+/* The value of ktCompactLanes, m (out_metas' last), written into top. */
+static void
+compact_meta(struct cl *c, struct kt_meta *m, struct kt_buf *top,
+    uint64_t nretired, const char *report)
+{
 	kt_obj_begin(top);
 	kt_obj_int(top, "version", REPORT_VERSION);
 	if (c->sha[0] != '\0')
@@ -1870,13 +1887,10 @@ out_metas(struct cl *c, size_t *n, struct kt_buf *top, uint64_t nretired,
 	kt_obj_int(top, "retired", (int64_t)nretired);
 	kt_obj_int(top, "added", (int64_t)c->nadded);
 	kt_obj_end(top);
-	om[*n].key = (char *)"\"" KT_KEY_COMPACT "\"";
-	om[*n].keylen = strlen(om[*n].key);
-	om[*n].val = top->p;
-	om[*n].vallen = top->n;
-	om[*n].after = 1;
-	(*n)++;
-	return om;
+	if (top->err)
+		nomem();
+	m->val = top->p;
+	m->vallen = top->n;
 }
 
 /* Where the view's row numbers go: the order of its events. */
@@ -2126,6 +2140,7 @@ frame_build(struct cl *c, const char *path)
 	uint64_t at = 0, start, take;
 	size_t i = 0, k;
 	int64_t n;
+	int plain;
 
 	memset(&f, 0, sizeof(f));
 	if ((buf = malloc(BUFSZ)) == NULL)
@@ -2135,9 +2150,15 @@ frame_build(struct cl *c, const char *path)
 		kt_cli_die(&err);
 	if ((f.seps = json_array()) == NULL)
 		nomem();
+	/*
+	 * A plain file's bytes are the trace's: the hasher's SHA-256 is
+	 * theirs (c->tsha_sha: copied when it is done).
+	 */
+	plain = c->tsha_sha = kt_source_plain(s);
 	kt_sha256_init(&sh);
 	while ((n = kt_reader_read(rd, buf, BUFSZ, &err)) > 0) {
-		kt_sha256_update(&sh, buf, (size_t)n);
+		if (!plain)
+			kt_sha256_update(&sh, buf, (size_t)n);
 		for (k = 0; k < (size_t)n && c->why[0] == '\0'; k += take,
 		    at += take) {
 			if (i == c->nrecs) {
@@ -2152,11 +2173,19 @@ frame_build(struct cl *c, const char *path)
 				kt_buf_add(&f.gap, buf + k, take);
 				continue;
 			}
-			if (ev == NULL)
-				ev = held_bytes(c, i);
 			take = c->evend[i] - at < (size_t)n - k ?
 			    c->evend[i] - at : (size_t)n - k;
-			if (memcmp(buf + k, ev + (at - start), take) != 0) {
+			/*
+			 * Held as its place in this same file (a plain one):
+			 * those bytes are these, nothing to compare (the
+			 * file is checked unchanged before the output is
+			 * committed).
+			 */
+			if (ev == NULL && !(plain &&
+			    kt_store_end(c->store, i) == c->evend[i]))
+				ev = held_bytes(c, i);
+			if (ev != NULL &&
+			    memcmp(buf + k, ev + (at - start), take) != 0) {
 				snprintf(c->why, sizeof(c->why), "row %llu is "
 				    "not the file's bytes where the reader "
 				    "found it", (unsigned long long)
@@ -2171,7 +2200,8 @@ frame_build(struct cl *c, const char *path)
 	}
 	if (n == -1)
 		kt_cli_die(&err);
-	kt_sha256_hex(&sh, c->tsha);
+	if (!plain)
+		kt_sha256_hex(&sh, c->tsha);
 	if (c->why[0] == '\0' && i < c->nrecs)
 		snprintf(c->why, sizeof(c->why), "the trace's bytes end "
 		    "before its events do");
@@ -2228,7 +2258,9 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 	/* What was read is what is written: the file must not change. */
 	if (kt_hold_check(c->holder, &err) == -1)
 		kt_cli_die(&err);
-	hash_wait(&c->hash);
+	/* The SHA-256 is for the report: no report, no hashing. */
+	if (c->framing)
+		hash_start(&c->hash, inpath, c->sha);
 	kt_cli_one_trace(src, c->inname, "holds several traces; pick one with "
 	    "--member or merge them with kt rank-tag", 1);
 	if (c->framing)
@@ -2244,12 +2276,17 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 	/* A view of a view is its input unchanged: no ktRank then. */
 	if (!c->already)
 		(void)kt_cli_keep_rank(w, c->rd);
-	metas = out_metas(c, &nm, &top, nretired, report);
+	metas = out_metas(c, &nm);
 	if (kt_writer_begin(w, metas, nm, od.identity || od.at_end ? NULL :
 	    od.rows, od.n) == -1)
 		rc = -1;
 	if (rc == 0)
 		rc = write_events(c, w, &od);
+	hash_wait(&c->hash);
+	if (c->tsha_sha)
+		memcpy(c->tsha, c->sha, sizeof(c->tsha));
+	if (!c->already)
+		compact_meta(c, &metas[nm - 1], &top, nretired, report);
 	if (rc == 0)
 		rc = kt_writer_end_index(w, metas, nm, od.identity ||
 		    !od.at_end ? NULL : od.rows, od.n);
@@ -2970,9 +3007,6 @@ main(int argc, char *argv[])
 	if ((c->holder = kt_hold_new(c->o.restore ? NULL : readpath,
 	    c->inname)) == NULL)
 		nomem();
-	/* The SHA-256 is for the report: no report, no hashing. */
-	if (want_report)
-		hash_start(&c->hash, readpath, c->sha);
 	c->framing = want_report;
 	c->rd = kt_cli_open_one(readpath, c->inname, c->o.co.member,
 	    c->o.co.rflags, &src);

@@ -616,6 +616,12 @@ int	 kt_source_untee(struct kt_source *);
 int	 kt_source_drain(struct kt_source *, struct kt_error *);
 /* Is the source a tar or zip archive (known after kt_source_next)? */
 int	 kt_source_archived(const struct kt_source *);
+/*
+ * Are the source's bytes its file's own, unchanged: not decompressed,
+ * not an archive's member (known after kt_source_next)?  Then the
+ * SHA-256 of what kt_reader_read() gives is the file's.
+ */
+int	 kt_source_plain(const struct kt_source *);
 void	 kt_source_close(struct kt_source *);
 
 /*

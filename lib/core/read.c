@@ -1001,6 +1001,12 @@ kt_source_archived(const struct kt_source *s)
 	return s->archived;
 }
 
+int
+kt_source_plain(const struct kt_source *s)
+{
+	return s->started && s->ar == NULL && s->gz == NULL && !s->part;
+}
+
 const uint64_t *
 kt_reader_srcindex(const struct kt_reader *r, size_t *n, int *applied)
 {

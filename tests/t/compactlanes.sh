@@ -227,6 +227,24 @@ if [ "$r" = "$want" ]; then
 else
 	bad "graph: report $r, want $want"
 fi
+# The digests, against sha256sum: inputSha256 (report and view) is the
+# file's as given (the .gz, the copy of standard input), traceSha256 the
+# trace's bytes (decompressed by gzip, not kt).
+gzip -c g.json >gz.json.gz
+run kt-compact-lanes -n 64 gz.json.gz -o gzc.json 2>/dev/null
+run kt-compact-lanes -n 64 --report gsr.json -o gs2.json <g.json 2>/dev/null
+sp=$(sha256sum <g.json | cut -d' ' -f1)
+sz=$(sha256sum <gz.json.gz | cut -d' ' -f1)
+got=$(jq -r '[.inputSha256, .restore.traceSha256] | join(" ")' gc.json.compact.json)
+got="$got $(jq -r .ktCompactLanes.inputSha256 gc.json)"
+got="$got $(jq -r '[.inputSha256, .restore.traceSha256] | join(" ")' gzc.json.compact.json)"
+got="$got $(jq -r .ktCompactLanes.inputSha256 gzc.json)"
+got="$got $(jq -r '[.inputSha256, .restore.traceSha256] | join(" ")' gsr.json)"
+if [ "$got" = "$sp $sp $sp $sz $sp $sz $sp $sp" ] && [ "$sp" != "$sz" ]; then
+	ok "graph: SHA-256s as sha256sum's: plain file, .gz and standard input"
+else
+	bad "graph: SHA-256s '$got', sha256sum: plain $sp, .gz $sz"
+fi
 # The report's peak time is ns since the trace's zero: ts * 1000.
 check_view graph g.json gc.json
 # Lane names, sort metadata in lane order, no stream row left named.
