@@ -26,7 +26,6 @@
 
 #include <sys/stat.h>
 
-#include <pthread.h>
 
 #include <getopt.h>
 #include <stdio.h>
@@ -176,21 +175,6 @@ struct retired {
 	size_t		 len;
 };
 
-/*
- * The input's SHA-256 (of the file's bytes as given), in a thread of its
- * own while the view is planned and written (reading keeps both CPUs
- * busy already; writing, one): hash_start(), then hash_wait().  The
- * thread has only what this holds.
- */
-struct hasher {
-	pthread_t		 thread;
-	const char		*path;
-	char			*hex;		/* 65 bytes */
-	struct kt_error		 err;
-	int			 rc;
-	int			 running;
-};
-
 /* Everything one run knows: made in main(), handed down. */
 struct cl {
 	struct opts	 o;
@@ -225,7 +209,12 @@ struct cl {
 	struct kt_buf	 margs;		/* add_meta(c)'s args */
 	struct retired	*rets;
 	size_t		 nrets;
-	struct hasher	 hash;
+	/*
+	 * The input's SHA-256 (of the file's bytes as given), on a thread
+	 * of its own while the view is planned and written (reading keeps
+	 * both CPUs busy already; writing, one).
+	 */
+	struct kt_sha256_job *hash;
 	/* For a report: the source's bytes around its events (restore). */
 	int		 framing;	/* note where each event ends */
 	uint64_t	*evend;		/* per record: its end in the bytes */
@@ -1817,36 +1806,6 @@ open_report(const char *path, json_t *rep)
 
 /* ------------------------------------------------------------------ */
 
-static void *
-hash_run(void *arg)
-{
-	struct hasher *h = arg;
-
-	h->rc = kt_sha256_file(h->path, h->hex, &h->err);
-	return NULL;
-}
-
-static void
-hash_start(struct hasher *h, const char *path, char *hex)
-{
-	h->path = path;
-	h->hex = hex;
-	if (pthread_create(&h->thread, NULL, hash_run, h) == 0)
-		h->running = 1;
-	else
-		hash_run(h);
-}
-
-static void
-hash_wait(struct hasher *h)
-{
-	if (h->running)
-		pthread_join(h->thread, NULL);
-	h->running = 0;
-	if (h->rc == -1)
-		kt_cli_die(&h->err);
-}
-
 /*
  * The top-level keys to write: the input's, and ktCompactLanes (written
  * after the events; its value comes from compact_meta(), once the input's
@@ -2259,8 +2218,9 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 	if (kt_hold_check(c->holder, &err) == -1)
 		kt_cli_die(&err);
 	/* The SHA-256 is for the report: no report, no hashing. */
-	if (c->framing)
-		hash_start(&c->hash, inpath, c->sha);
+	if (c->framing && (c->hash = kt_sha256_start(inpath,
+	    kt_cli_threads())) == NULL)
+		nomem();
 	kt_cli_one_trace(src, c->inname, "holds several traces; pick one with "
 	    "--member or merge them with kt rank-tag", 1);
 	if (c->framing)
@@ -2282,7 +2242,11 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 		rc = -1;
 	if (rc == 0)
 		rc = write_events(c, w, &od);
-	hash_wait(&c->hash);
+	if (c->hash != NULL) {
+		if (kt_sha256_wait(c->hash, c->sha, &err) == -1)
+			kt_cli_die(&err);
+		c->hash = NULL;
+	}
 	if (c->tsha_sha)
 		memcpy(c->tsha, c->sha, sizeof(c->tsha));
 	if (!c->already)

@@ -130,6 +130,7 @@ struct lt {
 	uint64_t	 nread;		/* events read */
 	struct kt_out	*rawout;	/* splicing: guides go straight here */
 	struct kt_buf	 nbuf;		/* scratch: an unescaped name */
+	struct kt_sha256_job *hash;	/* the input's, for the report */
 
 	/* Labelling. */
 	struct guide	*guides;
@@ -595,20 +596,25 @@ close_trace(struct kt_source *src, struct kt_reader *r, const char *name)
 
 /*
  * Read every event of r; collect it, and write it to w when w is not
- * NULL.  Returns the next free row number.
+ * NULL.  Returns the next free row number.  Without w, the events are
+ * read and scanned on every CPU (kt_ahead_start): the writer would need
+ * the reader's top-level keys while a thread has it.
  */
 static uint64_t
 pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 {
 	struct kt_event ev;
 	struct kt_error err;
+	struct kt_ahead *ah = NULL;
 	const struct kt_meta *metas;
 	size_t nm;
 	uint64_t next = 0, count = 0;
 	int rc, begun = w == NULL;
 
+	if (w == NULL && kt_cli_threads())
+		ah = kt_ahead_start(r, kt_cli_progress);
 	for (;;) {
-		rc = kt_reader_next(r, &ev, &err);
+		rc = kt_ahead_next(ah, r, &ev, &err);
 		if (rc == -1)
 			kt_cli_die(&err);
 		if (!begun) {
@@ -624,17 +630,18 @@ pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 		}
 		if (rc == 0)
 			break;
-		if ((++count & 0xffff) == 0)
+		if (ah == NULL && (++count & 0xffff) == 0)
 			kt_cli_progress(r);
 		if (ev.index >= next)
 			next = ev.index + 1;
 		lt->nread++;
-		lt->last_end = kt_reader_offset(r);
+		lt->last_end = ev.end;
 		if (lt->collecting)
 			collect(lt, &ev);
 		if (w != NULL && kt_writer_event(w, &ev) == -1)
 			return UINT64_MAX;
 	}
+	kt_ahead_stop(ah);
 	kt_cli_progress_done();
 	return next;
 }
@@ -1933,8 +1940,9 @@ write_report(struct lt *lt)
 	json_t *j;
 	char hex[65], *s;
 
-	if (kt_sha256_file(lt->path, hex, &err) == -1)
+	if (kt_sha256_wait(lt->hash, hex, &err) == -1)
 		kt_cli_die(&err);
+	lt->hash = NULL;
 	j = report_json(lt, hex);
 	s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(j);
@@ -2219,6 +2227,10 @@ run(struct lt *lt)
 	kt_cli_report_repairs(lt->input, kt_reader_repairs(r));
 	splice = splice_ok(lt, src, r, lt->path, &at);
 	close_trace(src, r, lt->input);
+	/* The report's SHA-256 of the input, while the trace is written. */
+	if (lt->report != NULL &&
+	    (lt->hash = kt_sha256_start(lt->path, kt_cli_threads())) == NULL)
+		kt_cli_nomem();
 	write_trace(lt, splice, at);
 	if (lt->report != NULL)
 		write_report(lt);

@@ -1365,6 +1365,16 @@ void	 kt_sha256_final(struct kt_sha256 *, unsigned char[32]);
 void	 kt_sha256_hex(struct kt_sha256 *, char[65]);
 /* The digest of the file at path as hex.  0, or -1 with err filled. */
 int	 kt_sha256_file(const char *, char[65], struct kt_error *);
+/*
+ * kt_sha256_file() on a thread of its own while the caller goes on (for a
+ * report written after the output): kt_sha256_start(path, threads), then
+ * kt_sha256_wait(), which gives its result and frees it.  With threads 0,
+ * or when no thread can be started, the file is hashed in
+ * kt_sha256_wait().  start returns NULL only when out of memory.
+ */
+struct kt_sha256_job;
+struct kt_sha256_job *kt_sha256_start(const char *, int);
+int	 kt_sha256_wait(struct kt_sha256_job *, char[65], struct kt_error *);
 
 /* ------------------------------------------------------------------ */
 /*

@@ -1650,10 +1650,30 @@ test_sha256(void)
 		CHECK(kt_sha256_file(path, hex, NULL) == 0 &&
 		    strcmp(hex, "ba7816bf8f01cfea414140de5dae2223"
 		    "b00361a396177a9cb410ff61f20015ad") == 0);
+		/* The same on a thread, and without one. */
+		for (i = 0; i < 2; i++) {
+			struct kt_sha256_job *j = kt_sha256_start(path,
+			    (int)i);
+
+			memset(hex, 0, sizeof(hex));
+			CHECK(j != NULL && kt_sha256_wait(j, hex, NULL) == 0 &&
+			    strcmp(hex, "ba7816bf8f01cfea414140de5dae2223"
+			    "b00361a396177a9cb410ff61f20015ad") == 0);
+		}
 		unlink(path);
 	} else
 		CHECK(0);
 	CHECK(kt_sha256_file("/nonexistent/kt-sha", hex, NULL) == -1);
+	for (i = 0; i < 2; i++) {
+		struct kt_sha256_job *j = kt_sha256_start("/nonexistent/kt-sha",
+		    (int)i);
+		struct kt_error err;
+
+		memset(&err, 0, sizeof(err));
+		CHECK(j != NULL && kt_sha256_wait(j, hex, &err) == -1 &&
+		    strcmp(err.file, "/nonexistent/kt-sha") == 0 &&
+		    strstr(err.msg, "No such file") != NULL);
+	}
 }
 
 /*
@@ -2983,8 +3003,11 @@ test_tsv_rows_oracle(void)
 	    NULL || (w = kt_writer_new(o, KT_WRITE_TSV)) == NULL)
 		rc = -1;
 	if (rc == 0) {
+		/* nm set before it is passed (argument order is unspecified). */
+		const struct kt_meta *m = kt_reader_metas(r, &nm);
+
 		kt_writer_origin(w, 4000000);
-		rc = kt_writer_begin(w, kt_reader_metas(r, &nm), nm, NULL, 0);
+		rc = kt_writer_begin(w, m, nm, NULL, 0);
 	}
 	while (rc == 0 && (rc = kt_reader_next(r, &ev, &err)) == 1)
 		rc = kt_writer_event(w, &ev);

@@ -2,7 +2,9 @@
  * sha256.c: SHA-256 (FIPS 180-4), for reports that name their input by
  * its digest.  Streaming: init, update any number of times, final.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,4 +261,57 @@ kt_sha256_file(const char *path, char hex[65], struct kt_error *err)
 	fclose(f);
 	kt_sha256_hex(&c, hex);
 	return 0;
+}
+
+struct kt_sha256_job {
+	pthread_t	 th;
+	int		 running;
+	char		*path;
+	char		 hex[65];
+	struct kt_error	 err;
+	int		 rc;
+};
+
+static void *
+job_run(void *arg)
+{
+	struct kt_sha256_job *j = arg;
+
+	j->rc = kt_sha256_file(j->path, j->hex, &j->err);
+	return NULL;
+}
+
+struct kt_sha256_job *
+kt_sha256_start(const char *path, int threads)
+{
+	struct kt_sha256_job *j;
+
+	if ((j = calloc(1, sizeof(*j))) == NULL)
+		return NULL;
+	if ((j->path = strdup(path)) == NULL) {
+		free(j);
+		return NULL;
+	}
+	if (threads && pthread_create(&j->th, NULL, job_run, j) == 0)
+		j->running = 1;
+	return j;
+}
+
+int
+kt_sha256_wait(struct kt_sha256_job *j, char hex[65], struct kt_error *err)
+{
+	int rc;
+
+	if (j->running)
+		pthread_join(j->th, NULL);
+	else
+		job_run(j);
+	rc = j->rc;
+	if (rc == 0)
+		memcpy(hex, j->hex, sizeof(j->hex));
+	else if (err != NULL)
+		*err = j->err;
+	free(j->path);
+	free(j);
+	return rc;
 }
