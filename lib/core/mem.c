@@ -97,14 +97,32 @@ struct kt_intern {
 	size_t		 cap;
 };
 
+/*
+ * Eight bytes at a time, each word mixed in by a multiply and a shift,
+ * then the whole avalanched (the finaliser of MurmurHash3's 64-bit
+ * hash): names run to tens of bytes, and a byte at a time (FNV-1a) was a
+ * tenth of a filter's time.  Only where an entry sits depends on it.
+ */
 static uint32_t
 hash(const char *p, size_t n)
 {
-	uint32_t h = 2166136261u;
+	const unsigned char *b = (const unsigned char *)p;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n, w;
 
-	while (n-- > 0)
-		h = (h ^ (unsigned char)*p++) * 16777619u;
-	return h;
+	for (; n >= 8; b += 8, n -= 8) {
+		memcpy(&w, b, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	if (n > 0) {
+		w = 0;
+		memcpy(&w, b, n);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+	}
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ull;
+	h ^= h >> 33;
+	return (uint32_t)h;
 }
 
 struct kt_intern *

@@ -60,9 +60,9 @@ kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
 		p++;
 	}
 	/*
-	 * The usual form first: up to 15 digits, then up to 3 decimals
-	 * (below 10^18 ns: no overflow, nothing below 1 ns).  Anything else
-	 * takes the general way below.
+	 * The usual form first: up to 16 digits (a microsecond ts since the
+	 * epoch has 16), then up to 3 decimals (nothing below 1 ns), within
+	 * KT_TIME_MAX.  Anything else takes the general way below.
 	 */
 	{
 		static const uint64_t scale3[4] = { 1000, 100, 10, 1 };
@@ -82,8 +82,10 @@ kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
 			    q++, nf++)
 				v = v * 10 + (uint64_t)(*q - '0');
 		}
-		if (q == e && ni >= 1 && ni <= 15 && nf <= 3 &&
-		    (nf > 0 || !dot)) {
+		/* At most 19 digits: v has not overflowed. */
+		if (q == e && ni >= 1 && ni <= 16 && nf <= 3 &&
+		    (nf > 0 || !dot) &&
+		    v <= (uint64_t)KT_TIME_MAX / scale3[nf]) {
 			v *= scale3[nf];
 			*ns = neg ? -(int64_t)v : (int64_t)v;
 			if (flags)
