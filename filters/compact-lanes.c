@@ -577,6 +577,7 @@ static void
 read_all(struct cl *c)
 {
 	struct kt_event ev;
+	const struct kt_event *e;
 	struct kt_error err;
 	struct kt_ahead *ah = NULL;
 	const uint64_t *si;
@@ -589,10 +590,10 @@ read_all(struct cl *c)
 	 */
 	if (kt_cli_threads())
 		ah = kt_ahead_start(c->rd, kt_cli_progress);
-	while ((rc = kt_ahead_next(ah, c->rd, &ev, &err)) == 1) {
-		hold(c, &ev);
+	while ((rc = kt_ahead_get(ah, c->rd, &ev, &e, &err)) == 1) {
+		hold(c, e);
 		if (c->framing)
-			note_end(c, &ev);
+			note_end(c, e);
 		if (ah == NULL && (c->nrecs & 0xffff) == 0)
 			kt_cli_progress(c->rd);
 	}

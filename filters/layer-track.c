@@ -603,7 +603,8 @@ close_trace(struct kt_source *src, struct kt_reader *r, const char *name)
 static uint64_t
 pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 {
-	struct kt_event ev;
+	struct kt_event buf;
+	const struct kt_event *ev;
 	struct kt_error err;
 	struct kt_ahead *ah = NULL;
 	const struct kt_meta *metas;
@@ -614,7 +615,7 @@ pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 	if (w == NULL && kt_cli_threads())
 		ah = kt_ahead_start(r, kt_cli_progress);
 	for (;;) {
-		rc = kt_ahead_next(ah, r, &ev, &err);
+		rc = kt_ahead_get(ah, r, &buf, &ev, &err);
 		if (rc == -1)
 			kt_cli_die(&err);
 		if (!begun) {
@@ -632,13 +633,13 @@ pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 			break;
 		if (ah == NULL && (++count & 0xffff) == 0)
 			kt_cli_progress(r);
-		if (ev.index >= next)
-			next = ev.index + 1;
+		if (ev->index >= next)
+			next = ev->index + 1;
 		lt->nread++;
-		lt->last_end = ev.end;
+		lt->last_end = ev->end;
 		if (lt->collecting)
-			collect(lt, &ev);
-		if (w != NULL && kt_writer_event(w, &ev) == -1)
+			collect(lt, ev);
+		if (w != NULL && kt_writer_event(w, ev) == -1)
 			return UINT64_MAX;
 	}
 	kt_ahead_stop(ah);

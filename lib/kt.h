@@ -697,6 +697,14 @@ struct kt_ahead	*kt_ahead_start(struct kt_reader *,
 		    void (*)(const struct kt_reader *));
 int		 kt_ahead_next(struct kt_ahead *, struct kt_reader *,
 		    struct kt_event *, struct kt_error *);
+/*
+ * kt_ahead_next without copying the event: *evp points at it, where the
+ * thread left it (borrowed until the next call), or at the event given,
+ * which kt_reader_next filled (no thread, or reading alone again).
+ */
+int		 kt_ahead_get(struct kt_ahead *, struct kt_reader *,
+		    struct kt_event *, const struct kt_event **,
+		    struct kt_error *);
 void		 kt_ahead_stop(struct kt_ahead *);
 /*
  * The trace's own bytes instead of its events: up to n bytes into buf,

@@ -295,9 +295,9 @@ kt_debug_split(uint64_t *pieces, uint64_t *workers, uint64_t *again,
 #define SPLIT_COUNT(k)	(void)0
 #endif
 
-/* Keep ev in p, its bytes copied.  -1 when out of memory. */
+/* Room in p for one more event.  -1 when out of memory. */
 static int
-piece_put(struct piece *p, const struct kt_event *ev)
+piece_room(struct piece *p)
 {
 	if (p->n == p->cap) {
 		size_t c = p->cap ? p->cap * 2 : 1024;
@@ -312,6 +312,18 @@ piece_put(struct piece *p, const struct kt_event *ev)
 		p->off = o;
 		p->cap = c;
 	}
+	return 0;
+}
+
+/*
+ * Keep p->ev[p->n], just read into its place, its bytes copied.  -1 when
+ * out of memory.
+ */
+static int
+piece_put(struct piece *p)
+{
+	const struct kt_event *ev = &p->ev[p->n];
+
 	if (p->len + ev->len > p->bcap) {
 		size_t c = p->bcap ? p->bcap : SP_PIECE + SP_PIECE / 2;
 		char *b;
@@ -324,7 +336,6 @@ piece_put(struct piece *p, const struct kt_event *ev)
 		p->bcap = c;
 	}
 	memcpy(p->buf + p->len, ev->raw, ev->len);
-	p->ev[p->n] = *ev;
 	p->off[p->n] = p->len;
 	p->len += ev->len;
 	p->n++;
@@ -349,7 +360,6 @@ static void
 read_piece(const struct kt_ahead *a, struct kt_reader *part, struct piece *p,
     uint64_t start, int at_event)
 {
-	struct kt_event ev;
 	struct kt_error err;
 	uint64_t from, to;
 	int rc;
@@ -366,9 +376,15 @@ read_piece(const struct kt_ahead *a, struct kt_reader *part, struct piece *p,
 		return;
 	}
 	kt_reader_part_seek(part, p->start, at_event, to);
-	while ((rc = kt_reader_next(part, &ev, &err)) == 1)
-		if (piece_put(p, &ev) == -1)
+	/* Each event read into its place in p (no copy of the record). */
+	for (;;) {
+		if (piece_room(p) == -1)
 			return;
+		if ((rc = kt_reader_next(part, &p->ev[p->n], &err)) != 1)
+			break;
+		if (piece_put(p) == -1)
+			return;
+	}
 	if (rc == -1 || (rc = kt_reader_part_stop(part, &p->stop,
 	    &p->npos)) == 0)
 		return;
@@ -513,8 +529,10 @@ split_end(struct kt_ahead *a, struct kt_event *ev, struct kt_error *err)
 	return kt_reader_next(a->rd, ev, err);
 }
 
+/* The next event: *evp in the piece it is in, or ev (split_end). */
 static int
-split_next(struct kt_ahead *a, struct kt_event *ev, struct kt_error *err)
+split_next(struct kt_ahead *a, struct kt_event *ev,
+    const struct kt_event **evp, struct kt_error *err)
 {
 	struct kt_reader *rd = a->rd;
 	struct piece *p;
@@ -525,11 +543,13 @@ split_next(struct kt_ahead *a, struct kt_event *ev, struct kt_error *err)
 	for (;;) {
 		if ((p = a->curp) != NULL) {
 			if (a->k < p->n) {
-				*ev = p->ev[a->k];
-				ev->raw = p->buf + p->off[a->k];
-				ev->index = kt_reader_row(rd, a->posbase - p->npos +
-				    ev->index);
+				struct kt_event *e = &p->ev[a->k];
+
+				e->raw = p->buf + p->off[a->k];
+				e->index = kt_reader_row(rd, a->posbase - p->npos +
+				    e->index);
 				a->k++;
+				*evp = e;
 				return 1;
 			}
 			/* Done with it: once freed, a worker may take it. */
@@ -641,11 +661,12 @@ fail:
 }
 
 int
-kt_ahead_next(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
-    struct kt_error *err)
+kt_ahead_get(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
+    const struct kt_event **evp, struct kt_error *err)
 {
 	int rc;
 
+	*evp = ev;
 	if (a == NULL)
 		return kt_reader_next(rd, ev, err);
 	switch (a->split) {
@@ -660,14 +681,14 @@ kt_ahead_next(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
 			split_join(a);
 		return 1;
 	case 2:
-		return split_next(a, ev, err);
+		return split_next(a, ev, evp, err);
 	case 3:
 		return kt_reader_next(rd, ev, err);
 	}
 
 	/* Within a batch no lock is taken: it is the caller's until then. */
 	if (a->cur != NULL && a->pos < a->cur->n) {
-		*ev = a->cur->ev[a->pos++];
+		*evp = &a->cur->ev[a->pos++];
 		return 1;
 	}
 	pthread_mutex_lock(&a->mu);
@@ -691,7 +712,7 @@ kt_ahead_next(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
 	}
 	pthread_mutex_unlock(&a->mu);
 	if (a->cur != NULL) {
-		*ev = a->cur->ev[a->pos++];
+		*evp = &a->cur->ev[a->pos++];
 		return 1;
 	}
 	if (!a->joined) {
@@ -701,6 +722,18 @@ kt_ahead_next(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
 	rc = a->rc;
 	if (rc == -1 && err != NULL)
 		*err = a->err;
+	return rc;
+}
+
+int
+kt_ahead_next(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
+    struct kt_error *err)
+{
+	const struct kt_event *e;
+	int rc = kt_ahead_get(a, rd, ev, &e, err);
+
+	if (rc == 1 && e != ev)
+		*ev = *e;
 	return rc;
 }
 

@@ -1502,6 +1502,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	struct load l;
 	struct kt_model *m;
 	struct kt_event ev;
+	const struct kt_event *e;
 	struct kt_ahead *ah = NULL;
 	uint64_t hint;
 	size_t i;
@@ -1533,22 +1534,22 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	/* Scan on a second CPU while this one builds (kt_ahead_start). */
 	if (!(flags & KT_MODEL_ONE_THREAD) && kt_ahead_worth())
 		ah = kt_ahead_start(rd, progress);
-	while ((rc = kt_ahead_next(ah, rd, &ev, err)) == 1) {
+	while ((rc = kt_ahead_get(ah, rd, &ev, &e, err)) == 1) {
 		m->nevents++;
 		if (ah == NULL && progress != NULL &&
 		    (m->nevents & 0x3fff) == 0)
 			progress(rd);
-		if ((rc = take(&l, &ev)) == -1)
+		if ((rc = take(&l, e)) == -1)
 			goto nomem;
 		if (rc == -2) {
 			kt_error_set(err, kt_reader_name(rd), 0, 0, "%s:%llu: "
 			    "time out of range: an end or the GPU time adds up "
-			    "past 2^62 ns (146 years)", kt_kind_name(ev.kind),
-			    (unsigned long long)ev.index);
+			    "past 2^62 ns (146 years)", kt_kind_name(e->kind),
+			    (unsigned long long)e->index);
 			goto fail;
 		}
-		if (m->memory != NULL && (ev.kind == KT_MEMORY ||
-		    ev.kind == KT_STEP) && kt_memory_add(m->memory, &ev) == -1)
+		if (m->memory != NULL && (e->kind == KT_MEMORY ||
+		    e->kind == KT_STEP) && kt_memory_add(m->memory, e) == -1)
 			goto nomem;
 	}
 	kt_ahead_stop(ah);
