@@ -1607,6 +1607,100 @@ truncated(struct kt_reader *r, uint64_t from, struct kt_error *err)
 static int tsv_next(struct kt_reader *, struct kt_event *,
     struct kt_error *);
 
+/*
+ * The ktSourceIndex array at r->lo ('['), read as it comes so that its
+ * text is never held whole (a sorted 2 GB trace's is 40 MB, beside 40 MB
+ * of row numbers): row numbers between commas and white space, as
+ * parse_srcindex takes them from a whole value; a trailing comma is a
+ * repair, as the scanner makes it (refused when strict).  0 with r->lo
+ * past its ']', 1 when the input is cut short in it (truncated(): no
+ * rows, as when the value was read whole), or -1 with err.  from is
+ * where the key began.
+ */
+/* truncated(), as stream_srcindex() returns it: 1 (cut, a repair) or -1. */
+static int
+cut(struct kt_reader *r, uint64_t from, struct kt_error *err)
+{
+	return truncated(r, from, err) == 0 ? 1 : -1;
+}
+
+static int
+stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
+{
+	static const char bad[] = "ktSourceIndex is not an array of row numbers";
+	size_t cap = 0, q;
+	uint64_t *a = NULL, *t, u;
+	int rc, state = 0;	/* 0 after '[', 1 after a row, 2 after ',' */
+
+	free(r->srcindex);
+	r->srcindex = NULL;
+	r->nsrcindex = 0;
+	r->lo++;
+	for (;;) {
+		if ((rc = next_byte(r, err)) <= 0) {
+			rc = rc == 0 ? cut(r, from, err) : -1;
+			goto fail;
+		}
+		if (r->buf[r->lo] == ']') {
+			if (state == 2 && r->sc.strict) {
+				rc = fail_at(r, r->lo, err, bad);
+				goto fail;
+			}
+			if (state == 2)
+				r->repairs.n[KT_R_TRAILING_COMMA]++;
+			r->lo++;
+			break;
+		}
+		if (state == 1) {
+			if (r->buf[r->lo] != ',') {
+				rc = fail_at(r, r->lo, err, bad);
+				goto fail;
+			}
+			r->lo++;
+			state = 2;
+			continue;
+		}
+		/* A row: its digits whole in the buffer, then what ends them. */
+		for (;;) {
+			for (q = r->lo; q < r->hi && r->buf[q] >= '0' &&
+			    r->buf[q] <= '9'; q++)
+				;
+			if (q < r->hi)
+				break;
+			if ((rc = refill(r, err)) == -1)
+				goto fail;
+			if (rc == 0) {
+				rc = cut(r, from, err);
+				goto fail;
+			}
+		}
+		if (q == r->lo || q - r->lo > 19 || !(kt_ws[(unsigned char)
+		    r->buf[q]] || r->buf[q] == ',' || r->buf[q] == ']')) {
+			rc = fail_at(r, r->lo, err, bad);
+			goto fail;
+		}
+		for (u = 0; r->lo < q; r->lo++)
+			u = u * 10 + (uint64_t)(r->buf[r->lo] - '0');
+		if (r->nsrcindex == cap) {
+			cap = cap ? cap * 2 : 1024;
+			if ((t = realloc(a, cap * sizeof(*a))) == NULL) {
+				rc = fail_at(r, r->lo, err, "out of memory");
+				goto fail;
+			}
+			a = t;
+		}
+		a[r->nsrcindex++] = u;
+		state = 1;
+	}
+	r->srcindex = a;
+	return 0;
+fail:
+	/* No count without its array. */
+	free(a);
+	r->nsrcindex = 0;
+	return rc;
+}
+
 /* Read one top-level key and its value (object form). */
 static int
 top_member(struct kt_reader *r, struct kt_error *err)
@@ -1641,6 +1735,16 @@ top_member(struct kt_reader *r, struct kt_error *err)
 		r->lo++;
 		r->seen_events = 1;
 		r->state = R_EVFIRST;
+		return 0;
+	}
+	if (r->buf[r->lo] == '[' && !(after && r->tail_known) &&
+	    r->tmp.n == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
+	    memcmp(r->tmp.p + 1, KT_KEY_SOURCE_INDEX,
+	    sizeof(KT_KEY_SOURCE_INDEX) - 1) == 0) {
+		r->srcindex_after = after;
+		if ((rc = stream_srcindex(r, start, err)) != 0)
+			return rc == 1 ? 0 : -1;	/* cut: R_END */
+		r->state = R_TOPNEXT;
 		return 0;
 	}
 	if ((rc = scan_whole(r, &vend, NULL, err)) != KT_SCAN_OK)

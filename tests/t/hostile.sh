@@ -183,6 +183,61 @@ else
 	bad "hostile: bad ktSourceIndex on a pipe: status $rc"
 fi
 
+# ktSourceIndex is read as it comes (never held whole): the same rows,
+# repairs and refusals as when its text was read whole.  A trailing
+# comma is one repair; anything but row numbers is an error naming it;
+# an input cut inside it after the events is a truncation repair.
+ev2='"traceEvents":[{"ph":"i","ts":1,"name":"a","pid":1,"tid":1},{"ph":"i","ts":2,"name":"b","pid":1,"tid":1}]'
+printf '{"ktSourceIndex":[5,7,],%s}' "$ev2" >si-tc.json
+run kt-normalize --keep-order si-tc.json >out 2>err
+if [ "$(jq -c .ktSourceIndex out)" = "[5,7]" ] && grep -q '1 trailing comma' err; then
+	ok "hostile: ktSourceIndex with a trailing comma: repaired and counted"
+else
+	bad "hostile: ktSourceIndex trailing comma: $(cat err)"
+fi
+for v in '[5 7]' '[1.5]' '[,1]' '["x"]' '[-1]' '[12345678901234567890]'; do
+	printf '{"ktSourceIndex":%s,%s}' "$v" "$ev2" >si-bad.json
+	run kt-normalize --keep-order si-bad.json >out 2>err
+	rc=$?
+	if [ "$rc" -eq 2 ] && [ ! -s out ] && [ "$(wc -l <err)" -eq 1 ] &&
+	    grep -q 'si-bad.json:1:[0-9]*: ktSourceIndex is not an array' err; then
+		ok "hostile: ktSourceIndex $v: exit 2, one line"
+	else
+		bad "hostile: ktSourceIndex $v: status $rc, $(cat err)"
+	fi
+done
+printf '{%s,"ktSourceIndex":[5,7' "$ev2" >si-cut.json
+for how in file pipe; do
+	if [ $how = file ]; then
+		run kt-normalize --keep-order si-cut.json >out 2>err
+	else
+		run kt-normalize --keep-order <si-cut.json >out 2>err
+	fi
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ "$(jq '.traceEvents | length' out)" -eq 2 ] &&
+	    grep -q 'input truncated' err; then
+		ok "hostile: input cut inside ktSourceIndex ($how): a truncation repair"
+	else
+		bad "hostile: cut ktSourceIndex ($how): status $rc, $(cat err)"
+	fi
+done
+# 300,000 rows (2 MB of text, beyond the reader's first buffers), in
+# reverse, before the events: kept through a file and a pipe.
+awk 'BEGIN { n = 300000; printf "{\"ktSourceIndex\":[";
+    for (i = n - 1; i >= 0; i--) printf "%s%d", (i < n - 1 ? ", " : ""), i;
+    printf "],\n\"traceEvents\":[";
+    for (i = 0; i < n; i++) printf "%s\n{\"ph\":\"i\",\"ts\":%d}", (i ? "," : ""), i;
+    print "]}" }' >si-big.json
+run kt-normalize --keep-order si-big.json >out 2>err
+run kt-normalize --keep-order <si-big.json >out2 2>>err
+want=$(jq -c '[range(299999; -1; -1)]' -n | sha256sum)
+if [ "$(jq -c .ktSourceIndex out | sha256sum)" = "$want" ] &&
+    [ "$(jq -c .ktSourceIndex out2 | sha256sum)" = "$want" ] && [ ! -s err ]; then
+	ok "hostile: a ktSourceIndex of 300,000 rows read as it comes (file and pipe)"
+else
+	bad "hostile: big ktSourceIndex: $(head -c 300 err)"
+fi
+
 # A tail of 100,000 small keys after the events: the end of the file is
 # found in linear time (it took minutes), every key kept.
 awk 'BEGIN { printf "{\"traceEvents\":[{\"ph\":\"i\",\"ts\":1}]";
