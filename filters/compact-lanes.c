@@ -580,8 +580,8 @@ read_all(struct cl *c)
 	const struct kt_event *e;
 	struct kt_error err;
 	struct kt_ahead *ah = NULL;
-	const uint64_t *si;
-	size_t nsi, i;
+	struct kt_rows si;
+	size_t i;
 	int rc, applied;
 
 	/*
@@ -600,10 +600,9 @@ read_all(struct cl *c)
 	kt_ahead_stop(ah);
 	if (rc == -1)
 		kt_cli_die(&err);
-	si = kt_reader_srcindex(c->rd, &nsi, &applied);
-	if (si != NULL && !applied)
-		for (i = 0; i < c->nrecs && i < nsi; i++)
-			c->recs[i].index = si[i];
+	if (kt_reader_rows(c->rd, &si, &applied) && !applied)
+		for (i = 0; i < c->nrecs && i < si.n; i++)
+			c->recs[i].index = kt_rows_at(&si, i);
 	kt_cli_progress_done();
 }
 
@@ -1648,9 +1647,8 @@ report_json(struct cl *c, uint64_t nretired, uint64_t nout, const char *outname)
 	json_t *jr;
 	uint64_t moved = 0, flows = 0, nsc = 0;
 	size_t i;
-	const uint64_t *si;
-	size_t nsi;
-	int applied;
+	struct kt_rows si;
+	int applied, hassi;
 
 	for (i = 0; i < c->nrecs; i++) {
 		const struct kt_rec *r = &c->recs[i];
@@ -1758,14 +1756,14 @@ report_json(struct cl *c, uint64_t nretired, uint64_t nout, const char *outname)
 	    "activitiesMoved", (json_int_t)moved, "flowEndsMoved",
 	    (json_int_t)flows, "scopesMoved", (json_int_t)nsc, "retired",
 	    (json_int_t)nretired, "added", (json_int_t)c->nadded));
-	si = kt_reader_srcindex(c->rd, &nsi, &applied);
+	hassi = kt_reader_rows(c->rd, &si, &applied);
 	json_object_set_new(rep, "restore", json_pack("{s:s,s:s,s:s,s:I,s:s}",
 	    "how", "kt compact-lanes --restore: drop the events whose args "
 	    "begin with " ADDED_KEY "; put back pid and tid from args."
 	    TRACK_KEY " and remove it (args \"absent\" or \"null\": as it "
 	    "was); insert the retired events at their positions",
 	    "trackKey", TRACK_KEY, "addedKey", ADDED_KEY, "sourceEvents",
-	    (json_int_t)c->nrecs, "sourceIndex", si == NULL ? "none" :
+	    (json_int_t)c->nrecs, "sourceIndex", !hassi ? "none" :
 	    applied ? "before" : "after"));
 	/*
 	 * The source's own bytes: their SHA-256 (the file's, decompressed
@@ -1953,10 +1951,9 @@ row_order(struct cl *c, struct order *od)
 		od->identity = od->rows[i] == i;
 	if (c->already) {
 		/* Unchanged: ktSourceIndex goes where it was. */
-		const uint64_t *si;
-		size_t nsi;
+		struct kt_rows si;
 
-		if ((si = kt_reader_srcindex(c->rd, &nsi, &od->at_end)) != NULL)
+		if (kt_reader_rows(c->rd, &si, &od->at_end))
 			od->at_end = !od->at_end;
 	}
 }
@@ -2667,27 +2664,27 @@ identity_copy(struct cl *c)
 	struct kt_out *out;
 	struct kt_writer *w;
 	const struct kt_meta *m;
-	const uint64_t *si;
+	struct kt_rows si;
 	uint64_t *rows;
-	size_t i, nm, nsi;
-	int rc, applied;
+	size_t i, nm;
+	int rc, applied, hassi;
 
 	out = kt_cli_out_open(c->o.co.output, c->o.co.level);
 	if ((w = kt_writer_new(out, 0)) == NULL)
 		nomem();
 	m = kt_reader_metas(c->rd, &nm);
-	si = kt_reader_srcindex(c->rd, &nsi, &applied);
+	hassi = kt_reader_rows(c->rd, &si, &applied);
 	if ((rows = malloc((c->nrecs + 1) * sizeof(*rows))) == NULL)
 		nomem();
 	for (i = 0; i < c->nrecs; i++)
 		rows[i] = c->recs[i].index;
-	rc = kt_writer_begin(w, m, nm, si != NULL && applied ? rows : NULL,
+	rc = kt_writer_begin(w, m, nm, hassi && applied ? rows : NULL,
 	    c->nrecs);
 	for (i = 0; i < c->nrecs && rc == 0; i++)
 		rc = kt_writer_raw(w, held_bytes(c, i), c->recs[i].len,
 		    c->recs[i].index);
 	if (rc == 0)
-		rc = kt_writer_end_index(w, m, nm, si != NULL && !applied ?
+		rc = kt_writer_end_index(w, m, nm, hassi && !applied ?
 		    rows : NULL, c->nrecs);
 	kt_cli_out_commit(out, rc == -1, &err);
 	kt_writer_free(w);

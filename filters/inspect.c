@@ -235,8 +235,7 @@ pass_rows(struct insp *s)
 	struct kt_reader *rd;
 	struct kt_event ev;
 	struct kt_error err;
-	const uint64_t *si;
-	size_t nsi;
+	struct kt_rows si;
 	uint64_t p;
 	int rc, applied;
 
@@ -253,11 +252,10 @@ pass_rows(struct insp *s)
 	kt_cli_one_trace(src, s->name, "several traces: pick one with "
 	    "--member", 0);
 	/* A ktSourceIndex after the events numbered them by position. */
-	si = kt_reader_srcindex(rd, &nsi, &applied);
-	if (si != NULL && !applied)
-		for (p = 0; p < s->npos && p < nsi; p++)
+	if (kt_reader_rows(rd, &si, &applied) && !applied)
+		for (p = 0; p < s->npos && p < si.n; p++)
 			if (s->rows[p] != UNSEEN)
-				s->rows[p] = si[p];
+				s->rows[p] = kt_rows_at(&si, p);
 	s->rank = kt_reader_rank(rd);
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
 	kt_reader_free(rd);

@@ -619,13 +619,13 @@ pass(struct lt *lt, struct kt_reader *r, struct kt_writer *w)
 		if (rc == -1)
 			kt_cli_die(&err);
 		if (!begun) {
-			const uint64_t *si;
-			size_t nsi;
+			struct kt_rows si;
+			int hassi = kt_reader_rows(r, &si, NULL);
 
-			si = kt_reader_srcindex(r, &nsi, NULL);
 			metas = kt_reader_metas(r, &nm);
 			(void)kt_cli_keep_rank(w, r);
-			if (kt_writer_begin(w, metas, nm, si, nsi) == -1)
+			if (kt_writer_begin_rows(w, metas, nm, hassi ? &si :
+			    NULL) == -1)
 				return UINT64_MAX;
 			begun = 1;
 		}

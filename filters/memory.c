@@ -231,10 +231,10 @@ main(int argc, char *argv[])
 	if (w != NULL) {
 		struct kt_buf b = { 0 };
 		struct kt_event cev;
-		const uint64_t *si;
-		size_t k, n = kt_memory_counter_count(mem), nsi, nc = 0;
+		struct kt_rows si;
+		size_t k, n = kt_memory_counter_count(mem), nc = 0;
 		uint64_t next = nin;
-		int applied, sr, got;
+		int applied, mapped, sr, got;
 
 		if (nin == 0) {
 			(void)kt_cli_keep_rank(w, rd);
@@ -242,11 +242,11 @@ main(int argc, char *argv[])
 				goto werr;
 		}
 		/* Row numbers: map positions through the input's. */
-		si = kt_reader_srcindex(rd, &nsi, &applied);
-		if (si != NULL && !applied)
+		mapped = kt_reader_rows(rd, &si, &applied) && !applied;
+		if (mapped)
 			for (k = 0; k < nrows; k++)
-				if (rows[k] < nsi)
-					rows[k] = si[rows[k]];
+				if (rows[k] < si.n)
+					rows[k] = kt_rows_at(&si, rows[k]);
 		for (k = 0; k < nrows; k++)
 			if (rows[k] >= next)
 				next = rows[k] + 1;
@@ -268,7 +268,7 @@ main(int argc, char *argv[])
 				nc++;
 			}
 		/* Counters get new row numbers after the input's. */
-		if (dropped || (si != NULL && !applied)) {
+		if (dropped || mapped) {
 			for (k = 0; k < nc; k++) {
 				if (nrows == caprows) {
 					uint64_t *t;
@@ -282,9 +282,8 @@ main(int argc, char *argv[])
 				rows[nrows++] = next + k;
 			}
 		}
-		if (kt_writer_end_index(w, m, nm, dropped || (si != NULL &&
-		    !applied) ? rows : NULL, dropped || (si != NULL &&
-		    !applied) ? nrows : 0) == -1)
+		if (kt_writer_end_index(w, m, nm, dropped || mapped ? rows :
+		    NULL, dropped || mapped ? nrows : 0) == -1)
 			goto werr;
 		kt_writer_free(w);
 		kt_cli_out_commit(out, 0, &err);

@@ -637,8 +637,8 @@ read_held(struct state *st)
 {
 	struct kt_event ev;
 	struct kt_error err;
-	const uint64_t *si;
-	size_t nsi, i;
+	struct kt_rows si;
+	size_t i;
 	int rc, applied;
 
 	while ((rc = kt_reader_next(st->r, &ev, &err)) == 1) {
@@ -651,13 +651,13 @@ read_held(struct state *st)
 	st->recs = kt_store_recs(st->store, &st->n);
 	st->threads = kt_store_threads(st->store);
 	/* Row numbers the input gave after its events: map positions. */
-	si = kt_reader_srcindex(st->r, &nsi, &applied);
-	if (si != NULL && !applied) {
+	if (kt_reader_rows(st->r, &si, &applied) && !applied) {
 		for (i = 0; i < st->n && st->recs[i].index == i; i++)
 			;
 		if (i == st->n)
 			for (i = 0; i < st->n; i++)
-				st->recs[i].index = i < nsi ? si[i] : i;
+				st->recs[i].index = i < si.n ?
+				    kt_rows_at(&si, i) : i;
 	}
 }
 
@@ -834,14 +834,14 @@ run_stream(struct state *st, struct kt_writer *w, int strict)
 		if (rc == -1)
 			die_error(&err);
 		if (!begun) {
-			const uint64_t *si;
-			size_t nsi;
+			struct kt_rows si;
+			int hassi = kt_reader_rows(st->r, &si, NULL);
 
 			/* Row ids read from the input go on as they were. */
-			si = kt_reader_srcindex(st->r, &nsi, NULL);
 			metas = kt_reader_metas(st->r, &nm);
 			(void)kt_cli_keep_rank(w, st->r);
-			if (kt_writer_begin(w, metas, nm, si, nsi) == -1)
+			if (kt_writer_begin_rows(w, metas, nm, hassi ? &si :
+			    NULL) == -1)
 				goto fail;
 			begun = 1;
 		}

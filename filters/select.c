@@ -541,8 +541,8 @@ pass1(struct sel *s)
 	struct kt_reader *rd;
 	struct kt_event ev;
 	struct kt_error err;
-	const uint64_t *si;
-	size_t nsi;
+	struct kt_rows si;
+	size_t k;
 	int rc, applied;
 	uint64_t n = 0;
 
@@ -577,17 +577,18 @@ pass1(struct sel *s)
 	    "--member", 0);
 	s->tsv_in = kt_reader_form(rd) == KT_FORM_TSV;
 	/* A ktSourceIndex after the events numbered them by position. */
-	si = kt_reader_srcindex(rd, &nsi, &applied);
-	if (si != NULL && !applied) {
+	if (kt_reader_rows(rd, &si, &applied) && !applied) {
 		uint64_t p;
 
-		if ((s->si = malloc((nsi ? nsi : 1) * sizeof(*s->si))) == NULL)
+		if ((s->si = malloc((si.n ? si.n : 1) * sizeof(*s->si))) ==
+		    NULL)
 			kt_cli_nomem();
-		memcpy(s->si, si, nsi * sizeof(*si));
-		s->nsi = nsi;
+		for (k = 0; k < si.n; k++)
+			s->si[k] = kt_rows_at(&si, k);
+		s->nsi = si.n;
 		for (p = 0; p < s->nev && s->o.nids; p++) {
 			s->ev[p] &= (uint8_t)~E_ID;
-			if (asked(&s->o, p < nsi ? si[p] : p))
+			if (asked(&s->o, p < si.n ? s->si[p] : p))
 				s->ev[p] |= E_ID;
 		}
 	}

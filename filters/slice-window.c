@@ -865,9 +865,9 @@ static void
 win_commit(struct sw *sw, struct window *w)
 {
 	struct kt_meta *m;
-	const uint64_t *si;
+	struct kt_rows si;
 	struct kt_error err;
-	size_t nm, nsi, k;
+	size_t nm, k;
 	int applied;
 	char ws[24], we[24];
 
@@ -879,11 +879,10 @@ win_commit(struct sw *sw, struct window *w)
 		win_replay(sw, w);
 	}
 	m = win_metas(sw, w, &nm, ws, we);
-	si = kt_reader_srcindex(sw->rd, &nsi, &applied);
-	if (si != NULL && !applied)
+	if (kt_reader_rows(sw->rd, &si, &applied) && !applied)
 		for (k = 0; k < w->nrows; k++)
-			if (w->rows[k] < nsi)
-				w->rows[k] = si[w->rows[k]];
+			if (w->rows[k] < si.n)
+				w->rows[k] = kt_rows_at(&si, w->rows[k]);
 	for (k = 0; k < w->nrows && w->rows[k] == k; k++)
 		;
 	/* Held events were read again as they were written: the same? */

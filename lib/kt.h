@@ -565,7 +565,7 @@ struct kt_meta {
 #define KT_READ_POSITIONS 0x10	/* ev->index is the event's position in
 				   traceEvents, not its row number (no
 				   ktSourceIndex, no TSV id column), and
-				   kt_reader_srcindex() gives none: a
+				   kt_reader_rows() gives none: a
 				   model loaded so has positions for rows
 				   (kt-select) */
 
@@ -743,13 +743,29 @@ int64_t			 kt_reader_rank(const struct kt_reader *);
 int64_t			 kt_reader_rank_how(const struct kt_reader *,
 			    const char **);
 /*
- * The input's ktSourceIndex (row numbers), or NULL.  *applied (may be
- * NULL) says whether the events' index came from it: one written after
- * traceEvents is known only at the end, so the events were numbered by
- * position and the caller maps them.
+ * Row numbers, as the reader keeps a ktSourceIndex: 4 bytes each when
+ * every one fits (r32), else 8 (r64); kt_rows_at() reads row i < n.
  */
-const uint64_t		*kt_reader_srcindex(const struct kt_reader *, size_t *,
-			    int *);
+struct kt_rows {
+	const uint32_t	*r32;
+	const uint64_t	*r64;
+	size_t		 n;
+};
+
+static inline uint64_t
+kt_rows_at(const struct kt_rows *r, size_t i)
+{
+	return r->r32 != NULL ? r->r32[i] : r->r64[i];
+}
+
+/*
+ * The input's ktSourceIndex into *rows: 1, or 0 when there is none (rows
+ * empty).  *applied (may be NULL) says whether the events' index came
+ * from it: one written after traceEvents is known only at the end, so
+ * the events were numbered by position and the caller maps them.
+ */
+int			 kt_reader_rows(const struct kt_reader *,
+			    struct kt_rows *, int *);
 /*
  * Before reading any event, take the top-level keys after traceEvents
  * from the end of the file (plain files only), so that a filter can stop
@@ -859,6 +875,9 @@ struct kt_writer;
 struct kt_writer *kt_writer_new(struct kt_out *, unsigned);
 int	 kt_writer_begin(struct kt_writer *, const struct kt_meta *, size_t,
 	    const uint64_t *, size_t);
+/* The same with the row numbers as a reader keeps them (NULL: none). */
+int	 kt_writer_begin_rows(struct kt_writer *, const struct kt_meta *,
+	    size_t, const struct kt_rows *);
 /*
  * Set the TSV time origin (rel_ns counts from it).  Without it the first
  * event that is not metadata and has a time sets it, and the events

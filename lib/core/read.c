@@ -109,7 +109,9 @@ struct kt_reader {
 	size_t		 capmeta;
 	struct kt_repairs repairs;
 	uint64_t	 pos;		/* events handed out so far */
-	uint64_t	*srcindex;
+	/* ktSourceIndex: 4 bytes a row while every one fits, else 8. */
+	uint32_t	*si32;
+	uint64_t	*si64;
 	size_t		 nsrcindex;
 	int		 srcindex_after;	/* read after the events */
 	int		 tail_known;	/* keys after the events read first */
@@ -954,7 +956,8 @@ kt_reader_free(struct kt_reader *r)
 	}
 	free(r->meta);
 	free(r->own);
-	free(r->srcindex);
+	free(r->si32);
+	free(r->si64);
 	kt_scanner_free(&r->sc);
 	kt_buf_free(&r->rep);
 	kt_buf_free(&r->tmp);
@@ -1007,20 +1010,24 @@ kt_source_plain(const struct kt_source *s)
 	return s->started && s->ar == NULL && s->gz == NULL && !s->part;
 }
 
-const uint64_t *
-kt_reader_srcindex(const struct kt_reader *r, size_t *n, int *applied)
+int
+kt_reader_rows(const struct kt_reader *r, struct kt_rows *rows, int *applied)
 {
+	memset(rows, 0, sizeof(*rows));
 	if (r->flags & KT_READ_POSITIONS) {
 		/* Numbered by position: no row numbers to map. */
-		*n = 0;
 		if (applied != NULL)
 			*applied = 1;
-		return NULL;
+		return 0;
 	}
-	*n = r->nsrcindex;
 	if (applied != NULL)
 		*applied = !r->srcindex_after;
-	return r->srcindex;
+	if (r->si32 == NULL && r->si64 == NULL)
+		return 0;
+	rows->r32 = r->si32;
+	rows->r64 = r->si64;
+	rows->n = r->nsrcindex;
+	return 1;
 }
 
 uint64_t
@@ -1032,8 +1039,10 @@ kt_reader_position(const struct kt_reader *r)
 uint64_t
 kt_reader_row(const struct kt_reader *r, uint64_t pos)
 {
-	return pos < r->nsrcindex && !r->srcindex_after &&
-	    !(r->flags & KT_READ_POSITIONS) ? r->srcindex[pos] : pos;
+	if (pos >= r->nsrcindex || r->srcindex_after ||
+	    (r->flags & KT_READ_POSITIONS))
+		return pos;
+	return r->si32 != NULL ? r->si32[pos] : r->si64[pos];
 }
 
 /* ------------------------------------------------------------------ */
@@ -1533,16 +1542,77 @@ add_meta(struct kt_reader *r, const char *key, size_t keylen,
 	return 0;
 }
 
+/*
+ * Row numbers as they are read: 4 bytes each until one needs 8 (then
+ * all are widened).  rows_push: 0, or -1 when out of memory.
+ */
+struct rowbuf {
+	uint32_t	*a32;
+	uint64_t	*a64;
+	size_t		 n, cap;
+};
+
+static int
+rows_push(struct rowbuf *b, uint64_t u)
+{
+	size_t i;
+	void *t;
+
+	if (u > UINT32_MAX && b->a64 == NULL) {
+		uint64_t *w;
+
+		if (b->cap == 0)
+			b->cap = 1024;
+		if ((w = malloc(b->cap * sizeof(*w))) == NULL)
+			return -1;
+		for (i = 0; i < b->n; i++)
+			w[i] = b->a32[i];
+		free(b->a32);
+		b->a32 = NULL;
+		b->a64 = w;
+	}
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 1024;
+
+		if (b->a64 != NULL) {
+			if ((t = realloc(b->a64, cap * sizeof(*b->a64))) ==
+			    NULL)
+				return -1;
+			b->a64 = t;
+		} else {
+			if ((t = realloc(b->a32, cap * sizeof(*b->a32))) ==
+			    NULL)
+				return -1;
+			b->a32 = t;
+		}
+		b->cap = cap;
+	}
+	if (b->a64 != NULL)
+		b->a64[b->n++] = u;
+	else
+		b->a32[b->n++] = (uint32_t)u;
+	return 0;
+}
+
+/* The reader's row numbers become b's (NULL: none). */
+static void
+rows_set(struct kt_reader *r, struct rowbuf *b)
+{
+	free(r->si32);
+	free(r->si64);
+	r->si32 = b != NULL ? b->a32 : NULL;
+	r->si64 = b != NULL ? b->a64 : NULL;
+	r->nsrcindex = b != NULL ? b->n : 0;
+}
+
 /* Parse a ktSourceIndex array of row numbers. */
 static int
 parse_srcindex(struct kt_reader *r, const char *v, size_t n)
 {
-	size_t i = 0, cap = 0;
-	uint64_t *a = NULL, *t;
+	struct rowbuf b = { NULL, NULL, 0, 0 };
+	size_t i = 0;
 
-	free(r->srcindex);
-	r->srcindex = NULL;
-	r->nsrcindex = 0;
+	rows_set(r, NULL);
 	while (i < n && v[i] != '[')
 		i++;
 	for (i++; i < n; i++) {
@@ -1555,23 +1625,16 @@ parse_srcindex(struct kt_reader *r, const char *v, size_t n)
 			break;
 		for (; i < n && v[i] >= '0' && v[i] <= '9'; i++, digits++)
 			u = u * 10 + (uint64_t)(v[i] - '0');
-		if (digits == 0 || digits > 19)
+		if (digits == 0 || digits > 19 || rows_push(&b, u) == -1)
 			goto fail;
-		if (r->nsrcindex == cap) {
-			cap = cap ? cap * 2 : 1024;
-			if ((t = realloc(a, cap * sizeof(*a))) == NULL)
-				goto fail;
-			a = t;
-		}
-		a[r->nsrcindex++] = u;
 		i--;
 	}
-	r->srcindex = a;
+	rows_set(r, &b);
 	return 0;
 fail:
 	/* No count without its array. */
-	free(a);
-	r->nsrcindex = 0;
+	free(b.a32);
+	free(b.a64);
 	return -1;
 }
 
@@ -1628,13 +1691,12 @@ static int
 stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
 {
 	static const char bad[] = "ktSourceIndex is not an array of row numbers";
-	size_t cap = 0, q;
-	uint64_t *a = NULL, *t, u;
+	struct rowbuf b = { NULL, NULL, 0, 0 };
+	size_t q;
+	uint64_t u;
 	int rc, state = 0;	/* 0 after '[', 1 after a row, 2 after ',' */
 
-	free(r->srcindex);
-	r->srcindex = NULL;
-	r->nsrcindex = 0;
+	rows_set(r, NULL);
 	r->lo++;
 	for (;;) {
 		if ((rc = next_byte(r, err)) <= 0) {
@@ -1681,23 +1743,18 @@ stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
 		}
 		for (u = 0; r->lo < q; r->lo++)
 			u = u * 10 + (uint64_t)(r->buf[r->lo] - '0');
-		if (r->nsrcindex == cap) {
-			cap = cap ? cap * 2 : 1024;
-			if ((t = realloc(a, cap * sizeof(*a))) == NULL) {
-				rc = fail_at(r, r->lo, err, "out of memory");
-				goto fail;
-			}
-			a = t;
+		if (rows_push(&b, u) == -1) {
+			rc = fail_at(r, r->lo, err, "out of memory");
+			goto fail;
 		}
-		a[r->nsrcindex++] = u;
 		state = 1;
 	}
-	r->srcindex = a;
+	rows_set(r, &b);
 	return 0;
 fail:
 	/* No count without its array. */
-	free(a);
-	r->nsrcindex = 0;
+	free(b.a32);
+	free(b.a64);
 	return rc;
 }
 

@@ -1080,6 +1080,18 @@ int
 kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
     const uint64_t *srcindex, size_t nidx)
 {
+	struct kt_rows rows;
+
+	rows.r32 = NULL;
+	rows.r64 = srcindex;
+	rows.n = nidx;
+	return kt_writer_begin_rows(w, m, n, srcindex != NULL ? &rows : NULL);
+}
+
+int
+kt_writer_begin_rows(struct kt_writer *w, const struct kt_meta *m, size_t n,
+    const struct kt_rows *srcindex)
+{
 	struct kt_buf *b = &w->line;
 	size_t i;
 
@@ -1123,8 +1135,9 @@ kt_writer_begin(struct kt_writer *w, const struct kt_meta *m, size_t n,
 
 		w->rows_given = 1;
 		kt_buf_adds(b, "\n  \"" KT_KEY_SOURCE_INDEX "\": [");
-		for (i = 0; i < nidx; i++) {
-			size_t k = kt_int_format((int64_t)srcindex[i], num);
+		for (i = 0; i < srcindex->n; i++) {
+			size_t k = kt_int_format((int64_t)kt_rows_at(srcindex,
+			    i), num);
 
 			if (i > 0)
 				kt_buf_addc(b, ',');

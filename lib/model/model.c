@@ -706,33 +706,37 @@ take(struct load *l, const struct kt_event *ev)
 static void
 remap_rows(struct kt_reader *rd, struct kt_model *m)
 {
-	const uint64_t *si;
+	struct kt_rows si;
 	size_t i, nsi;
 	int applied;
 
-	if ((si = kt_reader_srcindex(rd, &nsi, &applied)) == NULL || applied)
+	if (!kt_reader_rows(rd, &si, &applied) || applied)
 		return;
+	nsi = si.n;
 	for (i = 0; i < m->nact; i++)
 		if (m->act[i].index < nsi)
-			m->act[i].index = si[m->act[i].index];
+			m->act[i].index = kt_rows_at(&si, m->act[i].index);
 	for (i = 0; i < m->nspans; i++)
 		if (m->spans[i].index < nsi)
-			m->spans[i].index = si[m->spans[i].index];
+			m->spans[i].index = kt_rows_at(&si, m->spans[i].index);
 	for (i = 0; i < m->ngpu_ann; i++)
 		if (m->gpu_ann[i].index < nsi)
-			m->gpu_ann[i].index = si[m->gpu_ann[i].index];
+			m->gpu_ann[i].index =
+			    kt_rows_at(&si, m->gpu_ann[i].index);
 	for (i = 0; i < m->nstacks; i++)
 		if (m->stacks[i].index < nsi)
-			m->stacks[i].index = si[m->stacks[i].index];
+			m->stacks[i].index =
+			    kt_rows_at(&si, m->stacks[i].index);
 	for (i = 0; i < m->nseqs; i++)
 		if (m->seqs[i].index < nsi)
-			m->seqs[i].index = si[m->seqs[i].index];
+			m->seqs[i].index = kt_rows_at(&si, m->seqs[i].index);
 	for (i = 0; i < m->nshapes; i++)
 		if (m->shapes[i].index < nsi)
-			m->shapes[i].index = si[m->shapes[i].index];
+			m->shapes[i].index =
+			    kt_rows_at(&si, m->shapes[i].index);
 	for (i = 0; i < m->nnodes; i++)
 		if (m->nodes[i].index < nsi)
-			m->nodes[i].index = si[m->nodes[i].index];
+			m->nodes[i].index = kt_rows_at(&si, m->nodes[i].index);
 }
 
 /* Capacities from deviceProperties[].totalGlobalMem by id. */

@@ -82,6 +82,7 @@ drain(const char *path, const char *name, unsigned flags)
 	struct kt_reader *r;
 	struct kt_error err;
 	struct kt_event ev;
+	struct kt_rows rows;
 	size_t n;
 
 	if ((src = kt_source_open_as(path, name, NULL, flags, &err)) == NULL)
@@ -91,7 +92,7 @@ drain(const char *path, const char *name, unsigned flags)
 			while (kt_reader_next(r, &ev, &err) == 1)
 				;
 		(void)kt_reader_metas(r, &n);
-		(void)kt_reader_srcindex(r, &n, NULL);
+		(void)kt_reader_rows(r, &rows, NULL);
 		kt_reader_free(r);
 	}
 	kt_source_close(src);

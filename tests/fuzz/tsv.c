@@ -42,6 +42,7 @@ drain(struct kt_reader *r)
 	struct kt_error err;
 	const struct kt_meta *m;
 	struct kt_buf b = KT_BUF_INIT;
+	struct kt_rows rows;
 	size_t nm;
 	int64_t v;
 	int rc;
@@ -56,7 +57,7 @@ drain(struct kt_reader *r)
 	}
 	m = kt_reader_metas(r, &nm);
 	(void)m;
-	(void)kt_reader_srcindex(r, &nm, NULL);
+	(void)kt_reader_rows(r, &rows, NULL);
 	kt_buf_free(&b);
 }
 
