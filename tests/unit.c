@@ -3290,10 +3290,66 @@ test_size_hint(void)
 	kt_buf_free(&b);
 }
 
+/*
+ * ktSourceIndex rows as the reader keeps them: 4 bytes each while they
+ * fit, all 8 once one does not; the events numbered by them (before
+ * traceEvents), or by position and the rows handed over (after).
+ */
+static void
+test_rows(void)
+{
+	static const char *const texts[] = {
+		"{\"ktSourceIndex\": [5, 3, 9], \"traceEvents\": ["
+		    "{\"ph\":\"i\",\"ts\":1},{\"ph\":\"i\",\"ts\":2},"
+		    "{\"ph\":\"i\",\"ts\":3}]}",
+		"{\"ktSourceIndex\": [5, 4294967296, 9], \"traceEvents\": ["
+		    "{\"ph\":\"i\",\"ts\":1},{\"ph\":\"i\",\"ts\":2},"
+		    "{\"ph\":\"i\",\"ts\":3}]}",
+		"{\"traceEvents\": [{\"ph\":\"i\",\"ts\":1},"
+		    "{\"ph\":\"i\",\"ts\":2},{\"ph\":\"i\",\"ts\":3}],"
+		    "\"ktSourceIndex\": [5, 3, 9]}",
+		"{\"ktSourceIndex\": [], \"traceEvents\": []}"
+	};
+	static const uint64_t want[][3] = {
+		{ 5, 3, 9 }, { 5, 4294967296ULL, 9 }, { 5, 3, 9 }, { 0, 0, 0 }
+	};
+	size_t t, i;
+
+	for (t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
+		struct kt_reader *r = kt_reader_mem(texts[t], strlen(texts[t]),
+		    "rows.json", 0);
+		struct kt_event ev;
+		struct kt_error err;
+		struct kt_rows rows;
+		uint64_t idx[3] = { 0, 0, 0 };
+		int applied = -1, have;
+
+		for (i = 0; r != NULL && kt_reader_next(r, &ev, &err) == 1 &&
+		    i < 3; i++)
+			idx[i] = ev.index;
+		have = r != NULL && kt_reader_rows(r, &rows, &applied);
+		if (t == 3) {
+			CHECK(r != NULL && !have && rows.n == 0);
+			kt_reader_free(r);
+			continue;
+		}
+		CHECK(have && rows.n == 3 && applied == (t != 2));
+		CHECK(have && (t == 1 ? rows.r32 == NULL && rows.r64 != NULL :
+		    rows.r32 != NULL && rows.r64 == NULL));
+		for (i = 0; have && i < 3; i++) {
+			CHECK(kt_rows_at(&rows, i) == want[t][i]);
+			/* Before the events: their index; after: position. */
+			CHECK(idx[i] == (t == 2 ? i : want[t][i]));
+		}
+		kt_reader_free(r);
+	}
+}
+
 int
 main(void)
 {
 	test_size_hint();
+	test_rows();
 	test_scan_lines();
 	test_regex_literals();
 	test_time();
