@@ -1542,6 +1542,8 @@ add_meta(struct kt_reader *r, const char *key, size_t keylen,
 	return 0;
 }
 
+static const char bad_rows[] = "ktSourceIndex is not an array of row numbers";
+
 /*
  * Row numbers as they are read: 4 bytes each until one needs 8 (then
  * all are widened).  rows_push: 0, or -1 when out of memory.
@@ -1594,6 +1596,13 @@ rows_push(struct rowbuf *b, uint64_t u)
 	return 0;
 }
 
+static void
+rows_free(struct rowbuf *b)
+{
+	free(b->a32);
+	free(b->a64);
+}
+
 /* The reader's row numbers become b's (NULL: none). */
 static void
 rows_set(struct kt_reader *r, struct rowbuf *b)
@@ -1633,8 +1642,7 @@ parse_srcindex(struct kt_reader *r, const char *v, size_t n)
 	return 0;
 fail:
 	/* No count without its array. */
-	free(b.a32);
-	free(b.a64);
+	rows_free(&b);
 	return -1;
 }
 
@@ -1670,6 +1678,13 @@ truncated(struct kt_reader *r, uint64_t from, struct kt_error *err)
 static int tsv_next(struct kt_reader *, struct kt_event *,
     struct kt_error *);
 
+/* truncated(), as stream_srcindex() returns it: 1 (cut, a repair) or -1. */
+static int
+cut(struct kt_reader *r, uint64_t from, struct kt_error *err)
+{
+	return truncated(r, from, err) == 0 ? 1 : -1;
+}
+
 /*
  * The ktSourceIndex array at r->lo ('['), read as it comes so that its
  * text is never held whole (a sorted 2 GB trace's is 40 MB, beside 40 MB
@@ -1680,17 +1695,9 @@ static int tsv_next(struct kt_reader *, struct kt_event *,
  * rows, as when the value was read whole), or -1 with err.  from is
  * where the key began.
  */
-/* truncated(), as stream_srcindex() returns it: 1 (cut, a repair) or -1. */
-static int
-cut(struct kt_reader *r, uint64_t from, struct kt_error *err)
-{
-	return truncated(r, from, err) == 0 ? 1 : -1;
-}
-
 static int
 stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
 {
-	static const char bad[] = "ktSourceIndex is not an array of row numbers";
 	struct rowbuf b = { NULL, NULL, 0, 0 };
 	size_t q;
 	uint64_t u;
@@ -1705,7 +1712,7 @@ stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
 		}
 		if (r->buf[r->lo] == ']') {
 			if (state == 2 && r->sc.strict) {
-				rc = fail_at(r, r->lo, err, bad);
+				rc = fail_at(r, r->lo, err, bad_rows);
 				goto fail;
 			}
 			if (state == 2)
@@ -1715,7 +1722,7 @@ stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
 		}
 		if (state == 1) {
 			if (r->buf[r->lo] != ',') {
-				rc = fail_at(r, r->lo, err, bad);
+				rc = fail_at(r, r->lo, err, bad_rows);
 				goto fail;
 			}
 			r->lo++;
@@ -1738,7 +1745,7 @@ stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
 		}
 		if (q == r->lo || q - r->lo > 19 || !(kt_ws[(unsigned char)
 		    r->buf[q]] || r->buf[q] == ',' || r->buf[q] == ']')) {
-			rc = fail_at(r, r->lo, err, bad);
+			rc = fail_at(r, r->lo, err, bad_rows);
 			goto fail;
 		}
 		for (u = 0; r->lo < q; r->lo++)
@@ -1753,8 +1760,7 @@ stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
 	return 0;
 fail:
 	/* No count without its array. */
-	free(b.a32);
-	free(b.a64);
+	rows_free(&b);
 	return rc;
 }
 
@@ -1764,7 +1770,7 @@ top_member(struct kt_reader *r, struct kt_error *err)
 {
 	size_t kend, vend;
 	uint64_t start = r->base + r->lo;
-	int rc, after = r->seen_events;
+	int rc, si, after = r->seen_events;
 
 	if (r->buf[r->lo] != '"')
 		return fail_at(r, r->lo, err, "expected a key string");
@@ -1794,10 +1800,12 @@ top_member(struct kt_reader *r, struct kt_error *err)
 		r->state = R_EVFIRST;
 		return 0;
 	}
-	if (r->buf[r->lo] == '[' && !(after && r->tail_known) &&
+	/* ktSourceIndex, unless read already from the end of the file. */
+	si = !(after && r->tail_known) &&
 	    r->tmp.n == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
 	    memcmp(r->tmp.p + 1, KT_KEY_SOURCE_INDEX,
-	    sizeof(KT_KEY_SOURCE_INDEX) - 1) == 0) {
+	    sizeof(KT_KEY_SOURCE_INDEX) - 1) == 0;
+	if (si && r->buf[r->lo] == '[') {
 		r->srcindex_after = after;
 		if ((rc = stream_srcindex(r, start, err)) != 0)
 			return rc == 1 ? 0 : -1;	/* cut: R_END */
@@ -1809,13 +1817,10 @@ top_member(struct kt_reader *r, struct kt_error *err)
 	count_edits(r);
 	if (after && r->tail_known) {
 		/* Read already, from the end of the file. */
-	} else if (r->tmp.n == sizeof(KT_KEY_SOURCE_INDEX) + 1 &&
-	    memcmp(r->tmp.p + 1, KT_KEY_SOURCE_INDEX,
-	    sizeof(KT_KEY_SOURCE_INDEX) - 1) == 0) {
+	} else if (si) {
 		r->srcindex_after = after;
 		if (parse_srcindex(r, r->buf + r->lo, vend - r->lo) == -1)
-			return fail_at(r, r->lo, err,
-			    "ktSourceIndex is not an array of row numbers");
+			return fail_at(r, r->lo, err, bad_rows);
 	} else {
 		struct kt_buf v = KT_BUF_INIT;
 
@@ -2261,8 +2266,8 @@ kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 		if (strcmp(r->meta[k].key, "\"" KT_KEY_SOURCE_INDEX "\"") == 0) {
 			if (parse_srcindex(r, r->meta[k].val,
 			    r->meta[k].vallen) == -1) {
-				kt_error_set(err, r->name, 0, 0, "ktSourceIndex "
-				    "is not an array of row numbers");
+				kt_error_set(err, r->name, 0, 0, "%s",
+				    bad_rows);
 				return -1;
 			}
 			r->srcindex_after = 0;
