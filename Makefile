@@ -47,7 +47,7 @@ LIBCORE	  = $(O)/build/libkt.a
 LIBMODEL  = $(O)/build/libktmodel.a
 LIBCLI	  = $(O)/build/libktcli.a
 LIB	  = $(LIBCLI) $(LIBMODEL) $(LIBCORE)
-HDRS	  = lib/kt.h lib/core/ktint.h lib/core/scan_body.h
+HDRS	  = lib/kt.h lib/core/ktint.h lib/core/scan_body.h lib/core/scan_fast.h
 FILTERS	 = $(notdir $(basename $(wildcard filters/*.c)))
 BINS	 = $(FILTERS:%=$(O)/bin/kt-%) $(O)/bin/kt
 FUZZERS	 = $(basename $(notdir $(wildcard tests/fuzz/*.c)))

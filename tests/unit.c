@@ -3345,9 +3345,299 @@ test_rows(void)
 	}
 }
 
+/*
+ * The AVX2 path's walk over bit masks (kt_scan_fast) against the
+ * portable scanner, on random events of Kineto's shape: the keys the
+ * scanner records at every depth, strings with the bytes of JSON's
+ * syntax in them and crossing 64-byte blocks, every kind of number and
+ * literal, white space of every kind, nesting past the walk's 63 levels,
+ * and damage (escapes, UTF-8, controls, bad numbers and literals, trailing
+ * commas, missing colons, a cut) that the walk must leave to the full
+ * scanner.  Wherever the walk takes an event, the portable scanner reads
+ * it without an edit to the same end, keys and fields; every clean event
+ * is taken; and kt_scan_value on the AVX2 path (walk, then full scanner)
+ * reads every event as the portable one does.
+ */
+struct fgen {
+	struct kt_buf b;
+	uint64_t x;
+	int dirty;		/* something the walk must not take */
+};
+
+static unsigned
+fg_rand(struct fgen *g, unsigned n)
+{
+	return (unsigned)(xorshift(&g->x) % n);
+}
+
+static void
+fg_add(struct fgen *g, const char *s)
+{
+	(void)kt_buf_adds(&g->b, s);
+}
+
+static void
+fg_ws(struct fgen *g)
+{
+	static const char *const ws[] = { "", "", " ", " ", "\n    ",
+	    "\r\n\t", "\n      " };
+
+	if (fg_rand(g, 40) == 0) {
+		unsigned n = fg_rand(g, 90);
+
+		while (n-- > 0)
+			(void)kt_buf_addc(&g->b, " \t\r\n"[fg_rand(g, 4)]);
+		return;
+	}
+	fg_add(g, ws[fg_rand(g, sizeof(ws) / sizeof(ws[0]))]);
+}
+
+static void
+fg_string(struct fgen *g, const char *fixed)
+{
+	static const char plain[] = "abcXYZ019 _:;,.{}[]()<>/#-+'";
+	unsigned n, r;
+
+	(void)kt_buf_addc(&g->b, '"');
+	if (fixed != NULL)
+		fg_add(g, fixed);
+	else {
+		n = fg_rand(g, 8) == 0 ? fg_rand(g, 160) : fg_rand(g, 20);
+		while (n-- > 0) {
+			r = fg_rand(g, 400);
+			if (r == 0) {
+				static const char *const esc[] = { "\\\"",
+				    "\\\\", "\\n", "\\u00e9", "\\q", "\\u12" };
+
+				fg_add(g, esc[fg_rand(g, 6)]);
+				g->dirty = 1;
+			} else if (r == 1) {
+				fg_add(g, fg_rand(g, 2) ? "\xc3\xa9" : "\xff");
+				g->dirty = 1;
+			} else if (r == 2) {
+				(void)kt_buf_addc(&g->b,
+				    "\t\x01\x1f\x0c\x1a"[fg_rand(g, 5)]);
+				g->dirty = 1;
+			} else
+				(void)kt_buf_addc(&g->b,
+				    plain[fg_rand(g, sizeof(plain) - 1)]);
+		}
+	}
+	(void)kt_buf_addc(&g->b, '"');
+}
+
+static void
+fg_scalar(struct fgen *g)
+{
+	static const char *const good[] = { "0", "7", "-3", "12345678901234",
+	    "1669783687464200", "27168132393.957", "-0.5", "1.5e3", "2E-07",
+	    "6.02e+23", "00", "-12.000", "true", "false", "null", "0.125" };
+	static const char *const bad[] = { "1.", "-", "1e", "+1", ".5",
+	    "1.5.5", "nan", "-Infinity", "inf", "True", "nul", "truex",
+	    "1x", "0x1f", "--1", "1e+", "NaN", "falsey", "1-2", "t" };
+
+	if (fg_rand(g, 25) == 0) {
+		fg_add(g, bad[fg_rand(g, sizeof(bad) / sizeof(bad[0]))]);
+		g->dirty = 1;
+	} else
+		fg_add(g, good[fg_rand(g, sizeof(good) / sizeof(good[0]))]);
+}
+
+static void fg_value(struct fgen *, int, int);
+
+/* An object at depth (1: the event's members; args: args' members). */
+static void
+fg_object(struct fgen *g, int depth, int args)
+{
+	static const char *const top[] = { "ph", "cat", "name", "pid", "tid",
+	    "ts", "dur", "id", "bp", "s", "args", "args", "Ev Idx", "foo",
+	    "" };
+	static const char *const arg[] = { "External id", "correlation",
+	    "stream", "device", "bytes", "rank", "Input Dims", "queued",
+	    "ph", "ts" };
+	unsigned n = fg_rand(g, depth == 1 ? 12 : 6), i;
+
+	(void)kt_buf_addc(&g->b, '{');
+	fg_ws(g);
+	for (i = 0; i < n; i++) {
+		const char *k = depth == 1 || fg_rand(g, 2) ?
+		    (depth == 1 ? top[fg_rand(g, sizeof(top) / sizeof(top[0]))] :
+		    arg[fg_rand(g, sizeof(arg) / sizeof(arg[0]))]) : NULL;
+
+		if (i > 0) {
+			(void)kt_buf_addc(&g->b, ',');
+			fg_ws(g);
+		}
+		fg_string(g, k);
+		fg_ws(g);
+		if (fg_rand(g, 200) == 0)
+			g->dirty = 1;	/* no colon */
+		else
+			(void)kt_buf_addc(&g->b, ':');
+		fg_ws(g);
+		fg_value(g, depth + 1, depth == 1 && k != NULL &&
+		    strcmp(k, "args") == 0);
+		fg_ws(g);
+	}
+	if (n > 0 && fg_rand(g, 100) == 0) {
+		(void)kt_buf_addc(&g->b, ',');
+		g->dirty = 1;	/* a trailing comma */
+	}
+	(void)kt_buf_addc(&g->b, '}');
+	(void)args;
+}
+
+/* A value at depth (the number of containers around it). */
+static void
+fg_value(struct fgen *g, int depth, int args)
+{
+	unsigned r = fg_rand(g, 10);
+
+	if (args && r < 7) {
+		fg_object(g, depth, 1);
+		return;
+	}
+	if (depth < 5 && r == 0) {
+		fg_object(g, depth, 0);
+		return;
+	}
+	if (r == 1 && depth < 6) {
+		unsigned n = fg_rand(g, 5), i;
+
+		(void)kt_buf_addc(&g->b, '[');
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				(void)kt_buf_addc(&g->b, ',');
+			fg_ws(g);
+			fg_value(g, depth + 1, 0);
+			fg_ws(g);
+		}
+		(void)kt_buf_addc(&g->b, ']');
+		return;
+	}
+	if (r == 2 && fg_rand(g, 30) == 0) {
+		/* Nesting about the walk's limit of 63 levels. */
+		unsigned n = 55 + fg_rand(g, 15), i;
+
+		if (depth + (int)n >= 63)
+			g->dirty = 1;
+		for (i = 0; i < n; i++)
+			(void)kt_buf_addc(&g->b, "[{"[0]);
+		fg_scalar(g);
+		for (i = 0; i < n; i++)
+			(void)kt_buf_addc(&g->b, ']');
+		return;
+	}
+	if (r < 6)
+		fg_string(g, NULL);
+	else
+		fg_scalar(g);
+}
+
+static int
+same_scan(int rc1, size_t e1, const struct kt_scanner *s1,
+    const struct kt_event *v1, int rc2, size_t e2,
+    const struct kt_scanner *s2, const struct kt_event *v2)
+{
+	if (rc1 != rc2)
+		return 0;
+	if (rc1 == KT_SCAN_ERR)
+		return s1->err_off == s2->err_off &&
+		    strcmp(s1->err_msg, s2->err_msg) == 0;
+	if (rc1 != KT_SCAN_OK)
+		return 1;
+	return e1 == e2 && s1->nedits == s2->nedits &&
+	    s1->nkeys == s2->nkeys && v1->known == v2->known &&
+	    memcmp(v1->f, v2->f, sizeof(v1->f)) == 0;
+}
+
+static void
+test_scan_fast(void)
+{
+	static const char *const tails[] = { "", ",\n  {\"ph\": \"X\"",
+	    "\n]}\n", ",{\"name\": \"a\\\\b\xff\x01\"}", "   \t" };
+	struct fgen g;
+	struct kt_scanner sp, sf, sa;
+	struct kt_event ep, ef, ea;
+	size_t ev_end, e_p, e_f, e_a, end;
+	uint64_t i, clean = 0, taken = 0, taken_clean = 0, wrong = 0;
+	uint64_t differ = 0;
+	int rc_p, rc_f, rc_a, cut;
+
+	if (kt_scan_path("avx2") == -1) {
+		printf("skip unit.c: kt_scan_fast: no AVX2 here\n");
+		return;
+	}
+	memset(&g, 0, sizeof(g));
+	memset(&sp, 0, sizeof(sp));
+	memset(&sa, 0, sizeof(sa));
+	memset(&sf, 0, sizeof(sf));
+	sp.path = KT_SCAN_PORTABLE;
+	sa.path = KT_SCAN_AVX2;
+	g.x = 0x9e3779b97f4a7c15ULL;
+	for (i = 0; i < 60000; i++) {
+		g.b.n = 0;
+		g.dirty = 0;
+		fg_object(&g, 1, 0);
+		ev_end = g.b.n;
+		fg_add(&g, tails[fg_rand(&g, sizeof(tails) / sizeof(tails[0]))]);
+		/* Now and then the data ends inside the event. */
+		cut = fg_rand(&g, 8) == 0 && ev_end > 1;
+		end = cut ? fg_rand(&g, (unsigned)ev_end - 1) + 1 : g.b.n;
+		/* Room past end, so that no read past it goes unnoticed
+		 * by ASan: a copy of exactly end bytes. */
+		{
+			char *d = malloc(end);
+
+			if (d == NULL)
+				abort();
+			memcpy(d, g.b.p, end);
+			rc_p = kt_scan_value(&sp, d, 0, end, &e_p, &ep);
+			rc_f = kt_scan_fast(&sf, d, 0, end, &e_f, &ef);
+			rc_a = kt_scan_value(&sa, d, 0, end, &e_a, &ea);
+			free(d);
+		}
+		if (rc_f == KT_SCAN_OK) {
+			taken++;
+			if (rc_p != KT_SCAN_OK || e_p != e_f ||
+			    sp.nedits != 0 || sp.nkeys != sf.nkeys ||
+			    sf.nedits != 0 || ep.known != ef.known ||
+			    memcmp(ep.f, ef.f, sizeof(ep.f)) != 0 ||
+			    e_f != ev_end) {
+				if (wrong++ == 0)
+					printf("kt_scan_fast took %.*s\n",
+					    (int)end, g.b.p);
+			}
+		}
+		if (!g.dirty && !cut) {
+			clean++;
+			if (rc_f == KT_SCAN_OK)
+				taken_clean++;
+			else if (clean - taken_clean == 1)
+				printf("kt_scan_fast left %.*s\n", (int)end,
+				    g.b.p);
+		}
+		/* The AVX2 path reads as the portable one. */
+		if (!same_scan(rc_p, e_p, &sp, &ep, rc_a, e_a, &sa, &ea)) {
+			if (differ++ == 0)
+				printf("KT_SCAN=avx2 reads otherwise: %.*s\n",
+				    (int)end, g.b.p);
+		}
+	}
+	CHECK(wrong == 0);
+	CHECK(differ == 0);
+	CHECK(clean > 20000 && taken_clean == clean);
+	CHECK(taken >= clean && taken < i);
+	kt_scanner_free(&sp);
+	kt_scanner_free(&sa);
+	kt_scanner_free(&sf);
+	kt_buf_free(&g.b);
+}
+
 int
 main(void)
 {
+	test_scan_fast();
 	test_size_hint();
 	test_rows();
 	test_scan_lines();

@@ -98,6 +98,15 @@ int	 kt_scan_value(struct kt_scanner *, const char *, size_t, size_t,
 void	 kt_scanner_free(struct kt_scanner *);
 
 /*
+ * The AVX2 path's first try at an event (kt_scan_value makes it there):
+ * KT_SCAN_OK with what kt_scan_value records for a plain event (one it
+ * scans without an edit), or -1 where it leaves the event to the full
+ * scanner (and on a machine without AVX2).  For the unit tests.
+ */
+int	 kt_scan_fast(struct kt_scanner *, const char *, size_t, size_t,
+	    size_t *, struct kt_event *);
+
+/*
  * Skim one event object at buf[pos]: find its end and its top-level
  * fields (not those inside args) without validating it.  For readers
  * that only survey a trace; the same return values as kt_scan_value.

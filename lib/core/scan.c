@@ -221,7 +221,7 @@ digit_run_sse2(const unsigned char *b, size_t p, size_t end)
 #endif /* __SSE2__ */
 
 #ifdef KT_SCAN_HAVE_AVX2
-#define AVX2	__attribute__((target("avx2")))
+#define AVX2	__attribute__((target("avx2,pclmul")))
 #define LOAD32(b)	_mm256_loadu_si256((const __m256i *)(const void *)(b))
 
 /* Thirty-two bytes' stop masks, as the sixteen bytes' above. */
@@ -521,6 +521,7 @@ push(struct kt_scanner *sc, size_t depth, unsigned char c)
 #undef WS_RUN
 #undef DIGIT_RUN
 #undef SCAN_ATTR
+#include "scan_fast.h"
 #endif
 
 /* Append buf[pos..endp) to out with the scanner's edits applied. */
@@ -752,7 +753,8 @@ path_runs(int path)
 #endif
 #ifdef KT_SCAN_HAVE_AVX2
 	case KT_SCAN_AVX2:
-		return __builtin_cpu_supports("avx2") != 0;
+		return __builtin_cpu_supports("avx2") != 0 &&
+		    __builtin_cpu_supports("pclmul") != 0;
 #endif
 	default:
 		return 0;
@@ -797,6 +799,12 @@ kt_scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
 	switch (sc->path) {
 #ifdef KT_SCAN_HAVE_AVX2
 	case KT_SCAN_AVX2:
+		/* Most events are plain: first the walk over bit masks. */
+		if (ev != NULL &&
+		    fast_event_avx2(sc, buf, pos, end, endp, ev) == KT_SCAN_OK) {
+			rc = KT_SCAN_OK;
+			break;
+		}
 		rc = scan_value_avx2(sc, buf, pos, end, endp, ev);
 		break;
 #endif
@@ -814,6 +822,23 @@ kt_scan_value(struct kt_scanner *sc, const char *buf, size_t pos,
 	if (ev != NULL && rc == KT_SCAN_OK)
 		COUNT(0);
 	return rc;
+}
+
+int
+kt_scan_fast(struct kt_scanner *sc, const char *buf, size_t pos,
+    size_t end, size_t *endp, struct kt_event *ev)
+{
+#ifdef KT_SCAN_HAVE_AVX2
+	if (path_runs(KT_SCAN_AVX2))
+		return fast_event_avx2(sc, buf, pos, end, endp, ev);
+#endif
+	(void)sc;
+	(void)buf;
+	(void)pos;
+	(void)end;
+	(void)endp;
+	(void)ev;
+	return -1;
 }
 
 int

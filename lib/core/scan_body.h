@@ -186,14 +186,14 @@ s_value:
 			args_open = pend[1] == KT_F_ARGS;
 		if (push(sc, depth++, 'o') == -1)
 			FAIL(p, "out of memory");
-		if (depth < 3)
+		if (depth <= 3)
 			vtype[depth - 1] = KT_OBJECT;
 		p++;
 		NEXT(s_key_or_close);
 	case '[':
 		if (push(sc, depth++, 'a') == -1)
 			FAIL(p, "out of memory");
-		if (depth < 3)
+		if (depth <= 3)
 			vtype[depth - 1] = KT_ARRAY;
 		p++;
 		NEXT(s_value_or_close);

@@ -1,0 +1,375 @@
+/*
+ * scan_fast.h: the AVX2 path's first try at an event, included by scan.c.
+ *
+ * Most events are plain: no escape, no byte of UTF-8, no control byte in
+ * a string, nothing to repair.  For those the byte-by-byte state machine
+ * of scan_body.h spends most of its time finding where each token starts
+ * and ends.  Here, as in simdjson's first stage, each 64 bytes are
+ * classified at once into bit masks (quotes, brackets and separators
+ * outside strings, white space, the first byte of each number or literal),
+ * and the event is walked from token to token over those bits.
+ *
+ * The walk accepts only what the full scanner accepts without an edit,
+ * and records the same fields (ev->f, sc->nkeys) at the same places; at
+ * anything else (a byte it does not take, a grammar it does not check, an
+ * event that runs past the data, nesting deeper than 63) it gives up and
+ * the full scanner scans the event from its start, so that every repair,
+ * error and KT_SCAN_MORE is the full scanner's own.
+ */
+
+/* Prefix XOR: bit i is the XOR of bits 0..i of x (a carry-less
+ * multiplication by all ones). */
+AVX2 static inline ALWAYS uint64_t
+prefix_xor(uint64_t x)
+{
+	return (uint64_t)_mm_cvtsi128_si64(_mm_clmulepi64_si128(
+	    _mm_set_epi64x(0, (long long)x), _mm_set1_epi8((char)0xff), 0));
+}
+
+/* Zero ev->f, in vector stores rather than memset's rep stosq. */
+AVX2 static inline ALWAYS void
+fast_zero(struct kt_event *ev)
+{
+	unsigned char *f = (unsigned char *)ev->f;
+	size_t i;
+
+	_Static_assert(sizeof(ev->f) >= 32 + 16, "ev->f is small");
+	for (i = 0; i + 32 <= sizeof(ev->f); i += 32)
+		_mm256_storeu_si256((__m256i *)(void *)(f + i),
+		    _mm256_setzero_si256());
+	if (i < sizeof(ev->f))
+		_mm256_storeu_si256((__m256i *)(void *)(f +
+		    sizeof(ev->f) - 32), _mm256_setzero_si256());
+}
+
+/* One 64-byte block's masks: tok, the bytes the walk visits; bad, those
+ * it cannot take (a backslash, a byte >= 0x80, a control byte that is not
+ * white space outside a string). */
+struct fast_blk {
+	uint64_t tok;
+	uint64_t bad;
+	uint64_t scal;		/* the bytes of numbers and literals */
+	uint64_t dig;		/* digits */
+};
+
+/* The state carried from block to block: inside a string at its end; its
+ * last byte part of a number or literal. */
+struct fast_carry {
+	uint64_t instr;		/* all ones or zero */
+	uint64_t scalar;	/* 1 or 0 */
+};
+
+#define EQ32(v, c)	_mm256_cmpeq_epi8((v), _mm256_set1_epi8(c))
+#define MASK64(lo, hi)	((uint64_t)(uint32_t)_mm256_movemask_epi8(lo) | \
+			 (uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32)
+
+AVX2 static inline ALWAYS void
+fast_classify(const unsigned char *p, struct fast_carry *cy,
+    struct fast_blk *k)
+{
+	/*
+	 * simdjson's tables, looked up by each byte's low four bits (0
+	 * for a byte >= 0x80): white space is the byte its entry is, and
+	 * an operator the byte with 0x20 set ([ ] as { }).  A control
+	 * byte taken for one (0x0c as ',', 0x1a as ':') is bad anyway.
+	 */
+	const __m256i wst = _mm256_setr_epi8(' ', 100, 100, 100, 17, 100,
+	    113, 2, 100, '\t', '\n', 112, 100, '\r', 100, 100,
+	    ' ', 100, 100, 100, 17, 100, 113, 2, 100, '\t', '\n', 112, 100,
+	    '\r', 100, 100);
+	const __m256i opt = _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    ':', '{', ',', '}', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    ':', '{', ',', '}', 0, 0);
+	__m256i v0 = LOAD32(p), v1 = LOAD32(p + 32);
+	uint64_t q, ops, ws, stop, instr, scal;
+
+	q = MASK64(EQ32(v0, '"'), EQ32(v1, '"'));
+	ops = MASK64(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(opt, v0),
+	    _mm256_or_si256(v0, _mm256_set1_epi8(0x20))),
+	    _mm256_cmpeq_epi8(_mm256_shuffle_epi8(opt, v1),
+	    _mm256_or_si256(v1, _mm256_set1_epi8(0x20))));
+	ws = MASK64(_mm256_cmpeq_epi8(_mm256_shuffle_epi8(wst, v0), v0),
+	    _mm256_cmpeq_epi8(_mm256_shuffle_epi8(wst, v1), v1));
+	/* A backslash, a control or (signed, below 0x20) a byte >= 0x80. */
+	stop = MASK64(_mm256_or_si256(EQ32(v0, '\\'),
+	    _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v0)),
+	    _mm256_or_si256(EQ32(v1, '\\'),
+	    _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v1)));
+	k->dig = MASK64(_mm256_and_si256(
+	    _mm256_cmpgt_epi8(v0, _mm256_set1_epi8('0' - 1)),
+	    _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), v0)),
+	    _mm256_and_si256(
+	    _mm256_cmpgt_epi8(v1, _mm256_set1_epi8('0' - 1)),
+	    _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), v1)));
+	/* Inside a string: from its opening quote up to its closing one. */
+	instr = prefix_xor(q) ^ cy->instr;
+	cy->instr = (uint64_t)((int64_t)instr >> 63);
+	scal = ~(instr | q | ops | ws);
+	k->tok = (ops & ~instr) | q | (scal & ~(scal << 1 | cy->scalar));
+	cy->scalar = scal >> 63;
+	k->scal = scal;
+	/* White space is white space only outside a string. */
+	k->bad = stop & (instr | ~ws);
+}
+
+/*
+ * The end of the number at b[p] and the full scanner's grammar for one:
+ * -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?, or 0 for anything else.
+ */
+static inline ALWAYS size_t
+fast_number(const unsigned char *b, size_t p, size_t end)
+{
+	if (p < end && b[p] == '-')
+		p++;
+	if (p >= end || !isdig[b[p]])
+		return 0;
+	while (++p < end && isdig[b[p]])
+		;
+	if (p < end && b[p] == '.') {
+		if (++p >= end || !isdig[b[p]])
+			return 0;
+		while (++p < end && isdig[b[p]])
+			;
+	}
+	if (p < end && (b[p] == 'e' || b[p] == 'E')) {
+		if (++p < end && (b[p] == '+' || b[p] == '-'))
+			p++;
+		if (p >= end || !isdig[b[p]])
+			return 0;
+		while (++p < end && isdig[b[p]])
+			;
+	}
+	return p < end ? p : 0;
+}
+
+/* Bytes that may follow a number or literal (the walk checks which). */
+static const unsigned char fast_after[256] = {
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [','] = 1, [':'] = 1,
+	['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, ['"'] = 1
+};
+
+#define FAST_NO	(-1)
+
+/* The walk's blocks: the one at base, and what it carries on. */
+struct fast_walk {
+	const unsigned char *b;
+	size_t end;
+	size_t base;
+	struct fast_carry cy;
+	struct fast_blk k;
+};
+
+/*
+ * Classify the block at w->base (the data's last bytes padded with
+ * spaces); -1 when w->base is past the data.
+ */
+AVX2 static int __attribute__((noinline))
+fast_block(struct fast_walk *w)
+{
+	unsigned char tail[64];
+
+	if (w->base + 64 <= w->end) {
+		fast_classify(w->b + w->base, &w->cy, &w->k);
+		return 0;
+	}
+	if (w->base >= w->end)
+		return -1;
+	memset(tail, ' ', sizeof(tail));
+	memcpy(tail, w->b + w->base, w->end - w->base);
+	fast_classify(tail, &w->cy, &w->k);
+	return 0;
+}
+
+/*
+ * Scan the event at buf[pos] as kt_scan_value does, or return FAST_NO
+ * (with ev and sc in no particular state) for the full scanner.
+ */
+AVX2 static int
+fast_event_avx2(struct kt_scanner *sc, const char *buf, size_t pos,
+    size_t end, size_t *endp, struct kt_event *ev)
+{
+	const unsigned char *b = (const unsigned char *)buf;
+	struct fast_walk w;
+	size_t t, e, vstart[3] = { 0, 0, 0 };
+	uint64_t stack = 0, tok;	/* bit d: level d+1 is an array */
+	unsigned depth = 0;
+	int kf = -1, pend[3] = { -1, -1, -1 }, args_open = 0;
+	unsigned char c;
+
+	if (b[pos] != '{')
+		return FAST_NO;
+	fast_zero(ev);
+	ev->known = KT_FALL;
+	sc->nedits = 0;
+	sc->nkeys = 0;
+
+	w.b = b;
+	w.end = end;
+	w.base = pos;
+	w.cy.instr = w.cy.scalar = 0;
+	/* The next token t (its byte c), past the blocks with none left. */
+#define TOKEN() do {							\
+	while (tok == 0) {						\
+		if (w.k.bad != 0)					\
+			return FAST_NO;					\
+		w.base += 64;						\
+		if (fast_block(&w) == -1)				\
+			return FAST_NO;					\
+		tok = w.k.tok;						\
+	}								\
+	t = w.base + (size_t)__builtin_ctzll(tok);			\
+	tok &= tok - 1;							\
+	c = b[t];							\
+} while (0)
+	if (fast_block(&w) == -1)
+		return FAST_NO;
+	tok = w.k.tok;
+	TOKEN();		/* the event's { */
+	goto value_here;
+
+value_or_close:
+	TOKEN();
+	if (c == ']')
+		goto close;
+	goto value_here;
+value:
+	TOKEN();
+value_here:
+	if (depth - 1 < 2 && (depth == 1 || args_open)) {
+		pend[depth] = kf;
+		vstart[depth] = t;
+	}
+	switch (c) {
+	case '{':
+		if (depth == 1)
+			args_open = pend[1] == KT_F_ARGS;
+		if (depth >= 63)
+			return FAST_NO;
+		stack &= ~((uint64_t)1 << depth);
+		depth++;
+		goto key_or_close;
+	case '[':
+		if (depth >= 63)
+			return FAST_NO;
+		stack |= (uint64_t)1 << depth;
+		depth++;
+		goto value_or_close;
+	case '"':
+		TOKEN();	/* the closing quote */
+		e = t + 1;
+		c = KT_STRING;
+		break;
+	case 't':
+		if (t + 4 >= end || memcmp(b + t, "true", 4) != 0)
+			return FAST_NO;
+		e = t + 4;
+		c = KT_TRUE;
+		goto scalar;
+	case 'f':
+		if (t + 5 >= end || memcmp(b + t, "false", 5) != 0)
+			return FAST_NO;
+		e = t + 5;
+		c = KT_FALSE;
+		goto scalar;
+	case 'n':
+		if (t + 4 >= end || memcmp(b + t, "null", 4) != 0)
+			return FAST_NO;
+		e = t + 4;
+		c = KT_NULL;
+		goto scalar;
+	default: {
+		/*
+		 * A number: most are digits with a '-' before them or one
+		 * '.' among them, all in this block, told by its masks; the
+		 * rest byte by byte.
+		 */
+		unsigned o = (unsigned)(t - w.base), s = o, x;
+		uint64_t nx = ~w.k.scal & (~(uint64_t)0 << o), nd;
+
+		c = KT_NUMBER;
+		if (nx != 0) {
+			x = (unsigned)__builtin_ctzll(nx);
+			nd = ~w.k.dig & (((uint64_t)1 << x) - 1) &
+			    (~(uint64_t)0 << o);
+			if (b[t] == '-') {
+				nd &= nd - 1;
+				s++;
+			}
+			if (s < x && (nd == 0 || ((nd & (nd - 1)) == 0 &&
+			    b[w.base + (unsigned)__builtin_ctzll(nd)] == '.' &&
+			    nd > (uint64_t)1 << s && nd < (uint64_t)1 << (x - 1)))) {
+				e = w.base + x;
+				break;
+			}
+		}
+		if ((e = fast_number(b, t, end)) == 0)
+			return FAST_NO;
+	}
+	scalar:
+		if (!fast_after[b[e]])
+			return FAST_NO;
+		break;
+	}
+	goto complete;
+
+close:
+	depth--;
+	if (depth == 1)
+		args_open = 0;
+	e = t + 1;
+	c = (stack >> depth & 1) ? KT_ARRAY : KT_OBJECT;
+complete:
+	/* A value of type c ended at e, at depth. */
+	if (depth == 0) {
+		/* The rest of the block is the next event's. */
+		if ((w.k.bad & (((uint64_t)2 << (t - w.base)) - 1)) != 0)
+			return FAST_NO;
+		*endp = e;
+		return KT_SCAN_OK;
+	}
+	if (depth <= 2 && pend[depth] >= 0 && (depth == 1 || args_open)) {
+		struct kt_val *v = &ev->f[pend[depth]];
+
+		v->off = (uint32_t)(vstart[depth] - pos);
+		v->len = (uint32_t)(e - vstart[depth]);
+		v->type = c;
+	}
+	TOKEN();
+	if (c == ',') {
+		if ((stack >> (depth - 1) & 1) == 0)
+			goto key;
+		goto value;
+	}
+	if (c == ((stack >> (depth - 1) & 1) ? ']' : '}'))
+		goto close;
+	return FAST_NO;
+
+key_or_close:
+	TOKEN();
+	if (c == '}')
+		goto close;
+	goto key_here;
+key:
+	TOKEN();
+key_here: {
+	size_t ks = t;
+
+	if (c != '"')
+		return FAST_NO;
+	TOKEN();	/* the closing quote */
+	kf = -1;
+	if (depth == 1) {
+		kf = top_field(b + ks + 1, t - ks - 1);
+		sc->nkeys++;
+	} else if (depth == 2 && args_open)
+		kf = arg_field(b + ks + 1, t - ks - 1);
+	TOKEN();
+	if (c != ':')
+		return FAST_NO;
+	goto value;
+}
+#undef TOKEN
+}
+
+#undef EQ32
+#undef MASK64
