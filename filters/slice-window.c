@@ -205,6 +205,38 @@ struct opts {
 };
 
 /*
+ * Flow keys, (cat, name, id) as text, to dense ids (a record's aux).
+ * Most ids are integers, and a trace's flows take them in order: such an
+ * id is keyed by (its cat and name's number, the integer) in a table of
+ * its own, where eight consecutive ids share a slot's neighbours, so
+ * that a flow's end finds its start in the cache lines its neighbours'
+ * starts used.  Any other id (a string, leading zeros, a fraction) is
+ * keyed by the whole text in text.  An integer's text is canonical, so
+ * that a key is in only one of the two and two texts are two keys.
+ */
+struct flowint {
+	int64_t		 v;
+	uint32_t	 cn;		/* the cat and name's number */
+	uint32_t	 id;
+};
+
+struct flowmap {
+	struct kt_intern *catname;	/* "cat\tname" */
+	struct kt_buf	 key;		/* the last cat and name, its number */
+	uint32_t	 keycn;
+	struct kt_intern *text;		/* whole keys of other ids */
+	uint32_t	*textid;	/* their ids, by their number in text */
+	size_t		 ntextid;
+	size_t		 captextid;
+	uint32_t	*slots;		/* 1 + a number in ints, 0: empty */
+	size_t		 nslots;	/* a power of two */
+	struct flowint	*ints;		/* integer keys, as they came */
+	size_t		 nint;
+	size_t		 capint;
+	uint32_t	 n;		/* ids given */
+};
+
+/*
  * Everything one run keeps, made in main() and passed down: the
  * options, the input, what a window starting later needs (the open
  * events, the counter values, the metadata events), the windows, and
@@ -236,8 +268,7 @@ struct sw {
 	int		 streaming;	/* the input is streamed: may restart */
 	struct kt_hold	*holder;	/* a plain input file: what hd holds
 					   are places in it (lib/core/hold.c) */
-	struct kt_intern *flowkeys;
-	struct kt_buf	 flowkey;	/* flow_key()'s, reused */
+	struct flowmap	 flows;		/* flow keys to their ids */
 	struct kt_pidrank *pidrank;	/* --rank: ranks of pids, for flows */
 	struct kt_intern *tracks;	/* counter tracks */
 	struct kt_store	*lastc;		/* per track: last counter event */
@@ -408,27 +439,125 @@ keep_ev(struct kt_store *st, const struct kt_reader *rd,
 	return r;
 }
 
+/* The slot of (cn, v): eight consecutive v to a run of slots. */
+static size_t
+flow_slot(const struct flowmap *fm, uint32_t cn, int64_t v)
+{
+	uint64_t h = ((uint64_t)v >> 3 ^ (uint64_t)cn << 48) *
+	    0x9e3779b97f4a7c15ULL;
+
+	return (size_t)((h >> 20 << 3 | ((uint64_t)v & 7)) & (fm->nslots - 1));
+}
+
+static void
+flowmap_grow(struct flowmap *fm)
+{
+	size_t i, j;
+
+	free(fm->slots);
+	fm->nslots = fm->nslots ? 2 * fm->nslots : 4096;
+	if ((fm->slots = calloc(fm->nslots, sizeof(*fm->slots))) == NULL)
+		kt_cli_nomem();
+	for (i = 0; i < fm->nint; i++) {
+		j = flow_slot(fm, fm->ints[i].cn, fm->ints[i].v);
+		while (fm->slots[j] != 0)
+			j = (j + 1) & (fm->nslots - 1);
+		fm->slots[j] = (uint32_t)i + 1;
+	}
+}
+
+/* The integer of an id's text when it is canonical (-?[1-9][0-9]{0,17}
+ * or 0), else -1. */
+static int
+flow_int(const char *p, size_t n, int64_t *v)
+{
+	size_t i = 0;
+	int64_t x = 0;
+
+	if (n > 0 && p[0] == '-')
+		i = 1;
+	if (n == i || n - i > 18 || (p[i] == '0' && n - i > 1) ||
+	    (p[i] == '0' && i == 1))
+		return -1;
+	for (; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		x = x * 10 + (p[i] - '0');
+	}
+	*v = p[0] == '-' ? -x : x;
+	return 0;
+}
+
 /* The flow key id of a flow event: (cat, name, id). */
 static uint32_t
 flow_key(struct sw *sw, const struct kt_event *ev)
 {
-	struct kt_buf *k = &sw->flowkey;
-	const char *p;
-	size_t n;
-	int64_t id;
+	struct flowmap *fm = &sw->flows;
+	const char *cat, *name, *id;
+	size_t cn, nn, in, j;
+	int64_t v, x;
 
-	k->n = 0;
-	p = kt_event_field(ev, KT_F_CAT, &n);
-	kt_buf_add(k, p ? p : "", n);
-	kt_buf_addc(k, '\t');
-	p = kt_event_field(ev, KT_F_NAME, &n);
-	kt_buf_add(k, p ? p : "", n);
-	kt_buf_addc(k, '\t');
-	p = kt_event_field(ev, KT_F_ID, &n);
-	kt_buf_add(k, p ? p : "", n);
-	if ((id = kt_intern_put(sw->flowkeys, k->p ? k->p : "", k->n)) == -1)
+	cat = kt_event_field(ev, KT_F_CAT, &cn);
+	name = kt_event_field(ev, KT_F_NAME, &nn);
+	id = kt_event_field(ev, KT_F_ID, &in);
+	/* The cat and name's number: most often the last one's. */
+	if (fm->key.n != cn + 1 + nn || (cn > 0 && memcmp(fm->key.p, cat,
+	    cn) != 0) || (nn > 0 && memcmp(fm->key.p + cn + 1, name, nn) != 0)) {
+		fm->key.n = 0;
+		kt_buf_add(&fm->key, cat ? cat : "", cn);
+		kt_buf_addc(&fm->key, '\t');
+		kt_buf_add(&fm->key, name ? name : "", nn);
+		if ((x = kt_intern_put(fm->catname, fm->key.p, fm->key.n)) == -1)
+			kt_cli_nomem();
+		fm->keycn = (uint32_t)x;
+	}
+	if (id != NULL && flow_int(id, in, &v) == 0) {
+		struct flowint *k;
+
+		if (2 * (fm->nint + 1) > fm->nslots)
+			flowmap_grow(fm);
+		j = flow_slot(fm, fm->keycn, v);
+		while (fm->slots[j] != 0) {
+			k = &fm->ints[fm->slots[j] - 1];
+			if (k->v == v && k->cn == fm->keycn)
+				return k->id;
+			j = (j + 1) & (fm->nslots - 1);
+		}
+		if (fm->nint == fm->capint) {
+			size_t c = fm->capint ? 2 * fm->capint : 1024;
+
+			if ((k = realloc(fm->ints, c * sizeof(*k))) == NULL)
+				kt_cli_nomem();
+			fm->ints = k;
+			fm->capint = c;
+		}
+		k = &fm->ints[fm->nint++];
+		k->v = v;
+		k->cn = fm->keycn;
+		k->id = fm->n++;
+		fm->slots[j] = (uint32_t)fm->nint;
+		return k->id;
+	}
+	/* Any other id: the whole key as text. */
+	kt_buf_addc(&fm->key, '\t');
+	kt_buf_add(&fm->key, id ? id : "", in);
+	x = kt_intern_put(fm->text, fm->key.p, fm->key.n);
+	fm->key.n -= 1 + in;
+	if (x == -1)
 		kt_cli_nomem();
-	return (uint32_t)id;
+	if ((size_t)x == fm->ntextid) {
+		if (fm->ntextid == fm->captextid) {
+			size_t c = fm->captextid ? 2 * fm->captextid : 64;
+			uint32_t *t = realloc(fm->textid, c * sizeof(*t));
+
+			if (t == NULL)
+				kt_cli_nomem();
+			fm->textid = t;
+			fm->captextid = c;
+		}
+		fm->textid[fm->ntextid++] = fm->n++;
+	}
+	return fm->textid[x];
 }
 
 /* ------------------------------------------------------------------ */
@@ -2783,7 +2912,8 @@ sw_open(struct sw *sw)
 		    sw->o.co.rflags, &sw->src);
 	if ((sw->holder = kt_hold_new(sw->path, sw->name)) == NULL)
 		kt_cli_nomem();
-	if ((sw->flowkeys = kt_intern_new()) == NULL ||
+	if ((sw->flows.catname = kt_intern_new()) == NULL ||
+	    (sw->flows.text = kt_intern_new()) == NULL ||
 	    (sw->tracks = kt_intern_new()) == NULL ||
 	    (sw->pidrank = kt_pidrank_new()) == NULL)
 		kt_cli_nomem();
@@ -2822,9 +2952,14 @@ sw_close(struct sw *sw)
 	free(sw->pregend);
 	kt_store_free(sw->lastc);
 	free(sw->wins);
-	kt_intern_free(sw->flowkeys);
+	kt_intern_free(sw->flows.catname);
+	kt_intern_free(sw->flows.text);
+	kt_buf_free(&sw->flows.key);
+	free(sw->flows.textid);
+	free(sw->flows.slots);
+	free(sw->flows.ints);
+	memset(&sw->flows, 0, sizeof(sw->flows));
 	kt_intern_free(sw->tracks);
-	kt_buf_free(&sw->flowkey);
 	kt_pidrank_free(sw->pidrank);
 	kt_hold_free(sw->holder);
 	kt_reader_free(sw->rd);

@@ -999,6 +999,46 @@ if slice "small" small.json out.json $w; then
 		bad "small: flows kept: $(jq -c '[.traceEvents[] | select(.ph == "s" or .ph == "f") | [.cat, .id]]' out.json)"
 	fi
 fi
+# A flow's key is (cat, name, id) as text: ids written 8 and "8", 9 and
+# 09, 1.0 and 1, 0 and -0 are two flows each, as are id 5 of cat a and
+# of cat b; strings, negative ids and ids past 18 digits (kept as text)
+# pair with their equals.  (Checked by hand once; it fails with leading
+# zeros or -0 read as the integer they are.)
+cat >flowkeys.json <<'EOF'
+{"traceEvents": [
+{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 7, "pid": 1, "tid": 1, "ts": 1},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 8, "pid": 1, "tid": 1, "ts": 2},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": "x", "pid": 1, "tid": 1, "ts": 3},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 9, "pid": 1, "tid": 1, "ts": 4},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 12345678901234567890, "pid": 1, "tid": 1, "ts": 5},
+{"ph": "s", "cat": "a", "name": "ac2g", "id": 5, "pid": 1, "tid": 1, "ts": 6},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": -3, "pid": 1, "tid": 1, "ts": 7},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 1.0, "pid": 1, "tid": 1, "ts": 8},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 0, "pid": 1, "tid": 1, "ts": 9},
+{"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 4107, "pid": 1, "tid": 1, "ts": 10},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 7, "pid": 0, "tid": 7, "ts": 21},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": "8", "pid": 0, "tid": 7, "ts": 22},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": "x", "pid": 0, "tid": 7, "ts": 23},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 09, "pid": 0, "tid": 7, "ts": 24},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 12345678901234567890, "pid": 0, "tid": 7, "ts": 25},
+{"ph": "f", "bp": "e", "cat": "b", "name": "ac2g", "id": 5, "pid": 0, "tid": 7, "ts": 26},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": -3, "pid": 0, "tid": 7, "ts": 27},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 1, "pid": 0, "tid": 7, "ts": 28},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": -0, "pid": 0, "tid": 7, "ts": 29},
+{"ph": "f", "bp": "e", "cat": "ac2g", "name": "ac2g", "id": 4107, "pid": 0, "tid": 7, "ts": 30}
+]}
+EOF
+if slice "flow keys" flowkeys.json out.json --from 0s; then
+	_ids=$(grep -o '"id": [^,]*' out.json | tr '\n' ' ')
+	if grep -q '^kt-slice-window: flowkeys.json: 10 flow events dropped' slice.err &&
+	    [ "$_ids" = '"id": 7 "id": "x" "id": 12345678901234567890 "id": -3 "id": 4107 "id": 7 "id": "x" "id": 12345678901234567890 "id": -3 "id": 4107 ' ]
+	then
+		ok "flow keys: ids pair by their text (8 and \"8\", 9 and 09, 0 and -0 do not)"
+	else
+		bad "flow keys: $(head -1 slice.err); kept $_ids"
+	fi
+fi
 # shellcheck disable=SC2086
 if slice "small --clip" small.json out.json $w --clip; then
 	jq -c '[.traceEvents[] | select(.ph == "X") | [.name, .ts, .dur, .args.kt_clip]]' \
