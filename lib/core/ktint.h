@@ -98,6 +98,12 @@ int	 kt_scan_value(struct kt_scanner *, const char *, size_t, size_t,
 void	 kt_scanner_free(struct kt_scanner *);
 
 /*
+ * Turn O_DIRECT on or off for fd's writes: 0, or -1 where the system or
+ * the file's file system has none (direct.c).
+ */
+int	 kt_fd_direct(int, int);
+
+/*
  * The AVX2 path's first try at an event (kt_scan_value makes it there):
  * KT_SCAN_OK with what kt_scan_value records for a plain event (one it
  * scans without an edit), or -1 where it leaves the event to the full

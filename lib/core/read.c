@@ -69,6 +69,14 @@ struct kt_source {
 	uint64_t	 teemax, teed;
 	int		 teeerr;
 	/*
+	 * The copy written past the page cache (kt_fd_direct), TEE_BLOCK
+	 * aligned bytes at a time from teebuf; its last bytes are written
+	 * as usual when the copy is complete (kt_source_drain).
+	 */
+	char		*teebuf;
+	size_t		 teen;
+	int		 teedirect;	/* O_DIRECT is on */
+	/*
 	 * A part reader's source (kt_reader_part): the file of another
 	 * source read with pread from at, so that several readers share
 	 * one descriptor without sharing its offset.
@@ -191,11 +199,60 @@ fd_pread(int fd, void *buf, size_t n, uint64_t off)
 	return r;
 }
 
+#define TEE_BLOCK	((size_t)4 << 20)	/* a direct write of the copy */
+#define TEE_ALIGN	4096			/* its buffer's alignment */
+
+/* Write n bytes to the tee; 0, or -1 with teeerr set. */
+static int
+tee_write(struct kt_source *s, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(s->tee, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EINVAL && s->teedirect &&
+			    kt_fd_direct(s->tee, 0) == 0) {
+				/* No direct writes here after all. */
+				s->teedirect = 0;
+				continue;
+			}
+			s->teeerr = errno;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Write the copy's held bytes as usual: it is complete. */
+static int
+tee_finish(struct kt_source *s)
+{
+	int rc = 0;
+
+	if (s->teebuf == NULL)
+		return 0;
+	if (s->teedirect && kt_fd_direct(s->tee, 0) == -1)
+		s->teeerr = errno ? errno : EIO;
+	else {
+		s->teedirect = 0;
+		rc = tee_write(s, s->teebuf, s->teen);
+	}
+	free(s->teebuf);
+	s->teebuf = NULL;
+	s->teen = 0;
+	return s->teeerr != 0 ? -1 : rc;
+}
+
 /* Read from the source's descriptor, and copy it to the tee. */
 static ssize_t
 src_fd_read(struct kt_source *s, void *buf, size_t n)
 {
-	ssize_t r = fd_read(s->fd, buf, n), w, off = 0;
+	ssize_t r = fd_read(s->fd, buf, n);
+	size_t off = 0, k;
 	int cs;
 
 	if (r <= 0 || s->tee == -1 || s->teeerr != 0)
@@ -210,17 +267,23 @@ src_fd_read(struct kt_source *s, void *buf, size_t n)
 	 * cancellation point), or the copy would lose them.
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	while (off < r) {
-		if ((w = write(s->tee, (char *)buf + off, (size_t)(r - off))) ==
-		    -1) {
-			if (errno == EINTR)
-				continue;
-			s->teeerr = errno;
+	while (off < (size_t)r && s->teeerr == 0) {
+		if (s->teebuf == NULL) {
+			(void)tee_write(s, (char *)buf + off, (size_t)r - off);
+			off = (size_t)r;
 			break;
 		}
-		off += w;
+		k = TEE_BLOCK - s->teen;
+		if (k > (size_t)r - off)
+			k = (size_t)r - off;
+		memcpy(s->teebuf + s->teen, (char *)buf + off, k);
+		s->teen += k;
+		off += k;
+		if (s->teen == TEE_BLOCK &&
+		    tee_write(s, s->teebuf, TEE_BLOCK) == 0)
+			s->teen = 0;
 	}
-	if (off == r)
+	if (s->teeerr == 0)
 		s->teed += (uint64_t)r;
 	pthread_setcancelstate(cs, NULL);
 	return r;
@@ -401,6 +464,9 @@ kt_source_untee(struct kt_source *s)
 	if (s->gz != NULL)
 		return -1;	/* its thread may be reading */
 	s->tee = -1;
+	free(s->teebuf);
+	s->teebuf = NULL;
+	s->teedirect = 0;
 	return 0;
 }
 
@@ -421,6 +487,8 @@ kt_source_drain(struct kt_source *s, struct kt_error *err)
 	    s->teeerr == 0)
 		;
 	free(buf);
+	if (r == 0 && s->teeerr == 0)
+		(void)tee_finish(s);
 	if (r == -1) {
 		kt_error_set(err, s->name, 0, 0, "%s", strerror(errno));
 		return -1;
@@ -453,6 +521,16 @@ source_open(const char *path, const char *name, const char *glob,
 	s->flags = flags;
 	s->tee = tee;
 	s->teemax = teemax;
+	/* The copy past the page cache, where its file system can. */
+	if (tee != -1 && lseek(tee, 0, SEEK_CUR) == 0 &&
+	    posix_memalign((void **)&s->teebuf, TEE_ALIGN, TEE_BLOCK) == 0) {
+		if (kt_fd_direct(tee, 1) == 0)
+			s->teedirect = 1;
+		else {
+			free(s->teebuf);
+			s->teebuf = NULL;
+		}
+	}
 	if (path == NULL || strcmp(path, "-") == 0) {
 		snprintf(s->name, sizeof(s->name), "<stdin>");
 		s->fd = 0;
@@ -542,6 +620,7 @@ kt_source_close(struct kt_source *s)
 	kt_arch_unload(&s->la);
 	kt_gz_free(s->gz);
 	free(s->pre);
+	free(s->teebuf);
 	if (s->own_fd)
 		close(s->fd);
 	free(s->glob);
