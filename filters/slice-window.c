@@ -205,35 +205,33 @@ struct opts {
 };
 
 /*
- * Flow keys, (cat, name, id) as text, to dense ids (a record's aux).
- * Most ids are integers, and a trace's flows take them in order: such an
- * id is keyed by (its cat and name's number, the integer) in a table of
- * its own, where eight consecutive ids share a slot's neighbours, so
- * that a flow's end finds its start in the cache lines its neighbours'
- * starts used.  Any other id (a string, leading zeros, a fraction) is
- * keyed by the whole text in text.  An integer's text is canonical, so
- * that a key is in only one of the two and two texts are two keys.
+ * Flow keys, (cat, name, id) as text, to dense ids (a record's aux),
+ * handed out in the order the keys come.  Most ids are integers, and a
+ * trace's flows take them in order: a key is (its cat and name's number,
+ * the integer), in a table where eight consecutive ids share a run of
+ * slots, so that a flow's end finds its start in the cache lines its
+ * neighbours' starts used.  Any other id (a string, leading zeros, -0, a
+ * fraction, past 18 digits) is its text's number in text, with FLOW_TEXT
+ * set in the cat and name's number.  An integer's text is canonical, so
+ * that two texts are two keys.
  */
-struct flowint {
-	int64_t		 v;
+#define FLOW_TEXT	((uint32_t)1 << 31)
+
+struct flowkey {
+	int64_t		 v;		/* the integer, or the text's number */
 	uint32_t	 cn;		/* the cat and name's number */
-	uint32_t	 id;
 };
 
 struct flowmap {
 	struct kt_intern *catname;	/* "cat\tname" */
 	struct kt_buf	 key;		/* the last cat and name, its number */
 	uint32_t	 keycn;
-	struct kt_intern *text;		/* whole keys of other ids */
-	uint32_t	*textid;	/* their ids, by their number in text */
-	size_t		 ntextid;
-	size_t		 captextid;
-	uint32_t	*slots;		/* 1 + a number in ints, 0: empty */
+	struct kt_intern *text;		/* ids that are not integers */
+	uint32_t	*slots;		/* 1 + a key's place in keys; 0: empty */
 	size_t		 nslots;	/* a power of two */
-	struct flowint	*ints;		/* integer keys, as they came */
-	size_t		 nint;
-	size_t		 capint;
-	uint32_t	 n;		/* ids given */
+	struct flowkey	*keys;		/* as they came: key i has id i */
+	size_t		 nkeys;
+	size_t		 capkeys;
 };
 
 /*
@@ -443,7 +441,7 @@ keep_ev(struct kt_store *st, const struct kt_reader *rd,
 static size_t
 flow_slot(const struct flowmap *fm, uint32_t cn, int64_t v)
 {
-	uint64_t h = ((uint64_t)v >> 3 ^ (uint64_t)cn << 48) *
+	uint64_t h = ((uint64_t)v >> 3 ^ (uint64_t)cn * 0xff51afd7ed558ccdULL) *
 	    0x9e3779b97f4a7c15ULL;
 
 	return (size_t)((h >> 20 << 3 | ((uint64_t)v & 7)) & (fm->nslots - 1));
@@ -458,8 +456,8 @@ flowmap_grow(struct flowmap *fm)
 	fm->nslots = fm->nslots ? 2 * fm->nslots : 4096;
 	if ((fm->slots = calloc(fm->nslots, sizeof(*fm->slots))) == NULL)
 		kt_cli_nomem();
-	for (i = 0; i < fm->nint; i++) {
-		j = flow_slot(fm, fm->ints[i].cn, fm->ints[i].v);
+	for (i = 0; i < fm->nkeys; i++) {
+		j = flow_slot(fm, fm->keys[i].cn, fm->keys[i].v);
 		while (fm->slots[j] != 0)
 			j = (j + 1) & (fm->nslots - 1);
 		fm->slots[j] = (uint32_t)i + 1;
@@ -476,8 +474,7 @@ flow_int(const char *p, size_t n, int64_t *v)
 
 	if (n > 0 && p[0] == '-')
 		i = 1;
-	if (n == i || n - i > 18 || (p[i] == '0' && n - i > 1) ||
-	    (p[i] == '0' && i == 1))
+	if (n == i || n - i > 18 || (p[i] == '0' && (n - i > 1 || i == 1)))
 		return -1;
 	for (; i < n; i++) {
 		if (p[i] < '0' || p[i] > '9')
@@ -493,9 +490,11 @@ static uint32_t
 flow_key(struct sw *sw, const struct kt_event *ev)
 {
 	struct flowmap *fm = &sw->flows;
+	struct flowkey *k;
 	const char *cat, *name, *id;
 	size_t cn, nn, in, j;
 	int64_t v, x;
+	uint32_t c;
 
 	cat = kt_event_field(ev, KT_F_CAT, &cn);
 	name = kt_event_field(ev, KT_F_NAME, &nn);
@@ -507,57 +506,38 @@ flow_key(struct sw *sw, const struct kt_event *ev)
 		kt_buf_add(&fm->key, cat ? cat : "", cn);
 		kt_buf_addc(&fm->key, '\t');
 		kt_buf_add(&fm->key, name ? name : "", nn);
-		if ((x = kt_intern_put(fm->catname, fm->key.p, fm->key.n)) == -1)
+		if ((x = kt_intern_put(fm->catname, fm->key.p, fm->key.n)) == -1 ||
+		    x >= FLOW_TEXT)
 			kt_cli_nomem();
 		fm->keycn = (uint32_t)x;
 	}
-	if (id != NULL && flow_int(id, in, &v) == 0) {
-		struct flowint *k;
-
-		if (2 * (fm->nint + 1) > fm->nslots)
-			flowmap_grow(fm);
-		j = flow_slot(fm, fm->keycn, v);
-		while (fm->slots[j] != 0) {
-			k = &fm->ints[fm->slots[j] - 1];
-			if (k->v == v && k->cn == fm->keycn)
-				return k->id;
-			j = (j + 1) & (fm->nslots - 1);
-		}
-		if (fm->nint == fm->capint) {
-			size_t c = fm->capint ? 2 * fm->capint : 1024;
-
-			if ((k = realloc(fm->ints, c * sizeof(*k))) == NULL)
-				kt_cli_nomem();
-			fm->ints = k;
-			fm->capint = c;
-		}
-		k = &fm->ints[fm->nint++];
-		k->v = v;
-		k->cn = fm->keycn;
-		k->id = fm->n++;
-		fm->slots[j] = (uint32_t)fm->nint;
-		return k->id;
+	c = fm->keycn;
+	if (id == NULL || flow_int(id, in, &v) == -1) {
+		if ((v = kt_intern_put(fm->text, id ? id : "", in)) == -1)
+			kt_cli_nomem();
+		c |= FLOW_TEXT;
 	}
-	/* Any other id: the whole key as text. */
-	kt_buf_addc(&fm->key, '\t');
-	kt_buf_add(&fm->key, id ? id : "", in);
-	x = kt_intern_put(fm->text, fm->key.p, fm->key.n);
-	fm->key.n -= 1 + in;
-	if (x == -1)
-		kt_cli_nomem();
-	if ((size_t)x == fm->ntextid) {
-		if (fm->ntextid == fm->captextid) {
-			size_t c = fm->captextid ? 2 * fm->captextid : 64;
-			uint32_t *t = realloc(fm->textid, c * sizeof(*t));
-
-			if (t == NULL)
-				kt_cli_nomem();
-			fm->textid = t;
-			fm->captextid = c;
-		}
-		fm->textid[fm->ntextid++] = fm->n++;
+	if (2 * (fm->nkeys + 1) > fm->nslots)
+		flowmap_grow(fm);
+	j = flow_slot(fm, c, v);
+	while (fm->slots[j] != 0) {
+		k = &fm->keys[fm->slots[j] - 1];
+		if (k->v == v && k->cn == c)
+			return fm->slots[j] - 1;
+		j = (j + 1) & (fm->nslots - 1);
 	}
-	return fm->textid[x];
+	if (fm->nkeys == fm->capkeys) {
+		size_t cap = fm->capkeys ? 2 * fm->capkeys : 1024;
+
+		if ((k = realloc(fm->keys, cap * sizeof(*k))) == NULL)
+			kt_cli_nomem();
+		fm->keys = k;
+		fm->capkeys = cap;
+	}
+	fm->keys[fm->nkeys].v = v;
+	fm->keys[fm->nkeys].cn = c;
+	fm->slots[j] = (uint32_t)++fm->nkeys;
+	return fm->slots[j] - 1;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2955,9 +2935,8 @@ sw_close(struct sw *sw)
 	kt_intern_free(sw->flows.catname);
 	kt_intern_free(sw->flows.text);
 	kt_buf_free(&sw->flows.key);
-	free(sw->flows.textid);
 	free(sw->flows.slots);
-	free(sw->flows.ints);
+	free(sw->flows.keys);
 	memset(&sw->flows, 0, sizeof(sw->flows));
 	kt_intern_free(sw->tracks);
 	kt_pidrank_free(sw->pidrank);

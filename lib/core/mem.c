@@ -100,9 +100,9 @@ struct kt_intern {
 /*
  * Eight bytes at a time, each word mixed in by a multiply and a shift,
  * then the whole avalanched (the finaliser of MurmurHash3's 64-bit
- * hash): names and flow keys run to tens of bytes, and a byte at a time
- * (FNV-1a) was 2% of kt views' CPU and 8% of kt slice-window's.  Only
- * where an entry sits depends on it.
+ * hash): names run to tens of bytes, and a byte at a time (FNV-1a) was
+ * 2% of kt views' CPU (and 8% of kt slice-window's while it interned
+ * whole flow keys).  Only where an entry sits depends on it.
  */
 static uint32_t
 hash(const char *p, size_t n)

@@ -227,24 +227,22 @@ tee_write(struct kt_source *s, const char *p, size_t n)
 	return 0;
 }
 
-/* Write the copy's held bytes as usual: it is complete. */
-static int
+/* Write the copy's held bytes as usual: it is complete (teeerr says
+ * whether it could be). */
+static void
 tee_finish(struct kt_source *s)
 {
-	int rc = 0;
-
 	if (s->teebuf == NULL)
-		return 0;
+		return;
 	if (s->teedirect && kt_fd_direct(s->tee, 0) == -1)
 		s->teeerr = errno ? errno : EIO;
 	else {
 		s->teedirect = 0;
-		rc = tee_write(s, s->teebuf, s->teen);
+		(void)tee_write(s, s->teebuf, s->teen);
 	}
 	free(s->teebuf);
 	s->teebuf = NULL;
 	s->teen = 0;
-	return s->teeerr != 0 ? -1 : rc;
 }
 
 /* Read from the source's descriptor, and copy it to the tee. */
@@ -267,12 +265,10 @@ src_fd_read(struct kt_source *s, void *buf, size_t n)
 	 * cancellation point), or the copy would lose them.
 	 */
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cs);
-	while (off < (size_t)r && s->teeerr == 0) {
-		if (s->teebuf == NULL) {
-			(void)tee_write(s, (char *)buf + off, (size_t)r - off);
-			off = (size_t)r;
-			break;
-		}
+	if (s->teebuf == NULL)
+		(void)tee_write(s, buf, (size_t)r);
+	/* Else through teebuf, a block at a time. */
+	while (s->teebuf != NULL && off < (size_t)r && s->teeerr == 0) {
 		k = TEE_BLOCK - s->teen;
 		if (k > (size_t)r - off)
 			k = (size_t)r - off;
@@ -488,7 +484,7 @@ kt_source_drain(struct kt_source *s, struct kt_error *err)
 		;
 	free(buf);
 	if (r == 0 && s->teeerr == 0)
-		(void)tee_finish(s);
+		tee_finish(s);
 	if (r == -1) {
 		kt_error_set(err, s->name, 0, 0, "%s", strerror(errno));
 		return -1;

@@ -260,23 +260,19 @@ value_here:
 		c = KT_STRING;
 		break;
 	case 't':
-		if (t + 4 >= end || memcmp(b + t, "true", 4) != 0)
-			return FAST_NO;
-		e = t + 4;
-		c = KT_TRUE;
-		goto scalar;
 	case 'f':
-		if (t + 5 >= end || memcmp(b + t, "false", 5) != 0)
+	case 'n': {
+		const char *lit = c == 't' ? "true" : c == 'f' ? "false" :
+		    "null";
+		size_t m = c == 'f' ? 5 : 4;
+
+		if (t + m >= end || memcmp(b + t, lit, m) != 0 ||
+		    !fast_after[b[t + m]])
 			return FAST_NO;
-		e = t + 5;
-		c = KT_FALSE;
-		goto scalar;
-	case 'n':
-		if (t + 4 >= end || memcmp(b + t, "null", 4) != 0)
-			return FAST_NO;
-		e = t + 4;
-		c = KT_NULL;
-		goto scalar;
+		e = t + m;
+		c = c == 't' ? KT_TRUE : c == 'f' ? KT_FALSE : KT_NULL;
+		break;
+	}
 	default: {
 		/*
 		 * A number: most are digits with a '-' before them or one
@@ -302,13 +298,10 @@ value_here:
 				break;
 			}
 		}
-		if ((e = fast_number(b, t, end)) == 0)
-			return FAST_NO;
-	}
-	scalar:
-		if (!fast_after[b[e]])
+		if ((e = fast_number(b, t, end)) == 0 || !fast_after[b[e]])
 			return FAST_NO;
 		break;
+	}
 	}
 	goto complete;
 
