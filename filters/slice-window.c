@@ -67,6 +67,7 @@ enum state { KEEP, DROP, PENDING, UNSURE };
 #define TAG_SLOT	0x08
 #define TAG_WAITS	0x10
 #define TAG_PRE		0x20	/* a flow start from before the window */
+#define TAG_SEP		0x40	/* KT_WRITE_SEP before it in the file */
 
 #define NOSLOT		UINT32_MAX
 enum slotstate { S_OPEN, S_KEPT, S_DROPPED };
@@ -154,8 +155,13 @@ struct window {
 	uint64_t	 pre_launches, pre_steps, pre_flows;
 	uint64_t	 dropped_flows;
 	uint64_t	 written;
-	uint64_t	*rows;		/* row numbers written, in order */
+	/*
+	 * The row numbers written, in order: kept once one is not its
+	 * place (rows[k] == k before, as a full pass of a file writes).
+	 */
+	uint64_t	*rows;
 	size_t		 nrows, caprows;
+	int		 rows_kept;
 	struct kt_out	*out;
 	struct kt_writer *w;
 	int		 committed;	/* its output is written and closed */
@@ -169,21 +175,29 @@ struct window {
 	 * (defer): each event written as its place in the file (8 bytes),
 	 * or, when it is not the file's bytes as they are there (cut,
 	 * repaired, held), as its bytes in dlit; the commit writes them.
+	 * A place that follows the one logged before it by the writer's
+	 * separator in the file, as the reader saw (TAG_SEP), joins it in
+	 * one entry, a run (DLOG_RUN): written from the file by the system
+	 * at the commit, unread here.
 	 * Past DEFER_MAX bytes of log, the window goes to a file as above.
 	 */
 	char		 spool[PATH_MAX];
 	int		 defer;
 	uint64_t	*dlog;
 	size_t		 ndlog, capdlog;
+	size_t		 dlast;		/* where the last entry begins */
+	uint64_t	 dend;		/* the last place's end, or 0 */
 	struct kt_buf	 dlit;
-	char		*runbuf;	/* RUN_MAX bytes, for replay_run */
+	char		*runbuf;	/* RUN_SEND bytes, for replay_run */
 };
 
 /* A log entry (window.dlog): a place in the file, or bytes in dlit. */
 #define DLOG_LIT	((uint64_t)1 << 63)	/* in dlit */
 #define DLOG_LONG	((uint64_t)1 << 62)	/* offset, length follow */
+#define DLOG_RUN	((uint64_t)1 << 61)	/* offset, length, count follow */
+#define DLOG_FLAGS	(DLOG_LIT | DLOG_LONG | DLOG_RUN)
 #define DLOG_LENBITS	25
-#define DLOG_OFFBITS	37
+#define DLOG_OFFBITS	36
 #define DEFER_MAX	((uint64_t)64 << 20)	/* log bytes, then a file */
 
 struct opts {
@@ -419,6 +433,19 @@ store_new(uint32_t fields)
 }
 
 /*
+ * Does the reader's event ev follow the writer's separator in the input,
+ * as the reader saw it?  (A window's log joins such events: DLOG_JOIN.)
+ */
+static int
+sep_before(const struct kt_reader *rd, const struct kt_event *ev)
+{
+	const size_t seplen = sizeof(KT_WRITE_SEP) - 1;
+	const char *p = kt_reader_before(rd, ev, seplen);
+
+	return p != NULL && memcmp(p, KT_WRITE_SEP, seplen) == 0;
+}
+
+/*
  * Hold ev as st's last record, with its flow (NOFLOW: none); rd, when
  * not NULL, read it (a store with a holder keeps its place).
  */
@@ -434,6 +461,8 @@ keep_ev(struct kt_store *st, const struct kt_reader *rd,
 	r->aux = flow;
 	if (ev->ph == 's')
 		r->tag |= TAG_IS_S;
+	if (rd != NULL && sep_before(rd, ev))
+		r->tag |= TAG_SEP;
 	return r;
 }
 
@@ -639,90 +668,69 @@ grow_u64(uint64_t **a, size_t *cap, size_t n, size_t need, size_t least)
 
 	if (n + need <= *cap)
 		return;
-	c = *cap ? *cap * 2 : least;
+	for (c = *cap ? *cap * 2 : least; c < n + need; c *= 2)
+		;
 	if ((t = realloc(*a, c * sizeof(*t))) == NULL)
 		kt_cli_nomem();
 	*a = t;
 	*cap = c;
 }
 
-/* Log entry i of window w: its offset and length; is it in dlit? */
+/*
+ * Log entry *i of window w (*i moved to its last word): its offset and
+ * length, and how many events it is (*n: more than one in a run);
+ * is it in dlit?
+ */
 static int
-dlog_at(const struct window *w, size_t *i, uint64_t *off, uint64_t *len)
+dlog_at(const struct window *w, size_t *i, uint64_t *off, uint64_t *len,
+    uint64_t *n)
 {
 	uint64_t e = w->dlog[*i];
 
-	if (e & DLOG_LONG) {
+	*n = 1;
+	if (e & (DLOG_LONG | DLOG_RUN)) {
 		*off = w->dlog[++*i];
 		*len = w->dlog[++*i];
+		if (e & DLOG_RUN)
+			*n = w->dlog[++*i];
 	} else {
-		*off = (e & ~(DLOG_LIT | DLOG_LONG)) >> DLOG_LENBITS;
+		*off = (e & ~DLOG_FLAGS) >> DLOG_LENBITS;
 		*len = e & (((uint64_t)1 << DLOG_LENBITS) - 1);
 	}
 	return (e & DLOG_LIT) != 0;
 }
 
 /*
- * Write the run of places from entry *i of window w's log that lie one
- * separator apart in the file, within RUN_MAX bytes, when there are two
- * or more: read at once, and written as they are (kt_writer_joined)
- * when the separators between them are the writer's own, else event by
- * event from the bytes read.  1 when written (*i the run's last entry),
- * else 0.
+ * Write n events joined in the held file by the writer's separator,
+ * bytes [off, off + len), to window w: from RUN_SEND bytes on by the
+ * system, from the file to the output (kt_hold_joined), else read and
+ * written as they are (kt_writer_joined).
  */
-#define RUN_MAX	((uint64_t)1 << 20)
-static int
-replay_run(struct sw *sw, struct window *w, size_t *i)
+#define RUN_SEND	((uint64_t)64 << 10)
+static void
+replay_run(struct sw *sw, struct window *w, uint64_t off, uint64_t len,
+    uint64_t n)
 {
-	const size_t seplen = sizeof(KT_WRITE_SEP) - 1;
 	struct kt_error err;
-	uint64_t off, len, o, l, end;
-	const char *p;
-	size_t j, k, n = 1;
 
-	k = *i;
-	if (dlog_at(w, &k, &off, &len))
-		return 0;
-	end = off + len;
-	for (j = k + 1; j < w->ndlog && !(w->dlog[j] & (DLOG_LIT |
-	    DLOG_LONG)); j++) {
-		k = j;
-		(void)dlog_at(w, &k, &o, &l);
-		if (o != end + seplen || o + l - off > RUN_MAX)
+	memset(&err, 0, sizeof(err));
+	if (len >= RUN_SEND) {
+		switch (kt_hold_joined(sw->holder, w->w, off, len, n, &err)) {
+		case -1:
+			kt_cli_die(&err);
 			break;
-		end = o + l;
-		n++;
-	}
-	if (n < 2)
-		return 0;
-	if (w->runbuf == NULL && (w->runbuf = malloc(RUN_MAX)) == NULL)
-		kt_cli_nomem();
-	if (kt_hold_read(sw->holder, w->runbuf, off, (size_t)(end - off),
-	    &err) == -1)
-		kt_cli_die(&err);
-	p = w->runbuf;
-	for (k = *i + 1; k < *i + n; k++) {
-		(void)dlog_at(w, &k, &o, &l);
-		if (memcmp(p + (o - seplen - off), KT_WRITE_SEP, seplen) != 0)
-			break;
-	}
-	if (k == *i + n) {
-		if (kt_writer_joined(w->w, p, (size_t)(end - off), n) == -1)
+		case -2:
 			kt_cli_out_commit(w->out, 1, NULL);
-	} else {
-		struct kt_event ev;
-
-		memset(&ev, 0, sizeof(ev));
-		for (k = *i; k < *i + n; k++) {
-			(void)dlog_at(w, &k, &o, &l);
-			ev.raw = p + (o - off);
-			ev.len = (size_t)l;
-			if (kt_writer_event(w->w, &ev) == -1)
-				kt_cli_out_commit(w->out, 1, NULL);
+			break;
 		}
+		return;
 	}
-	*i += n - 1;
-	return 1;
+	if (w->runbuf == NULL && (w->runbuf = malloc(RUN_SEND)) == NULL)
+		kt_cli_nomem();
+	if (kt_hold_read(sw->holder, w->runbuf, off, (size_t)len, &err) == -1)
+		kt_cli_die(&err);
+	if (kt_writer_joined(w->w, w->runbuf, (size_t)len, n) == -1)
+		kt_cli_out_commit(w->out, 1, NULL);
 }
 
 /* Write what window w logged to its writer, and forget the log. */
@@ -731,16 +739,18 @@ win_replay(struct sw *sw, struct window *w)
 {
 	struct kt_event ev;
 	struct kt_error err;
-	uint64_t off, len;
+	uint64_t off, len, n;
 	size_t i;
 
 	memset(&ev, 0, sizeof(ev));
 	memset(&err, 0, sizeof(err));
 	for (i = 0; i < w->ndlog; i++) {
-		if (replay_run(sw, w, &i))
-			continue;
-		if (dlog_at(w, &i, &off, &len))
+		if (dlog_at(w, &i, &off, &len, &n))
 			ev.raw = w->dlit.p + off;
+		else if (n > 1) {
+			replay_run(sw, w, off, len, n);
+			continue;
+		}
 		else if ((ev.raw = kt_hold_bytes(sw->holder, off, (size_t)len,
 		    &err)) == NULL)
 			kt_cli_die(&err);
@@ -755,15 +765,37 @@ win_replay(struct sw *sw, struct window *w)
 	free(w->runbuf);
 	w->runbuf = NULL;
 	w->defer = 0;
+	w->dlast = 0;
+	w->dend = 0;
 }
 
-/* Log a place or bytes (lit) of len at off in window w's log. */
+/*
+ * Log a place or bytes (lit) of len at off in window w's log; a place
+ * that the file joins to the last one by the writer's separator (join)
+ * extends its entry, a run.
+ */
 static void
 defer_add(struct sw *sw, struct window *w, uint64_t off, uint64_t len,
-    int lit)
+    int lit, int join)
 {
-	uint64_t flags = lit ? DLOG_LIT : 0;
+	uint64_t flags = lit ? DLOG_LIT : 0, o, l, n;
+	size_t k = w->dlast;
 
+	if (join) {
+		if (!(w->dlog[k] & DLOG_RUN)) {
+			(void)dlog_at(w, &k, &o, &l, &n);
+			w->ndlog = w->dlast;
+			grow_u64(&w->dlog, &w->capdlog, w->ndlog, 4, 4096);
+			w->dlog[w->ndlog++] = DLOG_RUN;
+			w->dlog[w->ndlog++] = o;
+			w->dlog[w->ndlog++] = l;
+			w->dlog[w->ndlog++] = 1;
+		}
+		w->dlog[w->dlast + 2] = off + len - w->dlog[w->dlast + 1];
+		w->dlog[w->dlast + 3]++;
+		return;
+	}
+	w->dlast = w->ndlog;
 	grow_u64(&w->dlog, &w->capdlog, w->ndlog, 3, 4096);
 	if (off >> DLOG_OFFBITS || len >> DLOG_LENBITS) {
 		w->dlog[w->ndlog++] = flags | DLOG_LONG;
@@ -782,11 +814,11 @@ defer_add(struct sw *sw, struct window *w, uint64_t off, uint64_t len,
 
 /*
  * Log event ev in window w's output: its place in the file when it is
- * the file's bytes there (asis), else its bytes.
+ * the file's bytes there (asis), else its bytes; sep as emit_ev's.
  */
 static void
 defer_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
-    int asis)
+    int asis, int sep)
 {
 	struct kt_error err;
 	uint64_t off;
@@ -800,14 +832,20 @@ defer_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
 	    -1)
 		kt_cli_die(&err);
 	if (rc == 1) {
-		defer_add(sw, w, off, ev->len, 0);
+		int join = w->dend != 0 && off == w->dend +
+		    sizeof(KT_WRITE_SEP) - 1 && (sep == 1 || (sep == -1 &&
+		    sep_before(sw->rd, ev)));
+
+		w->dend = off + ev->len;
+		defer_add(sw, w, off, ev->len, 0, join);
 		return;
 	}
+	w->dend = 0;
 	off = w->dlit.n;
 	kt_buf_add(&w->dlit, ev->raw, ev->len);
 	if (w->dlit.err)
 		kt_cli_nomem();
-	defer_add(sw, w, off, ev->len, 1);
+	defer_add(sw, w, off, ev->len, 1, 0);
 }
 
 /*
@@ -828,13 +866,29 @@ clips(const struct sw *sw, const struct window *w, const struct kt_event *in,
 	return *cs || *ce;
 }
 
+/* Keep window w's row numbers from here on (rows_kept). */
+static void
+rows_keep(struct window *w)
+{
+	size_t k;
+
+	if (w->rows_kept)
+		return;
+	grow_u64(&w->rows, &w->caprows, 0, w->nrows + 1, 1024);
+	for (k = 0; k < w->nrows; k++)
+		w->rows[k] = k;
+	w->rows_kept = 1;
+}
+
 /*
  * Write ev to window w, clipped to the window when asked; newts, when
- * not INT64_MIN, moves a counter value to the window's start.
+ * not INT64_MIN, moves a counter value to the window's start.  sep: does
+ * KT_WRITE_SEP come before it in the file (TAG_SEP), or -1: ev is the
+ * reader's, which knows.
  */
 static void
 emit_ev(struct sw *sw, struct window *w, const struct kt_event *in,
-    int64_t newts)
+    int64_t newts, int sep)
 {
 	struct kt_event ev;
 	const struct kt_event *out = in;
@@ -846,11 +900,15 @@ emit_ev(struct sw *sw, struct window *w, const struct kt_event *in,
 		out = &ev;
 	}
 	if (w->defer)
-		defer_ev(sw, w, out, out == in);
+		defer_ev(sw, w, out, out == in, sep);
 	else if (kt_writer_event(w->w, out) == -1)
 		kt_cli_out_commit(w->out, 1, NULL);
-	grow_u64(&w->rows, &w->caprows, w->nrows, 1, 1024);
-	w->rows[w->nrows++] = in->index;
+	if (w->rows_kept || in->index != w->nrows) {
+		rows_keep(w);
+		grow_u64(&w->rows, &w->caprows, w->nrows, 1, 1024);
+		w->rows[w->nrows] = in->index;
+	}
+	w->nrows++;
 	w->written++;
 	kt_buf_free(&b);
 }
@@ -881,7 +939,7 @@ emit(struct sw *sw, struct window *w, const struct kt_store *st, size_t i,
 		ev.ph = r->ph;
 		ev.known = 0;
 		ev.end = r->raw != NULL ? 0 : kt_store_end(st, i);
-		emit_ev(sw, w, &ev, newts);
+		emit_ev(sw, w, &ev, newts, (r->tag & TAG_SEP) != 0);
 		return;
 	}
 	kt_store_view(st, i, &ev);
@@ -890,7 +948,7 @@ emit(struct sw *sw, struct window *w, const struct kt_store *st, size_t i,
 	    clips(sw, w, &ev, &cs, &ce)) && kt_store_load(st, i, &ev, &err) ==
 	    -1)
 		kt_cli_die(&err);
-	emit_ev(sw, w, &ev, newts);
+	emit_ev(sw, w, &ev, newts, (r->tag & TAG_SEP) != 0);
 }
 
 /* Open window w's output and write the top-level keys and metadata. */
@@ -988,12 +1046,16 @@ win_commit(struct sw *sw, struct window *w)
 		win_replay(sw, w);
 	}
 	m = win_metas(sw, w, &nm, ws, we);
-	if (kt_reader_rows(sw->rd, &si, &applied) && !applied)
+	if (kt_reader_rows(sw->rd, &si, &applied) && !applied) {
+		rows_keep(w);
 		for (k = 0; k < w->nrows; k++)
 			if (w->rows[k] < si.n)
 				w->rows[k] = kt_rows_at(&si, w->rows[k]);
-	for (k = 0; k < w->nrows && w->rows[k] == k; k++)
+	}
+	for (k = 0; w->rows_kept && k < w->nrows && w->rows[k] == k; k++)
 		;
+	if (!w->rows_kept)
+		k = w->nrows;
 	/* Held events were read again as they were written: the same? */
 	if (kt_hold_check(sw->holder, &err) == -1)
 		kt_cli_die(&err);
@@ -1019,6 +1081,7 @@ win_commit(struct sw *sw, struct window *w)
 	free(w->rows);
 	w->rows = NULL;
 	w->nrows = w->caprows = 0;
+	w->rows_kept = 0;
 }
 
 /*
@@ -1223,7 +1286,7 @@ take(struct sw *sw, struct window *w, const struct kt_store *st, size_t i)
 	struct kt_error err;
 	int state;
 
-	probe.tag &= TAG_IS_S;
+	probe.tag &= TAG_IS_S | TAG_SEP;
 	state = decide(sw, w, &probe);
 	if (state == KEEP && kt_store_count(w->fifo) == 0) {
 		emit(sw, w, st, i, INT64_MIN);
@@ -1262,7 +1325,7 @@ take_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
 		decided = 1;
 	}
 	if (state == KEEP && kt_store_count(w->fifo) == 0) {
-		emit_ev(sw, w, ev, INT64_MIN);
+		emit_ev(sw, w, ev, INT64_MIN, -1);
 		return;
 	}
 	r = keep_ev(w->fifo, sw->rd, ev, flow);
@@ -1543,7 +1606,7 @@ win_start(struct sw *sw, int64_t start, int64_t end, int final, int64_t a,
 			take_ev(sw, w, &ev, NOFLOW);
 			continue;
 		}
-		emit_ev(sw, w, &ev, start);
+		emit_ev(sw, w, &ev, start, 0);
 	}
 	/* Then the events at the start that came before this one. */
 	for (i = 0; i < nop; i++) {
@@ -1758,7 +1821,7 @@ feed_meta(struct sw *sw, const struct kt_event *ev)
 	/* Every window has every metadata event, late ones too. */
 	for (i = 0; i < sw->nwins; i++)
 		if (!sw->wins[i].committed) {
-			emit_ev(sw, &sw->wins[i], ev, INT64_MIN);
+			emit_ev(sw, &sw->wins[i], ev, INT64_MIN, -1);
 			if (sw->wins[i].done && sw->o.split &&
 			    kt_out_suspend(sw->wins[i].out) == -1)
 				kt_cli_out_commit(sw->wins[i].out, 1, NULL);

@@ -724,6 +724,14 @@ const char		*kt_reader_name(const struct kt_reader *);
  * damaged) of the event the last kt_reader_next() returned.
  */
 uint64_t		 kt_reader_position(const struct kt_reader *);
+/*
+ * The n bytes of the input just before event ev, which the last
+ * kt_reader_next() returned, while the reader still has them: ev's bytes
+ * are the input's, not a repaired copy; else NULL.  Borrowed until the
+ * next call.
+ */
+const char		*kt_reader_before(const struct kt_reader *,
+			    const struct kt_event *, size_t);
 enum kt_form		 kt_reader_form(const struct kt_reader *);
 /* The top-level keys read so far, in input order (borrowed). */
 const struct kt_meta	*kt_reader_metas(const struct kt_reader *, size_t *);
@@ -831,6 +839,13 @@ struct kt_out;
  */
 struct kt_out	*kt_out_open(const char *, int, struct kt_error *);
 int		 kt_out_write(struct kt_out *, const void *, size_t);
+/*
+ * Write bytes [from, from + n) of the regular file fd to the output: by
+ * the system (sendfile) when the output is plain and takes it, else read
+ * into the output's buffer.  The bytes copied (fewer than n when the file
+ * ends first), or -1: a read failed (errno) or a write (kt_out_errno).
+ */
+int64_t		 kt_out_from_fd(struct kt_out *, int, uint64_t, uint64_t);
 /* The temporary file's path, or "" (for removal by a signal handler). */
 const char	*kt_out_tmppath(const struct kt_out *);
 /* The name messages use ("<stdout>" for stdout). */
@@ -910,6 +925,12 @@ int	 kt_writer_raw(struct kt_writer *, const char *, size_t, uint64_t);
  */
 #define KT_WRITE_SEP	",\n  "
 int	 kt_writer_joined(struct kt_writer *, const char *, size_t,
+	    uint64_t);
+/*
+ * The same, with the bytes [off, off + len) of the regular file fd
+ * (kt_out_from_fd): the bytes copied, or -1.
+ */
+int64_t	 kt_writer_joined_fd(struct kt_writer *, int, uint64_t, uint64_t,
 	    uint64_t);
 int	 kt_writer_end(struct kt_writer *, const struct kt_meta *, size_t);
 /* The same, writing the row numbers srcindex as ktSourceIndex after the
@@ -1445,6 +1466,15 @@ const char	*kt_hold_bytes(struct kt_hold *, uint64_t, size_t,
  */
 int		 kt_hold_read(struct kt_hold *, char *, uint64_t, size_t,
 		    struct kt_error *);
+/*
+ * Write the held file's bytes [off, off + len), n events joined by the
+ * writer's separator, to w (kt_writer_joined_fd: by the system where the
+ * output takes it, not read here); their ends are checked as
+ * kt_hold_read checks.  0, -1 with err set (the file changed), or -2
+ * when the writer failed (kt_out_errno).
+ */
+int		 kt_hold_joined(struct kt_hold *, struct kt_writer *,
+		    uint64_t, uint64_t, uint64_t, struct kt_error *);
 /* How many times kt_hold_bytes read the file (256 KB or more at a time). */
 uint64_t	 kt_hold_reads(const struct kt_hold *);
 /* Does it hold a plain JSON file (events kept as their places)? */

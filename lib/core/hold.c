@@ -240,6 +240,16 @@ in_file(const struct kt_hold *h, uint64_t off, size_t len,
 	return 1;
 }
 
+/* The file has changed (from then on): err says where it was seen. */
+static void
+changed_at(struct kt_hold *h, uint64_t off, struct kt_error *err)
+{
+	h->changed = 1;
+	kt_error_set(err, h->name, 0, 0, "the file changed while it was read "
+	    "(the event at byte %llu is not there now)",
+	    (unsigned long long)off);
+}
+
 /*
  * Are the bytes read again at off (p, len) still events, and the file
  * unchanged?  Else it has changed (from then on) and err is set.
@@ -249,10 +259,7 @@ still_there(struct kt_hold *h, const char *p, size_t len, uint64_t off,
     struct kt_error *err)
 {
 	if (h->changed || p[0] != '{' || p[len - 1] != '}') {
-		h->changed = 1;
-		kt_error_set(err, h->name, 0, 0, "the file changed while it "
-		    "was read (the event at byte %llu is not there now)",
-		    (unsigned long long)off);
+		changed_at(h, off, err);
 		return 0;
 	}
 	return 1;
@@ -293,6 +300,32 @@ kt_hold_read(struct kt_hold *h, char *buf, uint64_t off, size_t len,
 	if (pread_full(h->fd, buf, len, off) != len)
 		h->changed = 1;
 	return still_there(h, buf, len, off, err) ? 0 : -1;
+}
+
+int
+kt_hold_joined(struct kt_hold *h, struct kt_writer *w, uint64_t off,
+    uint64_t len, uint64_t n, struct kt_error *err)
+{
+	char b[2];
+	int64_t k;
+
+	if (!in_file(h, off, len, err))
+		return -1;
+	h->reads++;
+	/* Its ends, read again, are still an event's (as still_there). */
+	if (h->changed || pread(h->fd, b, 1, (off_t)off) != 1 ||
+	    pread(h->fd, b + 1, 1, (off_t)(off + len - 1)) != 1 ||
+	    b[0] != '{' || b[1] != '}') {
+		changed_at(h, off, err);
+		return -1;
+	}
+	if ((k = kt_writer_joined_fd(w, h->fd, off, len, n)) == -1)
+		return -2;
+	if ((uint64_t)k != len) {
+		changed_at(h, off, err);
+		return -1;
+	}
+	return 0;
 }
 
 int
@@ -349,37 +382,18 @@ int
 kt_file_copy(const char *path, uint64_t from, uint64_t to,
     struct kt_out *out)
 {
-	const size_t cap = 1 << 20;
-	char *buf;
-	ssize_t n;
-	size_t want;
-	int fd, rc = 0;
+	struct stat st;
+	int64_t n = 0;
+	int fd;
 
-	if ((buf = malloc(cap)) == NULL)
+	if ((fd = open(path, O_RDONLY)) == -1)
 		return -1;
-	if ((fd = open(path, O_RDONLY)) == -1) {
-		free(buf);
-		return -1;
-	}
-	while (to == 0 || from < to) {
-		want = cap;
-		if (to != 0 && to - from < want)
-			want = (size_t)(to - from);
-		if ((n = pread(fd, buf, want, (off_t)from)) == -1) {
-			if (errno == EINTR)
-				continue;
-			rc = -1;
-			break;
-		}
-		if (n == 0)
-			break;
-		if (kt_out_write(out, buf, (size_t)n) == -1) {
-			rc = -1;
-			break;
-		}
-		from += (uint64_t)n;
-	}
+	if (fstat(fd, &st) == -1)
+		n = -1;
+	else if (to == 0 || to > (uint64_t)st.st_size)
+		to = (uint64_t)st.st_size;
+	if (n == 0 && from < to)
+		n = kt_out_from_fd(out, fd, from, to - from);
 	close(fd);
-	free(buf);
-	return rc;
+	return n == -1 ? -1 : 0;
 }

@@ -1111,6 +1111,20 @@ kt_reader_position(const struct kt_reader *r)
 	return r->pos > 0 ? r->pos - 1 : 0;
 }
 
+const char *
+kt_reader_before(const struct kt_reader *r, const struct kt_event *ev,
+    size_t n)
+{
+	uintptr_t b = (uintptr_t)r->buf, e = (uintptr_t)ev->raw;
+
+	/* Its bytes are the buffer's, at its place, with n more before. */
+	if (r->buf == NULL || ev->raw == NULL || e < b + n ||
+	    e - b > r->hi || ev->len > r->hi - (e - b) ||
+	    r->base + (e - b) + ev->len != ev->end)
+		return NULL;
+	return ev->raw - n;
+}
+
 uint64_t
 kt_reader_row(const struct kt_reader *r, uint64_t pos)
 {

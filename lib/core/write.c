@@ -6,6 +6,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#ifdef __linux__
+#include <sys/sendfile.h>
+#endif
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -47,6 +50,7 @@ struct kt_out {
 	char		*zbuf;
 	int		 level;			/* gzip level, or -1 */
 	int		 err;			/* errno of a failed write */
+	int		 nosend;		/* sendfile cannot write it */
 #ifdef KT_HAVE_ISAL
 	struct isal_zstream *is;		/* gzip at level 1: ISA-L's */
 	unsigned char	*islevel;
@@ -338,6 +342,69 @@ kt_out_write(struct kt_out *o, const void *p, size_t n)
 			return -1;
 	}
 	return o->err ? -1 : 0;
+}
+
+int64_t
+kt_out_from_fd(struct kt_out *o, int fd, uint64_t from, uint64_t n)
+{
+	uint64_t done = 0;
+	ssize_t k;
+
+	if (o->fd < 0 && n > 0 && kt_out_resume(o) == -1)
+		return -1;
+#ifdef __linux__
+	/*
+	 * Plain: by the kernel, from the page cache to the output, without
+	 * a copy here (none at all to /dev/null, page references to a
+	 * pipe).  A descriptor it cannot write (appending, some devices
+	 * and file systems) says EINVAL at once, and is written as below.
+	 */
+	if (!o->gz && !o->nosend && n > 0) {
+		if (out_flush(o, 0) == -1)
+			return -1;
+		while (done < n) {
+			off_t at = (off_t)(from + done);
+			size_t want = n - done > (1u << 30) ? 1u << 30 :
+			    (size_t)(n - done);
+
+			if ((k = sendfile(o->fd, fd, &at, want)) > 0)
+				done += (uint64_t)k;
+			else if (k == 0)
+				return (int64_t)done;	/* the file ended */
+			else if (errno == EINVAL || errno == ENOSYS ||
+			    errno == EOPNOTSUPP) {
+				o->nosend = 1;
+				break;
+			} else if (errno != EINTR) {
+				o->err = errno;
+				return -1;
+			}
+		}
+	}
+#endif
+	/* Read into the output's own buffer, and written from there. */
+	while (done < n) {
+		size_t want = OUTBUF - o->n;
+
+		if (want == 0) {
+			if (out_flush(o, 0) == -1)
+				return -1;
+			continue;
+		}
+		if (want > n - done)
+			want = (size_t)(n - done);
+		if ((k = pread(fd, o->buf + o->n, want, (off_t)(from + done))) ==
+		    -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (k == 0)
+			break;
+		o->n += (size_t)k;
+		done += (uint64_t)k;
+	}
+	return o->err ? -1 : (int64_t)done;
 }
 
 int
@@ -1190,6 +1257,22 @@ kt_writer_joined(struct kt_writer *w, const char *p, size_t len, uint64_t n)
 	    sizeof(KT_WRITE_SEP) - 1) == -1)
 		return -1;
 	return kt_out_write(w->out, p, len);
+}
+
+int64_t
+kt_writer_joined_fd(struct kt_writer *w, int fd, uint64_t off, uint64_t len,
+    uint64_t n)
+{
+	int first;
+
+	if ((w->flags & (KT_WRITE_TSV | KT_WRITE_ROWS)) || n == 0)
+		return -1;
+	first = w->nev == 0;
+	w->nev += n;
+	if (kt_out_write(w->out, first ? "\n  " : KT_WRITE_SEP, first ? 3 :
+	    sizeof(KT_WRITE_SEP) - 1) == -1)
+		return -1;
+	return kt_out_from_fd(w->out, fd, off, len);
 }
 
 int

@@ -1367,10 +1367,16 @@ fi
 # build's KT_DEBUG_DEFER=4096 (a log of 4 kB) moves the window to a file
 # of its own part way: the same bytes, and a TMPDIR that cannot hold it
 # fails.  The sorted trace on one line (jq -c: other separators than
-# the writer's) is written from the log event by event.
+# the writer's) is written from the log event by event, and so is one
+# whose separators are as long as the writer's but not its (", \n ");
+# the others in
+# runs joined by the writer's separator, copied by the system (sendfile:
+# to a file and a pipe) or, where it cannot (an output opened to append,
+# gzip), read and written.
 jq -c . rawgraph.n.json >rawgraph.c.json
+sed 's/^  {/ {/; s/,$/, /' rawgraph.n.json >rawgraph.s.json
 for w in "--steps 5-6" "--from 0s" "--from 3ms --to 4ms --clip"; do
-	for f in rawgraph.n.json rawgraph.json rawgraph.c.json; do
+	for f in rawgraph.n.json rawgraph.json rawgraph.c.json rawgraph.s.json; do
 		# shellcheck disable=SC2086
 		run kt-slice-window $w -o want.json "$f" 2>/dev/null
 		# shellcheck disable=SC2086
@@ -1380,9 +1386,20 @@ for w in "--steps 5-6" "--from 0s" "--from 3ms --to 4ms --clip"; do
 		# shellcheck disable=SC2086
 		TMPDIR=/nonexistent/kt run kt-slice-window $w "$f" \
 		    2>/dev/null | cat >got2.json
+		# Appended to (which sendfile refuses), and gzip (read here).
+		printf 'x' >got3.json
+		# shellcheck disable=SC2086
+		TMPDIR=/nonexistent/kt run kt-slice-window $w "$f" \
+		    2>/dev/null >>got3.json
+		# shellcheck disable=SC2086
+		TMPDIR=/nonexistent/kt run kt-slice-window -l 1 $w "$f" \
+		    2>/dev/null | gzip -dc >got4.json
 		if [ "$rc" -eq 0 ] && [ -s want.json ] &&
-		    cmp -s want.json got.json && cmp -s want.json got2.json; then
-			ok "slice logged $f $w: stdout and a pipe, no temporary file, the bytes of -o FILE"
+		    cmp -s want.json got.json && cmp -s want.json got2.json &&
+		    [ "$(head -c 1 got3.json)" = x ] &&
+		    tail -c +2 got3.json | cmp -s want.json - &&
+		    cmp -s want.json got4.json; then
+			ok "slice logged $f $w: stdout, a pipe, appended, gzip, no temporary file, the bytes of -o FILE"
 		else
 			bad "slice logged $f $w: status $rc: $(head -1 slice.err)"
 		fi
