@@ -650,14 +650,31 @@ kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 			goto fail;
 		a->b[i]->cap = AH_BYTES;
 	}
-	if (start_thread(&a->th, reader, a, "kt-ahead") == -1)
+	kt_reader_late(rd, 1);
+	if (start_thread(&a->th, reader, a, "kt-ahead") == -1) {
+		kt_reader_late(rd, 0);
 		goto fail;
+	}
 	return a;
 fail:
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->cv);
 	ahead_free(a);
 	return NULL;
+}
+
+/*
+ * The next event of the current batch, finished here where the thread
+ * left it to its caller (kt_reader_late): the caller has less to do.
+ */
+static const struct kt_event *
+take(struct kt_ahead *a)
+{
+	struct kt_event *e = &a->cur->ev[a->pos++];
+
+	if (e->flags & KT_EV_LATE)
+		kt_event_finish(e);
+	return e;
 }
 
 int
@@ -688,7 +705,7 @@ kt_ahead_get(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
 
 	/* Within a batch no lock is taken: it is the caller's until then. */
 	if (a->cur != NULL && a->pos < a->cur->n) {
-		*evp = &a->cur->ev[a->pos++];
+		*evp = take(a);
 		return 1;
 	}
 	pthread_mutex_lock(&a->mu);
@@ -712,12 +729,13 @@ kt_ahead_get(struct kt_ahead *a, struct kt_reader *rd, struct kt_event *ev,
 	}
 	pthread_mutex_unlock(&a->mu);
 	if (a->cur != NULL) {
-		*evp = &a->cur->ev[a->pos++];
+		*evp = take(a);
 		return 1;
 	}
 	if (!a->joined) {
 		pthread_join(a->th, NULL);
 		a->joined = 1;
+		kt_reader_late(a->rd, 0);
 	}
 	rc = a->rc;
 	if (rc == -1 && err != NULL)
@@ -756,6 +774,7 @@ kt_ahead_stop(struct kt_ahead *a)
 	pthread_mutex_unlock(&a->mu);
 	if (!a->joined)
 		pthread_join(a->th, NULL);
+	kt_reader_late(a->rd, 0);
 	pthread_mutex_destroy(&a->mu);
 	pthread_cond_destroy(&a->cv);
 	ahead_free(a);

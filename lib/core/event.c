@@ -372,7 +372,7 @@ void
 kt_event_finish(struct kt_event *ev)
 {
 	ev->flags &= ~(unsigned)(KT_EV_TS | KT_EV_DUR | KT_EV_TS_SUBNS |
-	    KT_EV_DUR_SUBNS);
+	    KT_EV_DUR_SUBNS | KT_EV_LATE);
 	finish_time(ev, KT_F_TS, &ev->ts, &ev->ts_decimals, KT_EV_TS,
 	    KT_EV_TS_SUBNS);
 	finish_time(ev, KT_F_DUR, &ev->dur, &ev->dur_decimals, KT_EV_DUR,
@@ -501,21 +501,58 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
  * kt_event_find for several keys at once, in one walk over the members
  * (each key takes the first member of its name, as there).
  */
+/*
+ * The end of the value at b[p], before end: a string, number or literal
+ * by its bytes (the event's bytes were scanned whole when read, so only
+ * their ends are looked for here, never past end), an object or array
+ * by the scanner (*sc, made on first use).  0 when there is none.
+ */
+static size_t
+skip_value(struct kt_scanner *sc, int *have_sc, const char *b, size_t p,
+    size_t end)
+{
+	size_t q = p;
+
+	switch (b[p]) {
+	case '"':
+		for (q = p + 1; q < end; q++)
+			if (b[q] == '"')
+				return q + 1;
+			else if (b[q] == '\\')
+				q++;
+		return 0;
+	case '{':
+	case '[':
+		if (!*have_sc) {
+			memset(sc, 0, sizeof(*sc));
+			sc->strict = 1;
+			*have_sc = 1;
+		}
+		return kt_scan_value(sc, b, p, end, &q, NULL) == KT_SCAN_OK ?
+		    q : 0;
+	}
+	while (q < end && !kt_ws[(unsigned char)b[q]] && b[q] != ',' &&
+	    b[q] != '}' && b[q] != ']' && b[q] != ':')
+		q++;
+	return q > p ? q : 0;
+}
+
 int
 kt_event_find_keys(const struct kt_event *ev, const struct kt_val *obj,
     const char *const *keys, size_t nkeys, struct kt_val *out)
 {
 	struct kt_scanner sc;
 	const char *b = ev->raw;
-	size_t p, end, k;
-	int nfound = 0;
+	size_t p, end, k, kl[16];
+	int nfound = 0, have_sc = 0;
 
-	for (k = 0; k < nkeys; k++)
+	for (k = 0; k < nkeys; k++) {
 		out[k].type = KT_NONE;
+		if (k < 16)
+			kl[k] = strlen(keys[k]);
+	}
 	if (obj->type != KT_OBJECT)
 		return 0;
-	memset(&sc, 0, sizeof(sc));
-	sc.strict = 1;
 	p = obj->off + 1;
 	end = obj->off + obj->len - 1;	/* the closing brace */
 	while ((size_t)nfound < nkeys) {
@@ -526,18 +563,18 @@ kt_event_find_keys(const struct kt_event *ev, const struct kt_val *obj,
 		if (p >= end || b[p] != '"')
 			break;
 		ks = p;
-		if (kt_scan_value(&sc, b, ks, end, &ke, NULL) != KT_SCAN_OK)
+		if ((ke = skip_value(&sc, &have_sc, b, ks, end)) == 0)
 			break;
 		p = ke;
 		while (p < end && (kt_ws[(unsigned char)b[p]] || b[p] == ':'))
 			p++;
 		vs = p;
-		if (kt_scan_value(&sc, b, vs, end + 1, &ve, NULL) !=
-		    KT_SCAN_OK)
+		if (p >= end || (ve = skip_value(&sc, &have_sc, b, vs, end)) ==
+		    0)
 			break;
 		for (k = 0; k < nkeys; k++)
 			if (out[k].type == KT_NONE &&
-			    ke - ks == strlen(keys[k]) + 2 &&
+			    ke - ks - 2 == (k < 16 ? kl[k] : strlen(keys[k])) &&
 			    memcmp(b + ks + 1, keys[k], ke - ks - 2) == 0) {
 				out[k].off = (uint32_t)vs;
 				out[k].len = (uint32_t)(ve - vs);
@@ -551,7 +588,8 @@ kt_event_find_keys(const struct kt_event *ev, const struct kt_val *obj,
 			break;
 		p++;
 	}
-	kt_scanner_free(&sc);
+	if (have_sc)
+		kt_scanner_free(&sc);
 	return nfound;
 }
 

@@ -168,6 +168,15 @@ int		 kt_reader_splittable(const struct kt_reader *);
 uint64_t	 kt_reader_file_bytes(const struct kt_reader *);
 int		 kt_reader_split_point(const struct kt_reader *, uint64_t *);
 struct kt_reader *kt_reader_part(const struct kt_reader *);
+/*
+ * Leave the finish of an event (its times parsed, its kind: that of
+ * kt_event_finish) to whoever takes it from the reader's thread, when its
+ * times cannot be out of range: such an event comes with KT_EV_LATE, and
+ * kt_event_finish clears it.  For a reader read on a thread of its own
+ * (ahead.c), whose caller has less to do.
+ */
+void	 kt_reader_late(struct kt_reader *, int);
+#define KT_EV_LATE	0x0080	/* not finished yet (kt_reader_late) */
 void		 kt_reader_part_free(struct kt_reader *);
 void		 kt_reader_part_seek(struct kt_reader *, uint64_t, int,
 		    uint64_t);

@@ -103,6 +103,7 @@ struct kt_reader {
 	int		 filled;	/* a refill filled the first buffer */
 	uint64_t	 base;		/* input offset of buf[0] */
 	long		 line_base;	/* newlines before buf[0] */
+	int		 late;		/* kt_reader_late */
 	long		 col_base;	/* bytes after the last of them */
 	unsigned	 flags;
 	int		 state;
@@ -1978,6 +1979,36 @@ check_times(struct kt_reader *r, const struct kt_event *ev, size_t at,
 	return 0;
 }
 
+/*
+ * Is field f of ev, scanned (a number of JSON's grammar when it is a
+ * number), a time that kt_time_parse takes, so that check_times cannot
+ * refuse it?  Without an exponent, within 60 bytes (its digits fit), an
+ * integer part of 15 digits, or 16 below 4 * 10^15 (us), is within
+ * KT_TIME_MAX ns (4.6 * 10^18).
+ */
+static int
+in_range(const struct kt_event *ev, enum kt_field f)
+{
+	const struct kt_val *v = &ev->f[f];
+	const char *p = ev->raw + v->off, *dot;
+	size_t n = v->len, i;
+
+	if (v->type != KT_NUMBER)
+		return 1;
+	if (n < 16) {
+		for (i = 0; i < n; i++)
+			if ((p[i] | 0x20) == 'e')
+				return 0;
+		return 1;
+	}
+	if (n > 60 || memchr(p, 'e', n) != NULL || memchr(p, 'E', n) != NULL)
+		return 0;
+	i = p[0] == '-';
+	dot = memchr(p, '.', n);
+	n = (dot != NULL ? (size_t)(dot - p) : n) - i;
+	return n < 16 || (n == 16 && p[i] < '4');
+}
+
 /* Scan the event at r->lo.  1 event, 0 dropped or ended, -1 error. */
 static int
 event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
@@ -2032,13 +2063,22 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 	} else {
 		ev->raw = r->buf + start;
 		ev->len = end - start;
-		kt_event_finish(ev);
+		if (r->late && in_range(ev, KT_F_TS) && in_range(ev, KT_F_DUR))
+			ev->flags |= KT_EV_LATE;
+		else
+			kt_event_finish(ev);
 	}
-	if (check_times(r, ev, start, err) == -1)
+	if (!(ev->flags & KT_EV_LATE) && check_times(r, ev, start, err) == -1)
 		return -1;
 	ev->index = kt_reader_row(r, r->pos);
 	r->pos++;
 	return 1;
+}
+
+void
+kt_reader_late(struct kt_reader *r, int on)
+{
+	r->late = on;
 }
 
 /*

@@ -315,6 +315,42 @@ for f in big.json bigdur.json; do
 		fi
 	done
 done
+# The same at the end of a trace read on a thread of its own (gzip, over
+# 512 kB): the thread leaves the times of an event to its caller only
+# when they cannot be out of range, so these are still refused there, at
+# the event's place.  The last is in range (16 digits below 4 * 10^15).
+for t in 9223372036854775.807 4611686018427387.904 1e30 -4611686018427388 \
+    0.0000000000000000000000000000000000000000000000000000000000000001 \
+    3999999999999999.999; do
+	awk -v t="$t" 'BEGIN { srand(1); printf "{\"traceEvents\":[\n";
+		for (i = 0; i < 6000; i++) {
+			pad = "";	# hex that gzip cannot shrink much
+			for (j = 0; j < 25; j++)
+				pad = pad sprintf("%08x", int(rand() * 4294967295));
+			printf "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"op%d\",\"pid\":1,\"tid\":1,\"ts\":%d,\"dur\":1,\"args\":{\"pad\":\"%s\"}},\n", i, i, pad
+		}
+		printf "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"z\",\"pid\":1,\"tid\":1,\"ts\":%s,\"dur\":1}]}\n", t }' >late.json
+	gzip -c late.json >late.json.gz
+	want=2
+	[ "$t" = 3999999999999999.999 ] && want=0
+	for k in bucket views; do
+		case $k in
+		views) a="-o vdir" ;;
+		*) a= ;;
+		esac
+		rm -rf vdir
+		# shellcheck disable=SC2086
+		run kt-$k $a late.json.gz >out 2>err
+		rc=$?
+		if [ "$rc" -eq "$want" ] && { [ "$want" -eq 0 ] ||
+		    grep -q 'late.json.gz:6002:1: .*out of range' err; }; then
+			ok "hostile: $k on a thread, ts $t: status $want"
+		else
+			bad "hostile: $k on a thread, ts $t: status $rc: $(head -c 200 err)"
+		fi
+	done
+done
+rm -rf vdir late.json late.json.gz
 tsvhead=$(printf 'id\tkind\tph\tts_ns\tdur_ns\tpid\ttid\tcat\tname\tjson')
 for origin in 9223372036854775807 4611686018427387903; do
 	{ echo "$tsvhead"
