@@ -2056,6 +2056,38 @@ test_sort_r(void)
 		CHECK(n < 2 || calls > 0);
 		free(r);
 	}
+	/*
+	 * Nearly in order, as a thread's spans come: ascending keys with a
+	 * few moved far (a parent written after its children), runs of
+	 * equal keys, where the merges leave most in place.
+	 */
+	for (k = 0; k < 40; k++) {
+		int n = 100 + (int)(k * 97), calls = 0, ok = 1;
+		struct srec *r = calloc((size_t)n, sizeof(*r));
+
+		if (r == NULL)
+			return;
+		for (i = 0; i < (size_t)n; i++) {
+			r[i].key = (int)i / 3;
+			r[i].pos = (int)i;
+		}
+		for (i = 0; i < 1 + k % 5; i++) {
+			size_t a, b;
+
+			xorshift(&x);
+			a = x % (size_t)n;
+			xorshift(&x);
+			b = x % (size_t)n;
+			r[a].key = r[b].key;	/* out of place, far */
+		}
+		kt_sort_r(r, (size_t)n, sizeof(*r), cmp_srec, &calls);
+		for (i = 1; i < (size_t)n; i++)
+			if (r[i - 1].key > r[i].key || (r[i - 1].key ==
+			    r[i].key && r[i - 1].pos > r[i].pos))
+				ok = 0;
+		CHECK(ok);
+		free(r);
+	}
 }
 
 /* The one unescaper: escapes, pairs, lone surrogates, bad escapes. */

@@ -51,15 +51,35 @@ kt_sort_pairs(struct kt_pair *a, size_t n)
 	return 0;
 }
 
-/* Merge the sorted runs a[0..m) and a[m..n) through tmp, stably. */
+/*
+ * Merge the sorted runs a[0..m) and a[m..n) through tmp, stably.  What
+ * is in place already is left there: the left run's elements up to the
+ * right run's first (found by halving), and the right run's from where
+ * the left one ends (the merge stops there), so that a run that is
+ * nearly in order costs little more than its few out of place.
+ */
 static void
 merge(char *a, size_t m, size_t n, size_t sz, char *tmp,
     int (*cmp)(const void *, const void *, void *), void *ctx)
 {
-	size_t i = 0, j = m, k = 0;
+	size_t i = 0, j = m, k = 0, hi = m;
 
 	if (cmp(a + (m - 1) * sz, a + m * sz, ctx) <= 0)
 		return;				/* already in order */
+	/* The first of the left run after a[m]: a[m - 1] is. */
+	while (i < hi) {
+		size_t mid = i + (hi - i) / 2;
+
+		if (cmp(a + mid * sz, a + m * sz, ctx) <= 0)
+			i = mid + 1;
+		else
+			hi = mid;
+	}
+	a += i * sz;
+	m -= i;
+	n -= i;
+	i = 0;
+	j = m;
 	while (i < m && j < n) {
 		if (cmp(a + j * sz, a + i * sz, ctx) < 0) {
 			memcpy(tmp + k * sz, a + j * sz, sz);

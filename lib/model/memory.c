@@ -712,6 +712,37 @@ bprintf(struct kt_buf *b, const char *fmt, ...)
 	return kt_buf_add(b, tmp, (size_t)n);
 }
 
+/*
+ * Append " X,Y" as "%.1f" writes them: tenths rounded from x * 10, whose
+ * error (below 1e-7 under 1e9) cannot change the rounding but within
+ * 1e-6 of a tie, where printf writes them (and a sign, NaN, the large).
+ */
+static int
+add_pt(struct kt_buf *b, double x, double y)
+{
+	double v[2] = { x, y };
+	char tmp[64];
+	size_t n = 0;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		double t = v[i] * 10, f;
+		long long r;
+
+		if (!(t >= 0 && t < 1e9))
+			return bprintf(b, " %.1f,%.1f", x, y);
+		r = (long long)t;
+		if ((f = t - (double)r) > 0.5 - 1e-6 && f < 0.5 + 1e-6)
+			return bprintf(b, " %.1f,%.1f", x, y);
+		r += f > 0.5;
+		tmp[n++] = i == 0 ? ' ' : ',';
+		n += kt_int_format(r / 10, tmp + n);
+		tmp[n++] = '.';
+		tmp[n++] = (char)('0' + r % 10);
+	}
+	return kt_buf_add(b, tmp, n);
+}
+
 static int
 put_pt(void *arg, int64_t ts, int64_t a, int64_t r)
 {
@@ -722,10 +753,10 @@ put_pt(void *arg, int64_t ts, int64_t a, int64_t r)
 		return 0;
 	/* A step curve: the value holds until the next sample. */
 	if (p->havep)
-		p->rc |= bprintf(p->b, " %.1f,%.1f", xpos(p, ts), p->py);
+		p->rc |= add_pt(p->b, xpos(p, ts), p->py);
 	p->py = ypos(p, v);
 	p->havep = 1;
-	p->rc |= bprintf(p->b, " %.1f,%.1f", xpos(p, ts), p->py);
+	p->rc |= add_pt(p->b, xpos(p, ts), p->py);
 	return p->rc ? -1 : 0;
 }
 

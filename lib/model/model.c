@@ -92,6 +92,15 @@ vec_trim(struct vec *v, size_t sz)
 #define NCACHE	4096		/* slots of the recent-names cache */
 
 /* Loading state beyond the model itself. */
+/* The raw bytes of the last key looked up, and its id (raw_hit). */
+struct rawmemo {
+	char		 b[64];
+	size_t		 n;
+	int64_t		 rank;
+	uint32_t	 id;		/* KT_NO: none */
+	int		 want;		/* raw_hit could compare: keep it */
+};
+
 struct load {
 	struct kt_model	*m;
 	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
@@ -109,6 +118,7 @@ struct load {
 	struct kt_buf	 dev_key, th_key;
 	uint32_t	 last_dev;
 	uint32_t	 last_thread;
+	struct rawmemo	 dev_raw, th_raw;
 	/* Names seen lately, to skip the hashing of long kernel names. */
 	struct ncache {
 		const char	*p;	/* the interned copy */
@@ -231,6 +241,52 @@ key_id(struct load *l, struct kt_intern *in, struct kt_buf *cache,
 	return id;
 }
 
+/*
+ * The last device's or thread's id by the raw bytes of the event's pid
+ * (and tid) and its rank: bytes the same as the last event's are the
+ * same key, without making it (events come in runs of one thread).
+ */
+static int
+raw_hit(struct rawmemo *m, const struct kt_event *ev, int64_t rank,
+    int thread, uint32_t *id)
+{
+	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
+	size_t n = pv->len + (thread ? 1 + tv->len : 0);
+
+	m->want = 0;
+	if (pv->type == KT_NONE || (thread && tv->type == KT_NONE) ||
+	    n > sizeof(m->b))
+		return 0;
+	m->want = 1;
+	if (m->n != n || m->rank != rank || m->id == KT_NO ||
+	    memcmp(m->b, ev->raw + pv->off, pv->len) != 0 ||
+	    (thread && memcmp(m->b + pv->len + 1, ev->raw + tv->off,
+	    tv->len) != 0))
+		return 0;
+	*id = m->id;
+	return 1;
+}
+
+/* Remember id for the bytes raw_hit looked at, when it could. */
+static void
+raw_keep(struct rawmemo *m, const struct kt_event *ev, int64_t rank,
+    int thread, uint32_t id)
+{
+	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
+
+	if (!m->want)
+		return;
+	memcpy(m->b, ev->raw + pv->off, pv->len);
+	m->n = pv->len;
+	if (thread) {
+		m->b[m->n++] = '\001';
+		memcpy(m->b + m->n, ev->raw + tv->off, tv->len);
+		m->n += tv->len;
+	}
+	m->rank = rank;
+	m->id = id;
+}
+
 /* The temporary device of a GPU event; KT_NO on failure. */
 static uint32_t
 device_of(struct load *l, const struct kt_event *ev, int64_t rank)
@@ -240,11 +296,15 @@ device_of(struct load *l, const struct kt_event *ev, int64_t rank)
 	int fresh;
 	const char *p;
 	size_t pn;
+	uint32_t hit;
 
+	if (raw_hit(&l->dev_raw, ev, rank, 0, &hit))
+		return hit;
 	if (make_key(l, rank, ev, 0) == -1 ||
 	    (id = key_id(l, l->devkeys, &l->dev_key, &l->last_dev,
 	    &fresh)) == -1)
 		return KT_NO;
+	raw_keep(&l->dev_raw, ev, rank, 0, (uint32_t)id);
 	if (!fresh)
 		return (uint32_t)id;
 	if ((d = vec_push(&l->devs, sizeof(*d))) == NULL)
@@ -271,11 +331,15 @@ thread_of(struct load *l, const struct kt_event *ev, int64_t rank)
 	struct kt_thread *t;
 	int64_t id;
 	int fresh;
+	uint32_t hit;
 
+	if (raw_hit(&l->th_raw, ev, rank, 1, &hit))
+		return hit;
 	if (make_key(l, rank, ev, 1) == -1 ||
 	    (id = key_id(l, l->thkeys, &l->th_key, &l->last_thread,
 	    &fresh)) == -1)
 		return KT_NO;
+	raw_keep(&l->th_raw, ev, rank, 1, (uint32_t)id);
 	if (!fresh)
 		return (uint32_t)id;
 	if ((t = vec_push(&l->threads, sizeof(*t))) == NULL)
@@ -875,43 +939,92 @@ cmp_span(const void *a, const void *b)
 }
 
 /*
- * Sort the spans by (thread, ts, longest first): a stable counting sort
- * by thread, then a sort of each thread's spans only where they are not
- * in order already (a thread's events mostly come in time order).
+ * Sort the spans by (thread, ts, longest first, row): the order of their
+ * indices, a stable counting sort by thread, then each thread's that are
+ * not in order already (a thread's events mostly come in time order) by
+ * ts (kt_sort_pairs, a radix sort, whatever their disorder), the few of
+ * equal ts by insertion; then the spans moved into that order in place,
+ * cycle by cycle (each moved once, and no second array of them).
  * Returns 0 or -1.
  */
 static int
 sort_spans(struct kt_model *m)
 {
-	struct kt_span *o;
-	size_t *start, i, t;
+	struct kt_span *sp = m->spans, tmp;
+	struct kt_pair *p = NULL;
+	size_t *start, *idx, i, k, t, n = m->nspans;
 
-	if (m->nspans < 2)
+	for (i = 1; i < n && cmp_span(&sp[i - 1], &sp[i]) <= 0; i++)
+		;
+	if (i >= n)
 		return 0;
 	if ((start = calloc(m->nthreads + 1, sizeof(*start))) == NULL)
 		return -1;
-	if ((o = malloc(m->nspans * sizeof(*o))) == NULL) {
+	if ((idx = malloc(n * sizeof(*idx))) == NULL ||
+	    (p = malloc(n * sizeof(*p))) == NULL) {
+		free(idx);
 		free(start);
 		return -1;
 	}
-	for (i = 0; i < m->nspans; i++)
-		start[m->spans[i].thread + 1]++;
+	for (i = 0; i < n; i++)
+		start[sp[i].thread + 1]++;
 	for (t = 0; t < m->nthreads; t++)
 		start[t + 1] += start[t];
-	for (i = 0; i < m->nspans; i++)
-		o[start[m->spans[i].thread]++] = m->spans[i];
-	free(m->spans);
-	m->spans = o;
+	for (i = 0; i < n; i++)
+		idx[start[sp[i].thread]++] = i;
 	/* start[t] is now the end of thread t's range. */
 	for (t = 0; t < m->nthreads; t++) {
-		size_t a = t == 0 ? 0 : start[t - 1], b = start[t];
+		size_t a = t == 0 ? 0 : start[t - 1], b = start[t], r;
 
 		for (i = a + 1; i < b; i++)
-			if (cmp_span(&o[i - 1], &o[i]) > 0)
+			if (cmp_span(&sp[idx[i - 1]], &sp[idx[i]]) > 0)
 				break;
-		if (i < b)
-			kt_qsort(o + a, b - a, sizeof(*o), cmp_span);
+		if (i >= b)
+			continue;
+		for (i = a; i < b; i++) {
+			p[i - a].key = (uint64_t)sp[idx[i]].ts ^ (uint64_t)1 << 63;
+			p[i - a].val = idx[i];
+		}
+		if (kt_sort_pairs(p, b - a) == -1) {
+			free(p);
+			free(idx);
+			free(start);
+			return -1;
+		}
+		/* Runs of one ts: longest first, then by row. */
+		for (i = 0; i < b - a; i = r) {
+			for (r = i + 1; r < b - a && p[r].key == p[i].key; r++)
+				;
+			for (k = i + 1; k < r; k++) {
+				struct kt_pair x = p[k];
+				size_t j = k;
+
+				for (; j > i && cmp_span(&sp[p[j - 1].val],
+				    &sp[x.val]) > 0; j--)
+					p[j] = p[j - 1];
+				p[j] = x;
+			}
+		}
+		for (i = a; i < b; i++)
+			idx[i] = (size_t)p[i - a].val;
 	}
+	/* Place k takes span idx[k]: follow each cycle once (done: n). */
+	for (i = 0; i < n; i++) {
+		if (idx[i] == n || idx[i] == i)
+			continue;
+		tmp = sp[i];
+		for (k = i; idx[k] != i; ) {
+			size_t from = idx[k];
+
+			sp[k] = sp[from];
+			idx[k] = n;
+			k = from;
+		}
+		sp[k] = tmp;
+		idx[k] = n;
+	}
+	free(p);
+	free(idx);
 	free(start);
 	return 0;
 }
@@ -1515,6 +1628,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	memset(&l, 0, sizeof(l));
 	l.flags = flags;
 	l.last_dev = l.last_thread = KT_NO;
+	l.dev_raw.id = l.th_raw.id = KT_NO;
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
 	    (m->names = kt_intern_new()) == NULL ||
 	    (l.devkeys = kt_intern_new()) == NULL ||
