@@ -168,7 +168,10 @@ start_thread(pthread_t *th, void *(*fn)(void *), void *arg, const char *name)
 	return 0;
 }
 
-/* Copy ev into b (it fits, or b is empty and grows). -1 out of memory. */
+/*
+ * Copy ev into b (it fits, or b is empty and grows), unless it is b's
+ * next place already, and its bytes.  -1 out of memory.
+ */
 static int
 put(struct batch *b, const struct kt_event *ev)
 {
@@ -185,7 +188,8 @@ put(struct batch *b, const struct kt_event *ev)
 		b->cap = cap;
 	}
 	e = &b->ev[b->n++];
-	*e = *ev;
+	if (e != ev)
+		*e = *ev;
 	memcpy(b->buf + b->len, ev->raw, ev->len);
 	e->raw = b->buf + b->len;
 	b->len += ev->len;
@@ -221,15 +225,19 @@ reader(void *arg)
 			have = 0;
 		}
 		while (b->n < AH_EVENTS) {
-			if ((rc = kt_reader_next(a->rd, &ev, &err)) != 1)
+			/* Scanned into its place in the batch, not copied. */
+			struct kt_event *slot = &b->ev[b->n];
+
+			if ((rc = kt_reader_next(a->rd, slot, &err)) != 1)
 				break;
 			if (a->progress != NULL && (++a->nev & 0x3fff) == 0)
 				a->progress(a->rd);
-			if (b->n > 0 && b->len + ev.len > b->cap) {
+			if (b->n > 0 && b->len + slot->len > b->cap) {
+				ev = *slot;
 				have = 1;
 				break;
 			}
-			if (put(b, &ev) == -1)
+			if (put(b, slot) == -1)
 				goto nomem;
 		}
 		pthread_mutex_lock(&a->mu);

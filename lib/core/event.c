@@ -507,6 +507,15 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
  * their ends are looked for here, never past end), an object or array
  * by the scanner (*sc, made on first use).  0 when there is none.
  */
+/* The bytes that end a string's run of plain bytes. */
+static const unsigned char string_stop[256] = { ['"'] = 1, ['\\'] = 1 };
+
+/* The bytes that end a number or literal. */
+static const unsigned char value_end[256] = {
+	[' '] = 1, ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [','] = 1, ['}'] = 1,
+	[']'] = 1, [':'] = 1
+};
+
 static size_t
 skip_value(struct kt_scanner *sc, int *have_sc, const char *b, size_t p,
     size_t end)
@@ -515,12 +524,13 @@ skip_value(struct kt_scanner *sc, int *have_sc, const char *b, size_t p,
 
 	switch (b[p]) {
 	case '"':
-		for (q = p + 1; q < end; q++)
-			if (b[q] == '"')
-				return q + 1;
-			else if (b[q] == '\\')
+		for (q = p + 1; q < end; q += 2) {
+			while (q < end && !string_stop[(unsigned char)b[q]])
 				q++;
-		return 0;
+			if (q < end && b[q] == '"')
+				return q + 1;
+		}
+		return 0;	/* past a backslash, its byte skipped */
 	case '{':
 	case '[':
 		if (!*have_sc) {
@@ -531,8 +541,7 @@ skip_value(struct kt_scanner *sc, int *have_sc, const char *b, size_t p,
 		return kt_scan_value(sc, b, p, end, &q, NULL) == KT_SCAN_OK ?
 		    q : 0;
 	}
-	while (q < end && !kt_ws[(unsigned char)b[q]] && b[q] != ',' &&
-	    b[q] != '}' && b[q] != ']' && b[q] != ':')
+	while (q < end && !value_end[(unsigned char)b[q]])
 		q++;
 	return q > p ? q : 0;
 }

@@ -81,6 +81,9 @@ struct kt_scanner {
 	size_t			 capedits;
 	int			 strict;
 	int			 nkeys;		/* members of the outer object */
+	int			 plain_nums;	/* the walk took the event last
+						   scanned, no number of it
+						   with an exponent (else 0) */
 	size_t			 err_off;	/* on KT_SCAN_ERR */
 	const char		*err_msg;
 	char			 err_buf[96];

@@ -1980,14 +1980,15 @@ check_times(struct kt_reader *r, const struct kt_event *ev, size_t at,
 }
 
 /*
- * Is field f of ev, scanned (a number of JSON's grammar when it is a
+ * Is field f of ev, scanned by r (a number of JSON's grammar when it is a
  * number), a time that kt_time_parse takes, so that check_times cannot
- * refuse it?  Without an exponent, within 60 bytes (its digits fit), an
- * integer part of 15 digits, or 16 below 4 * 10^15 (us), is within
- * KT_TIME_MAX ns (4.6 * 10^18).
+ * refuse it?  Without an exponent (none when the walk saw none), within
+ * 60 bytes (its digits fit), an integer part of 15 digits, or 16 below
+ * 4 * 10^15 (us), is within KT_TIME_MAX ns (4.6 * 10^18).
  */
 static int
-in_range(const struct kt_event *ev, enum kt_field f)
+in_range(const struct kt_reader *r, const struct kt_event *ev,
+    enum kt_field f)
 {
 	const struct kt_val *v = &ev->f[f];
 	const char *p = ev->raw + v->off, *dot;
@@ -1995,13 +1996,12 @@ in_range(const struct kt_event *ev, enum kt_field f)
 
 	if (v->type != KT_NUMBER)
 		return 1;
-	if (n < 16) {
-		for (i = 0; i < n; i++)
-			if ((p[i] | 0x20) == 'e')
-				return 0;
+	if (!r->sc.plain_nums && (memchr(p, 'e', n) != NULL ||
+	    memchr(p, 'E', n) != NULL))
+		return 0;
+	if (n < 16)
 		return 1;
-	}
-	if (n > 60 || memchr(p, 'e', n) != NULL || memchr(p, 'E', n) != NULL)
+	if (n > 60)
 		return 0;
 	i = p[0] == '-';
 	dot = memchr(p, '.', n);
@@ -2063,7 +2063,8 @@ event(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 	} else {
 		ev->raw = r->buf + start;
 		ev->len = end - start;
-		if (r->late && in_range(ev, KT_F_TS) && in_range(ev, KT_F_DUR))
+		if (r->late && in_range(r, ev, KT_F_TS) &&
+		    in_range(r, ev, KT_F_DUR))
 			ev->flags |= KT_EV_LATE;
 		else
 			kt_event_finish(ev);

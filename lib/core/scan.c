@@ -607,6 +607,7 @@ skim_value(struct kt_scanner *sc, const char *buf, size_t pos,
 
 	sc->nkeys = 0;
 	sc->nedits = 0;
+	sc->plain_nums = 0;
 	memset(ev->f, 0, sizeof(ev->f));
 	/* The top-level fields (a metadata event's args too, unmarked). */
 	ev->known = KT_FBIT(KT_F_FIRSTARG) - 1;

@@ -146,6 +146,7 @@ SCAN_FN(scan_value)(struct kt_scanner *sc, const char *buf, size_t pos,
 
 	sc->nedits = 0;
 	sc->nkeys = 0;
+	sc->plain_nums = 0;
 	if (ev != NULL) {
 		memset(ev->f, 0, sizeof(ev->f));
 		ev->known = KT_FALL;

@@ -34,9 +34,12 @@ fast_zero(struct kt_event *ev)
 	size_t i;
 
 	_Static_assert(sizeof(ev->f) >= 32 + 16, "ev->f is small");
-	for (i = 0; i + 32 <= sizeof(ev->f); i += 32)
+	for (i = 0; i + 32 <= sizeof(ev->f); i += 32) {
 		_mm256_storeu_si256((__m256i *)(void *)(f + i),
 		    _mm256_setzero_si256());
+		/* Not a memset to the compiler (a rep stosq, slow to start). */
+		__asm__("" : "+r"(f));
+	}
 	if (i < sizeof(ev->f))
 		_mm256_storeu_si256((__m256i *)(void *)(f +
 		    sizeof(ev->f) - 32), _mm256_setzero_si256());
@@ -202,6 +205,7 @@ fast_event_avx2(struct kt_scanner *sc, const char *buf, size_t pos,
 	ev->known = KT_FALL;
 	sc->nedits = 0;
 	sc->nkeys = 0;
+	sc->plain_nums = 1;
 
 	w.b = b;
 	w.end = end;
@@ -300,6 +304,9 @@ value_here:
 		}
 		if ((e = fast_number(b, t, end)) == 0 || !fast_after[b[e]])
 			return FAST_NO;
+		if (memchr(b + t, 'e', e - t) != NULL ||
+		    memchr(b + t, 'E', e - t) != NULL)
+			sc->plain_nums = 0;
 		break;
 	}
 	}

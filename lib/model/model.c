@@ -939,13 +939,82 @@ cmp_span(const void *a, const void *b)
 }
 
 /*
+ * Sort the spans p[0..n).val (indices into sp) name by cmp_span, within
+ * one thread: by ts (kt_sort_pairs, a radix sort), the few of one ts by
+ * insertion.  0 or -1.
+ */
+static int
+sort_span_pairs(const struct kt_span *sp, struct kt_pair *p, size_t n)
+{
+	size_t i, k, r;
+
+	for (i = 0; i < n; i++)
+		p[i].key = (uint64_t)sp[p[i].val].ts ^ (uint64_t)1 << 63;
+	if (kt_sort_pairs(p, n) == -1)
+		return -1;
+	/* Runs of one ts: longest first, then by row. */
+	for (i = 0; i < n; i = r) {
+		for (r = i + 1; r < n && p[r].key == p[i].key; r++)
+			;
+		for (k = i + 1; k < r; k++) {
+			struct kt_pair x = p[k];
+			size_t j = k;
+
+			for (; j > i && cmp_span(&sp[p[j - 1].val], &sp[x.val]) >
+			    0; j--)
+				p[j] = p[j - 1];
+			p[j] = x;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Put the indices of one thread's spans, ix[0..n), in cmp_span's order;
+ * p has room for n.  The spans that come after a later one (a thread's
+ * events are nearly in time order) are taken out, sorted, and merged
+ * back; when they are many, all are sorted.  0 or -1.
+ */
+static int
+sort_thread(const struct kt_span *sp, size_t *ix, size_t n, struct kt_pair *p)
+{
+	size_t i, nm = 1, ns = 0, last = ix[0];
+
+	for (i = 1; i < n; i++)
+		if (cmp_span(&sp[last], &sp[ix[i]]) <= 0)
+			ix[nm++] = last = ix[i];
+		else
+			p[ns++].val = ix[i];
+	if (ns == 0)
+		return 0;
+	if (ns > n / 8) {
+		/* Many out of place: all of them sorted together. */
+		for (i = 0; i < nm; i++)
+			p[ns + i].val = ix[i];
+		if (sort_span_pairs(sp, p, n) == -1)
+			return -1;
+		for (i = 0; i < n; i++)
+			ix[i] = (size_t)p[i].val;
+		return 0;
+	}
+	if (sort_span_pairs(sp, p, ns) == -1)
+		return -1;
+	/* Merged from the ends: ix[0..nm) in order, then p[0..ns). */
+	for (i = n; ns > 0; ) {
+		if (nm > 0 && cmp_span(&sp[ix[nm - 1]], &sp[p[ns - 1].val]) > 0)
+			ix[--i] = ix[--nm];
+		else
+			ix[--i] = (size_t)p[--ns].val;
+	}
+	return 0;
+}
+
+/*
  * Sort the spans by (thread, ts, longest first, row): the order of their
  * indices, a stable counting sort by thread, then each thread's that are
- * not in order already (a thread's events mostly come in time order) by
- * ts (kt_sort_pairs, a radix sort, whatever their disorder), the few of
- * equal ts by insertion; then the spans moved into that order in place,
- * cycle by cycle (each moved once, and no second array of them).
- * Returns 0 or -1.
+ * not in order already (sort_thread); then the spans moved into that
+ * order in place, cycle by cycle (each moved once, and no second array
+ * of them).  Returns 0 or -1.
  */
 static int
 sort_spans(struct kt_model *m)
@@ -974,39 +1043,14 @@ sort_spans(struct kt_model *m)
 		idx[start[sp[i].thread]++] = i;
 	/* start[t] is now the end of thread t's range. */
 	for (t = 0; t < m->nthreads; t++) {
-		size_t a = t == 0 ? 0 : start[t - 1], b = start[t], r;
+		size_t a = t == 0 ? 0 : start[t - 1], b = start[t];
 
-		for (i = a + 1; i < b; i++)
-			if (cmp_span(&sp[idx[i - 1]], &sp[idx[i]]) > 0)
-				break;
-		if (i >= b)
-			continue;
-		for (i = a; i < b; i++) {
-			p[i - a].key = (uint64_t)sp[idx[i]].ts ^ (uint64_t)1 << 63;
-			p[i - a].val = idx[i];
-		}
-		if (kt_sort_pairs(p, b - a) == -1) {
+		if (b - a > 1 && sort_thread(sp, idx + a, b - a, p) == -1) {
 			free(p);
 			free(idx);
 			free(start);
 			return -1;
 		}
-		/* Runs of one ts: longest first, then by row. */
-		for (i = 0; i < b - a; i = r) {
-			for (r = i + 1; r < b - a && p[r].key == p[i].key; r++)
-				;
-			for (k = i + 1; k < r; k++) {
-				struct kt_pair x = p[k];
-				size_t j = k;
-
-				for (; j > i && cmp_span(&sp[p[j - 1].val],
-				    &sp[x.val]) > 0; j--)
-					p[j] = p[j - 1];
-				p[j] = x;
-			}
-		}
-		for (i = a; i < b; i++)
-			idx[i] = (size_t)p[i - a].val;
 	}
 	/* Place k takes span idx[k]: follow each cycle once (done: n). */
 	for (i = 0; i < n; i++) {
