@@ -1029,67 +1029,74 @@ sort_thread(const struct kt_span *sp, size_t *ix, size_t n, struct kt_pair *p)
 }
 
 /*
- * Sort the spans by (thread, ts, longest first, row): the order of their
- * indices, a stable counting sort by thread, then each thread's that are
- * not in order already (sort_thread); then the spans moved into that
- * order in place, cycle by cycle (each moved once, and no second array
- * of them).  Returns 0 or -1.
+ * Sort the spans by (thread, ts, longest first, row): a stable counting
+ * sort by thread into a new array, in the order read, then each thread's
+ * spans that are not in order already (a thread's events mostly come in
+ * time order) as indices (sort_thread), gathered in that order.
+ * Returns 0 or -1.
  */
 static int
 sort_spans(struct kt_model *m)
 {
-	struct kt_span *sp = m->spans, tmp;
+	struct kt_span *o, *tmp = NULL;
 	struct kt_pair *p = NULL;
-	size_t *start, *idx, i, k, t, n = m->nspans;
+	size_t *start, *idx = NULL, i, t, n = m->nspans;
+	int rc = -1;
 
-	for (i = 1; i < n && cmp_span(&sp[i - 1], &sp[i]) <= 0; i++)
+	for (i = 1; i < n && cmp_span(&m->spans[i - 1], &m->spans[i]) <= 0;
+	    i++)
 		;
 	if (i >= n)
 		return 0;
 	if ((start = calloc(m->nthreads + 1, sizeof(*start))) == NULL)
 		return -1;
-	if ((idx = malloc(n * sizeof(*idx))) == NULL ||
-	    (p = malloc(n * sizeof(*p))) == NULL) {
-		free(idx);
+	if ((o = malloc(n * sizeof(*o))) == NULL) {
 		free(start);
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		start[sp[i].thread + 1]++;
+		start[m->spans[i].thread + 1]++;
 	for (t = 0; t < m->nthreads; t++)
 		start[t + 1] += start[t];
 	for (i = 0; i < n; i++)
-		idx[start[sp[i].thread]++] = i;
+		o[start[m->spans[i].thread]++] = m->spans[i];
+	free(m->spans);
+	m->spans = o;
 	/* start[t] is now the end of thread t's range. */
 	for (t = 0; t < m->nthreads; t++) {
-		size_t a = t == 0 ? 0 : start[t - 1], b = start[t];
+		size_t a = t == 0 ? 0 : start[t - 1], b = start[t], k;
 
-		if (b - a > 1 && sort_thread(sp, idx + a, b - a, p) == -1) {
-			free(p);
-			free(idx);
-			free(start);
-			return -1;
-		}
-	}
-	/* Place k takes span idx[k]: follow each cycle once (done: n). */
-	for (i = 0; i < n; i++) {
-		if (idx[i] == n || idx[i] == i)
+		for (i = a + 1; i < b; i++)
+			if (cmp_span(&o[i - 1], &o[i]) > 0)
+				break;
+		if (i >= b)
 			continue;
-		tmp = sp[i];
-		for (k = i; idx[k] != i; ) {
-			size_t from = idx[k];
-
-			sp[k] = sp[from];
-			idx[k] = n;
-			k = from;
-		}
-		sp[k] = tmp;
-		idx[k] = n;
+		/* This thread's: 80 bytes a span while it is sorted. */
+		if ((idx = malloc((b - a) * sizeof(*idx))) == NULL ||
+		    (p = malloc((b - a) * sizeof(*p))) == NULL ||
+		    (tmp = malloc((b - a) * sizeof(*tmp))) == NULL)
+			goto out;
+		for (k = 0; k < b - a; k++)
+			idx[k] = k;
+		if (sort_thread(o + a, idx, b - a, p) == -1)
+			goto out;
+		for (k = 0; k < b - a; k++)
+			tmp[k] = o[a + idx[k]];
+		memcpy(o + a, tmp, (b - a) * sizeof(*o));
+		free(tmp);
+		free(p);
+		free(idx);
+		tmp = NULL;
+		p = NULL;
+		idx = NULL;
 	}
+	rc = 0;
+out:
+	free(tmp);
 	free(p);
 	free(idx);
 	free(start);
-	return 0;
+	return rc;
 }
 
 /*
@@ -1510,16 +1517,73 @@ bind_flows(struct load *l)
 
 static void	steps_assign(struct kt_model *);
 
+/*
+ * join() where the calls' correlations lie in [minc, minc + w], not many
+ * more than the calls: the calls of each correlation chained from a
+ * table indexed by it, in their order (as join's sorted pairs give
+ * them), instead of a sort and a search per activity.  0 or -1.
+ */
+static int
+join_dense(struct kt_model *m, int64_t minc, size_t w)
+{
+	uint32_t *head, *next;
+	size_t i;
+
+	if (m->nspans >= KT_NO || (head = malloc((w + 1) *
+	    sizeof(*head))) == NULL)
+		return -1;
+	if ((next = malloc(m->nspans * sizeof(*next))) == NULL) {
+		free(head);
+		return -1;
+	}
+	for (i = 0; i <= w; i++)
+		head[i] = KT_NO;
+	for (i = m->nspans; i-- > 0; )
+		if (m->spans[i].corr >= 0) {
+			size_t c = (size_t)(m->spans[i].corr - minc);
+
+			next[i] = head[c];
+			head[c] = (uint32_t)i;
+		}
+	for (i = 0; i < m->nact; i++) {
+		struct kt_act *a = &m->act[i];
+		int64_t rank = m->devices[a->dev].rank;
+		uint32_t k;
+
+		if (a->corr < minc || (uint64_t)(a->corr - minc) > w)
+			continue;
+		for (k = head[a->corr - minc]; k != KT_NO; k = next[k])
+			if (m->threads[m->spans[k].thread].rank == rank) {
+				a->launch = k;
+				a->thread = m->spans[k].thread;
+				break;
+			}
+	}
+	free(next);
+	free(head);
+	steps_assign(m);
+	return 0;
+}
+
 /* Join activities to runtime calls by correlation; assign steps. */
 static int
 join(struct kt_model *m)
 {
 	struct kt_pair *pairs;
 	size_t i, np = 0;
+	int64_t minc = INT64_MAX, maxc = -1;
 
 	for (i = 0; i < m->nspans; i++)
-		if (m->spans[i].corr >= 0)
+		if (m->spans[i].corr >= 0) {
 			np++;
+			if (m->spans[i].corr > maxc)
+				maxc = m->spans[i].corr;
+			if (m->spans[i].corr < minc)
+				minc = m->spans[i].corr;
+		}
+	/* Correlations are counted up: a table when they are dense. */
+	if (np > 0 && (uint64_t)(maxc - minc) < 4 * (uint64_t)np + 4096)
+		return join_dense(m, minc, (size_t)(maxc - minc));
 	if ((pairs = malloc((np ? np : 1) * sizeof(*pairs))) == NULL)
 		return -1;
 	np = 0;

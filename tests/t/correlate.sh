@@ -124,6 +124,20 @@ if run kt-rank-tag m0.json m1.json -o merged.json 2>/dev/null &&
 	else
 		bad "merged ranks: $(diff m0.want m0.got | grep -c '^<') + $(diff m1.want m1.got | grep -c '^<') differ"
 	fi
+	# kt rank-tag moved each rank's correlations apart (rank * 10^12):
+	# too far apart for the model's table of them, joined by a sort and
+	# a search.  Moved back, the two ranks share correlations, in a span
+	# that the table takes, where only the rank tells launches apart.
+	sed 's/"correlation": *[12]000000\([0-9][0-9]*\)/"correlation": \1/g' \
+	    merged.json >dense.json
+	if [ "$(grep -o '"correlation": 1000000' dense.json | wc -l)" -eq 0 ] &&
+	    [ "$(grep -ow '"correlation": 100001' dense.json | wc -l)" -ge 4 ] &&
+	    run kt-correlate dense.json >dense.tsv 2>/dev/null &&
+	    cmp -s merged.tsv dense.tsv; then
+		ok "merged ranks: shared correlations joined by rank, as far apart ones"
+	else
+		bad "merged ranks: shared correlations join otherwise"
+	fi
 else
 	bad "merged ranks: rank-tag or correlate failed"
 fi
