@@ -2027,6 +2027,19 @@ test_cpus(void)
 	pclose(f);
 }
 
+/* Are r[0..n) ordered by key, equal keys in their first order? */
+static int
+sorted_stably(const struct srec *r, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (r[i - 1].key > r[i].key || (r[i - 1].key == r[i].key &&
+		    r[i - 1].pos > r[i].pos))
+			return 0;
+	return 1;
+}
+
 /* kt_sort_r: ordered by key, equal keys in their first order (checked
  * element by element against the definition, not another sort). */
 static void
@@ -2037,7 +2050,7 @@ test_sort_r(void)
 	uint64_t x = 12345;
 
 	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
-		int n = sizes[k], calls = 0, ok = 1;
+		int n = sizes[k], calls = 0;
 		struct srec *r = calloc(n ? (size_t)n : 1, sizeof(*r));
 
 		if (r == NULL)
@@ -2048,11 +2061,7 @@ test_sort_r(void)
 			r[i].pos = (int)i;
 		}
 		kt_sort_r(r, (size_t)n, sizeof(*r), cmp_srec, &calls);
-		for (i = 1; i < (size_t)n; i++)
-			if (r[i - 1].key > r[i].key || (r[i - 1].key ==
-			    r[i].key && r[i - 1].pos > r[i].pos))
-				ok = 0;
-		CHECK(ok);
+		CHECK(sorted_stably(r, (size_t)n));
 		CHECK(n < 2 || calls > 0);
 		free(r);
 	}
@@ -2062,7 +2071,7 @@ test_sort_r(void)
 	 * equal keys, where the merges leave most in place.
 	 */
 	for (k = 0; k < 40; k++) {
-		int n = 100 + (int)(k * 97), calls = 0, ok = 1;
+		int n = 100 + (int)(k * 97), calls = 0;
 		struct srec *r = calloc((size_t)n, sizeof(*r));
 
 		if (r == NULL)
@@ -2081,11 +2090,7 @@ test_sort_r(void)
 			r[a].key = r[b].key;	/* out of place, far */
 		}
 		kt_sort_r(r, (size_t)n, sizeof(*r), cmp_srec, &calls);
-		for (i = 1; i < (size_t)n; i++)
-			if (r[i - 1].key > r[i].key || (r[i - 1].key ==
-			    r[i].key && r[i - 1].pos > r[i].pos))
-				ok = 0;
-		CHECK(ok);
+		CHECK(sorted_stably(r, (size_t)n));
 		free(r);
 	}
 }

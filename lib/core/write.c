@@ -1244,8 +1244,12 @@ kt_writer_raw(struct kt_writer *w, const char *raw, size_t len,
 	return kt_writer_event(w, &ev);
 }
 
-int
-kt_writer_joined(struct kt_writer *w, const char *p, size_t len, uint64_t n)
+/*
+ * Before n events given joined (JSON without row numbers only): count
+ * them and write the separator before the first.  0 or -1.
+ */
+static int
+joined_start(struct kt_writer *w, uint64_t n)
 {
 	int first;
 
@@ -1253,8 +1257,14 @@ kt_writer_joined(struct kt_writer *w, const char *p, size_t len, uint64_t n)
 		return -1;
 	first = w->nev == 0;
 	w->nev += n;
-	if (kt_out_write(w->out, first ? "\n  " : KT_WRITE_SEP, first ? 3 :
-	    sizeof(KT_WRITE_SEP) - 1) == -1)
+	return kt_out_write(w->out, first ? "\n  " : KT_WRITE_SEP, first ? 3 :
+	    sizeof(KT_WRITE_SEP) - 1);
+}
+
+int
+kt_writer_joined(struct kt_writer *w, const char *p, size_t len, uint64_t n)
+{
+	if (joined_start(w, n) == -1)
 		return -1;
 	return kt_out_write(w->out, p, len);
 }
@@ -1263,14 +1273,7 @@ int64_t
 kt_writer_joined_fd(struct kt_writer *w, int fd, uint64_t off, uint64_t len,
     uint64_t n)
 {
-	int first;
-
-	if ((w->flags & (KT_WRITE_TSV | KT_WRITE_ROWS)) || n == 0)
-		return -1;
-	first = w->nev == 0;
-	w->nev += n;
-	if (kt_out_write(w->out, first ? "\n  " : KT_WRITE_SEP, first ? 3 :
-	    sizeof(KT_WRITE_SEP) - 1) == -1)
+	if (joined_start(w, n) == -1)
 		return -1;
 	return kt_out_from_fd(w->out, fd, off, len);
 }
