@@ -103,8 +103,8 @@ struct kt_reader {
 	int		 filled;	/* a refill filled the first buffer */
 	uint64_t	 base;		/* input offset of buf[0] */
 	long		 line_base;	/* newlines before buf[0] */
-	int		 late;		/* kt_reader_late */
 	long		 col_base;	/* bytes after the last of them */
+	int		 late;		/* kt_reader_late */
 	unsigned	 flags;
 	int		 state;
 	enum kt_form	 form;
