@@ -71,8 +71,23 @@ sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t n)
 {
 	const __m128i mask = _mm_set_epi64x(0x0c0d0e0f08090a0bULL,
 	    0x0405060700010203ULL);
-	__m128i s0, s1, t, m, w[4], abef, cdgh;
+	__m128i s0, s1, t, m, w0, w1, w2, w3, abef, cdgh;
 	int g;
+
+/* Message words 4g..4g+3 of the block, big-endian. */
+#define LOADW(g)	_mm_shuffle_epi8(_mm_loadu_si128( \
+	(const __m128i *)(const void *)(p + 16 * (g))), mask)
+/* Four rounds with words w and constants 4g..4g+3. */
+#define RND4(w, g)	do { \
+	m = _mm_add_epi32((w), _mm_loadu_si128( \
+	    (const __m128i *)(const void *)&k256[4 * (g)])); \
+	s1 = _mm_sha256rnds2_epu32(s1, s0, m); \
+	m = _mm_shuffle_epi32(m, 0x0e); \
+	s0 = _mm_sha256rnds2_epu32(s0, s1, m); \
+} while (0)
+/* The next four words into a, which holds the four before b, c, d. */
+#define SCHED(a, b, c, d)	((a) = _mm_sha256msg2_epu32(_mm_add_epi32( \
+	_mm_sha256msg1_epu32((a), (b)), _mm_alignr_epi8((d), (c), 4)), (d)))
 
 	t = _mm_loadu_si128((const __m128i *)(const void *)&h[0]);
 	s1 = _mm_loadu_si128((const __m128i *)(const void *)&h[4]);
@@ -83,26 +98,23 @@ sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t n)
 	for (; n > 0; n--, p += 64) {
 		abef = s0;
 		cdgh = s1;
-		for (g = 0; g < 16; g++) {
-			if (g < 4)
-				w[g] = _mm_shuffle_epi8(_mm_loadu_si128(
-				    (const __m128i *)(const void *)(p + 16 * g)),
-				    mask);
-			else {
-				/* w[g % 4] holds W[g-4]; then g-3, g-2, g-1. */
-				__m128i w0 = w[g & 3], w1 = w[(g + 1) & 3];
-				__m128i w2 = w[(g + 2) & 3], w3 = w[(g + 3) & 3];
-
-				t = _mm_alignr_epi8(w3, w2, 4);
-				w0 = _mm_add_epi32(_mm_sha256msg1_epu32(w0, w1),
-				    t);
-				w[g & 3] = _mm_sha256msg2_epu32(w0, w3);
-			}
-			m = _mm_add_epi32(w[g & 3], _mm_loadu_si128(
-			    (const __m128i *)(const void *)&k256[4 * g]));
-			s1 = _mm_sha256rnds2_epu32(s1, s0, m);
-			m = _mm_shuffle_epi32(m, 0x0e);
-			s0 = _mm_sha256rnds2_epu32(s0, s1, m);
+		w0 = LOADW(0);
+		RND4(w0, 0);
+		w1 = LOADW(1);
+		RND4(w1, 1);
+		w2 = LOADW(2);
+		RND4(w2, 2);
+		w3 = LOADW(3);
+		RND4(w3, 3);
+		for (g = 4; g < 16; g += 4) {
+			SCHED(w0, w1, w2, w3);
+			RND4(w0, g);
+			SCHED(w1, w2, w3, w0);
+			RND4(w1, g + 1);
+			SCHED(w2, w3, w0, w1);
+			RND4(w2, g + 2);
+			SCHED(w3, w0, w1, w2);
+			RND4(w3, g + 3);
 		}
 		s0 = _mm_add_epi32(s0, abef);
 		s1 = _mm_add_epi32(s1, cdgh);
@@ -113,6 +125,9 @@ sha256_blocks_ni(uint32_t h[8], const unsigned char *p, size_t n)
 	s1 = _mm_alignr_epi8(s1, t, 8);			/* HGFE */
 	_mm_storeu_si128((__m128i *)(void *)&h[0], s0);
 	_mm_storeu_si128((__m128i *)(void *)&h[4], s1);
+#undef LOADW
+#undef RND4
+#undef SCHED
 }
 
 /* Does the CPU have the SHA extensions (and SSSE3, SSE4.1)? */
