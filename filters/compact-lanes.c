@@ -28,6 +28,7 @@
 
 
 #include <getopt.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,7 +213,8 @@ struct cl {
 	/*
 	 * The input's SHA-256 (of the file's bytes as given), on a thread
 	 * of its own while the view is planned and written (reading keeps
-	 * both CPUs busy already; writing, one).
+	 * both CPUs busy already; writing, one).  A plain file's is the
+	 * framer's (below), which reads every byte anyway: no job then.
 	 */
 	struct kt_sha256_job *hash;
 	/* For a report: the source's bytes around its events (restore). */
@@ -223,6 +225,20 @@ struct cl {
 	json_t		*frame;		/* the bytes around the events */
 	char		 tsha[65];	/* the SHA-256 of the trace's bytes */
 	int		 tsha_sha;	/* tsha is sha's (a plain file) */
+	/*
+	 * The framer (frame_build) on a thread of its own for a plain
+	 * file, while the view is planned and written: it reads only
+	 * what reading left (records, their ends, the store's places and
+	 * the bytes of those held in memory, none of which change after
+	 * reading) and writes only why, frame and tsha, which nothing
+	 * reads before frame_wait().
+	 */
+	struct kt_source *fsrc;		/* the source framed */
+	struct kt_reader *frd;		/* its reader */
+	pthread_t	 fth;
+	int		 fthread;	/* fth runs */
+	int		 frc;		/* frame_build's: 0 or -1 with ferr */
+	struct kt_error	 ferr;
 };
 
 static void
@@ -2078,18 +2094,17 @@ frame_gap(struct framer *f, size_t i)
 }
 
 /*
- * Read the trace's bytes again (decompressed, out of its archive member):
- * their SHA-256 into c->tsha, and, unless c->why says why not, the bytes
- * around the events into c->frame (head, the separators between events
- * run-length coded, tail), each event's bytes compared with those held,
- * so that --restore can write the file back byte for byte.
+ * Read the trace's bytes again (c->fsrc, decompressed, out of its archive
+ * member): their SHA-256 into c->tsha, and, unless c->why says why not,
+ * the bytes around the events into c->frame (head, the separators between
+ * events run-length coded, tail), each event's bytes compared with those
+ * held, so that --restore can write the file back byte for byte.  0, or
+ * -1 with c->ferr filled: a read error.
  */
-static void
-frame_build(struct cl *c, const char *path)
+static int
+frame_build(struct cl *c)
 {
-	struct kt_source *s;
-	struct kt_reader *rd;
-	struct kt_error err;
+	struct kt_reader *rd = c->frd;
 	struct kt_sha256 sh;
 	struct framer f;
 	const char *ev = NULL;
@@ -2097,25 +2112,16 @@ frame_build(struct cl *c, const char *path)
 	uint64_t at = 0, start, take;
 	size_t i = 0, k;
 	int64_t n;
-	int plain;
+	int plain = c->tsha_sha;
 
 	memset(&f, 0, sizeof(f));
 	if ((buf = malloc(BUFSZ)) == NULL)
 		nomem();
-	if ((s = kt_cli_source_open(path, c->o.co.member, c->o.co.rflags,
-	    &err)) == NULL || kt_source_next(s, &rd, &err) != 1)
-		kt_cli_die(&err);
 	if ((f.seps = json_array()) == NULL)
 		nomem();
-	/*
-	 * A plain file's bytes are the trace's: the hasher's SHA-256 is
-	 * theirs (c->tsha_sha: copied when it is done).
-	 */
-	plain = c->tsha_sha = kt_source_plain(s);
 	kt_sha256_init(&sh);
-	while ((n = kt_reader_read(rd, buf, BUFSZ, &err)) > 0) {
-		if (!plain)
-			kt_sha256_update(&sh, buf, (size_t)n);
+	while ((n = kt_reader_read(rd, buf, BUFSZ, &c->ferr)) > 0) {
+		kt_sha256_update(&sh, buf, (size_t)n);
 		for (k = 0; k < (size_t)n && c->why[0] == '\0'; k += take,
 		    at += take) {
 			if (i == c->nrecs) {
@@ -2155,10 +2161,14 @@ frame_build(struct cl *c, const char *path)
 			}
 		}
 	}
-	if (n == -1)
-		kt_cli_die(&err);
-	if (!plain)
-		kt_sha256_hex(&sh, c->tsha);
+	if (n == -1) {
+		json_decref(f.seps);
+		kt_buf_free(&f.gap);
+		kt_buf_free(&f.last);
+		free(buf);
+		return -1;
+	}
+	kt_sha256_hex(&sh, c->tsha);
 	if (c->why[0] == '\0' && i < c->nrecs)
 		snprintf(c->why, sizeof(c->why), "the trace's bytes end "
 		    "before its events do");
@@ -2190,8 +2200,66 @@ frame_build(struct cl *c, const char *path)
 	kt_buf_free(&f.gap);
 	kt_buf_free(&f.last);
 	free(buf);
-	kt_reader_free(rd);
-	kt_source_close(s);
+	return 0;
+}
+
+static void *
+frame_run(void *arg)
+{
+	struct cl *c = arg;
+
+	c->frc = frame_build(c);
+	return NULL;
+}
+
+/*
+ * Open the trace again for frame_build and start it: on a thread for a
+ * plain file (its SHA-256 is the file's too: no hashing job), else
+ * beside the job hashing the file, here.
+ */
+static void
+frame_start(struct cl *c, const char *path)
+{
+	struct kt_error err;
+
+	if ((c->fsrc = kt_cli_source_open(path, c->o.co.member,
+	    c->o.co.rflags, &err)) == NULL ||
+	    kt_source_next(c->fsrc, &c->frd, &err) != 1)
+		kt_cli_die(&err);
+	c->tsha_sha = kt_source_plain(c->fsrc);
+	if (!c->tsha_sha && (c->hash = kt_sha256_start(path,
+	    kt_cli_threads())) == NULL)
+		nomem();
+	if (c->tsha_sha && kt_cli_threads() &&
+	    pthread_create(&c->fth, NULL, frame_run, c) == 0)
+		c->fthread = 1;
+	else
+		c->frc = frame_build(c);
+}
+
+/* Wait for frame_build and the hashing job: c->sha and c->tsha set. */
+static void
+frame_wait(struct cl *c)
+{
+	struct kt_error err;
+
+	if (c->fthread)
+		pthread_join(c->fth, NULL);
+	c->fthread = 0;
+	if (c->frc == -1)
+		kt_cli_die(&c->ferr);
+	kt_reader_free(c->frd);
+	kt_source_close(c->fsrc);
+	c->frd = NULL;
+	c->fsrc = NULL;
+	if (c->hash != NULL) {
+		if (kt_sha256_wait(c->hash, c->sha, &err) == -1)
+			kt_cli_die(&err);
+		c->hash = NULL;
+	}
+	/* A plain file's bytes are the trace's. */
+	if (c->tsha_sha)
+		memcpy(c->sha, c->tsha, sizeof(c->sha));
 }
 
 static int
@@ -2215,14 +2283,11 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 	/* What was read is what is written: the file must not change. */
 	if (kt_hold_check(c->holder, &err) == -1)
 		kt_cli_die(&err);
-	/* The SHA-256 is for the report: no report, no hashing. */
-	if (c->framing && (c->hash = kt_sha256_start(inpath,
-	    kt_cli_threads())) == NULL)
-		nomem();
 	kt_cli_one_trace(src, c->inname, "holds several traces; pick one with "
 	    "--member or merge them with kt rank-tag", 1);
+	/* The SHA-256 is for the report: no report, no hashing. */
 	if (c->framing)
-		frame_build(c, inpath);
+		frame_start(c, inpath);
 	c->already = c->already || is_compact(c);
 	if (!c->already)
 		nretired = plan(c);
@@ -2240,13 +2305,8 @@ compact(struct cl *c, struct kt_source *src, const char *inpath)
 		rc = -1;
 	if (rc == 0)
 		rc = write_events(c, w, &od);
-	if (c->hash != NULL) {
-		if (kt_sha256_wait(c->hash, c->sha, &err) == -1)
-			kt_cli_die(&err);
-		c->hash = NULL;
-	}
-	if (c->tsha_sha)
-		memcpy(c->tsha, c->sha, sizeof(c->tsha));
+	if (c->framing)
+		frame_wait(c);
 	if (!c->already)
 		compact_meta(c, &metas[nm - 1], &top, nretired, report);
 	if (rc == 0)

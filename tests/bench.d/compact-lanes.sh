@@ -30,8 +30,9 @@ measure compact "kt-compact-lanes -n 64" kt /dev/null "$KT_BIN/kt-compact-lanes"
 measure compactr "  ... --report (SHA-256)" kt /dev/null "$KT_BIN/kt-compact-lanes" \
 	-n 64 --report /dev/null "$_cg"
 echo "  (the events' records are held, their bytes read again from the file as"
-echo "  they are written; with a report, its SHA-256 is computed in a second thread"
-echo "  while the view is written)"
+echo "  they are written; with a report, its SHA-256 (and a plain file's"
+echo "  frame, read once with it) is computed in a second thread while the view"
+echo "  is written)"
 echo "  targets:"
 target "kt-compact-lanes >= 60% of kt-normalize --keep-order" \
 	"$(awk -v a="$mbs_compact" -v b="${pair_compact:-$mbs_keep}" 'BEGIN { if (b > 0) printf "%.2f", a / b }')" \
