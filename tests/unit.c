@@ -1843,6 +1843,81 @@ test_hold(void)
 	unlink(path);
 }
 
+/*
+ * The model's spans in (thread, ts, longest first, row) order, whatever
+ * order a thread's events come in: thread 1 in three runs of rising ts
+ * (the shape Kineto writes: ops, then python functions, ...) with equal
+ * ts of several lengths across the runs, thread 2 in a scrambled order
+ * (over 64 runs: sorted by the other path), thread 3 in order.  Checked
+ * as what a sort is: a permutation (every row once, with its own ts and
+ * dur) in that order.
+ */
+static void
+test_model_span_order(void)
+{
+	enum { N1 = 3000, N2 = 2000, N3 = 500, N = N1 + N2 + N3 };
+	static int64_t ts[N], dur[N];
+	static int tid[N];
+	static unsigned char seen[N];
+	struct kt_buf b = { 0 };
+	struct kt_reader *rd;
+	struct kt_model *m;
+	struct kt_error err;
+	uint64_t x = 12345;
+	size_t i, k;
+	int ok = 1;
+
+	for (i = 0; i < N; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		if (i < N1) {
+			/* Runs of 1000, each rising from 0 by 0 or 1 µs. */
+			tid[i] = 1;
+			ts[i] = i % 1000 == 0 ? 0 : ts[i - 1] + (int64_t)(x >> 63);
+			dur[i] = (int64_t)(x >> 40) % 7;
+		} else if (i < N1 + N2) {
+			tid[i] = 2;
+			ts[i] = (int64_t)(x >> 33) % 300;
+			dur[i] = (int64_t)(x >> 40) % 5;
+		} else {
+			tid[i] = 3;
+			ts[i] = (int64_t)(i - N1 - N2);
+			dur[i] = 1;
+		}
+	}
+	kt_buf_adds(&b, "{\"traceEvents\": [\n");
+	for (i = 0; i < N; i++) {
+		char ev[200];
+
+		snprintf(ev, sizeof(ev), "%s{\"ph\":\"X\",\"cat\":\"cpu_op\","
+		    "\"name\":\"op\",\"pid\":1,\"tid\":%d,\"ts\":%lld,"
+		    "\"dur\":%lld}\n", i ? "," : "", tid[i], (long long)ts[i],
+		    (long long)dur[i]);
+		kt_buf_adds(&b, ev);
+	}
+	kt_buf_adds(&b, "]}");
+	rd = kt_reader_mem(b.p, b.n, "order", 0);
+	CHECK(rd != NULL);
+	m = rd != NULL ? kt_model_load(rd, NULL, &err) : NULL;
+	CHECK(m != NULL && m->nspans == N && m->nthreads == 3);
+	for (k = 0; m != NULL && m->nspans == N && k < N; k++) {
+		const struct kt_span *s = &m->spans[k], *p = s - 1;
+
+		i = (size_t)s->index;
+		if (i >= N || seen[i]++ || s->ts != ts[i] * 1000 ||
+		    s->dur != dur[i] * 1000)
+			ok = 0;
+		else if (k > 0 && (p->thread > s->thread ||
+		    (p->thread == s->thread && (p->ts > s->ts ||
+		    (p->ts == s->ts && (p->dur < s->dur ||
+		    (p->dur == s->dur && p->index >= s->index)))))))
+			ok = 0;
+	}
+	CHECK(ok);
+	kt_model_free(m);
+	kt_reader_free(rd);
+	kt_buf_free(&b);
+}
+
 /* The analysis model on a small trace, the bucket rules, intervals. */
 static void
 test_model(void)
@@ -3706,6 +3781,7 @@ main(void)
 	test_sha256();
 	test_hold();
 	test_model();
+	test_model_span_order();
 	test_sort_r();
 	test_cpus();
 	test_unescape();

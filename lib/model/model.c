@@ -957,21 +957,12 @@ cmp_span(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/*
- * Sort the spans p[0..n).val (indices into sp) name by cmp_span, within
- * one thread: by ts (kt_sort_pairs, a radix sort), the few of one ts by
- * insertion.  0 or -1.
- */
-static int
-sort_span_pairs(const struct kt_span *sp, struct kt_pair *p, size_t n)
+/* Runs of one ts in p[0..n), in ts order: longest first, then by row. */
+static void
+order_ties(const struct kt_span *sp, struct kt_pair *p, size_t n)
 {
 	size_t i, k, r;
 
-	for (i = 0; i < n; i++)
-		p[i].key = (uint64_t)sp[p[i].val].ts ^ (uint64_t)1 << 63;
-	if (kt_sort_pairs(p, n) == -1)
-		return -1;
-	/* Runs of one ts: longest first, then by row. */
 	for (i = 0; i < n; i = r) {
 		for (r = i + 1; r < n && p[r].key == p[i].key; r++)
 			;
@@ -985,20 +976,100 @@ sort_span_pairs(const struct kt_span *sp, struct kt_pair *p, size_t n)
 			p[j] = x;
 		}
 	}
+}
+
+/*
+ * Sort the spans p[0..n).val (indices into sp) name by cmp_span, within
+ * one thread: by ts (kt_sort_pairs, a radix sort), the few of one ts by
+ * insertion.  0 or -1.
+ */
+static int
+sort_span_pairs(const struct kt_span *sp, struct kt_pair *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i].key = (uint64_t)sp[p[i].val].ts ^ (uint64_t)1 << 63;
+	if (kt_sort_pairs(p, n) == -1)
+		return -1;
+	order_ties(sp, p, n);
 	return 0;
+}
+
+#define NRUNS	64	/* runs of rising ts merged, not sorted, up to */
+
+/*
+ * Merge the nr runs of p, each in key order, that start at run[0..nr)
+ * (run[nr]: the end of the last) into one, through q (as long as p),
+ * pairwise, those of one key in the order they were; returns p or q,
+ * the one that holds it.  run is overwritten.
+ */
+static struct kt_pair *
+merge_runs(struct kt_pair *p, struct kt_pair *q, size_t *run, size_t nr)
+{
+	struct kt_pair *t;
+	size_t k, j, a, m, b, i, l;
+
+	while (nr > 1) {
+		for (k = j = 0; k < nr; k += 2) {
+			a = run[k];
+			if (k + 1 == nr) {
+				/* The odd one: as it is. */
+				memcpy(q + a, p + a, (run[nr] - a) * sizeof(*p));
+				run[j++] = a;
+				break;
+			}
+			m = run[k + 1];
+			b = run[k + 2];
+			for (i = a, l = m, t = q + a; i < m && l < b; )
+				*t++ = p[l].key < p[i].key ? p[l++] : p[i++];
+			memcpy(t, p + i, (m - i) * sizeof(*p));
+			t += m - i;
+			memcpy(t, p + l, (b - l) * sizeof(*p));
+			run[j++] = a;
+		}
+		run[j] = run[nr];
+		nr = j;
+		t = p;
+		p = q;
+		q = t;
+	}
+	return p;
 }
 
 /*
  * Put the indices of one thread's spans, ix[0..n), in cmp_span's order;
- * p has room for n.  The spans that come after a later one (a thread's
- * events are nearly in time order) are taken out, sorted, and merged
+ * p and q have room for n each.  A thread's spans are mostly runs in
+ * time order (Kineto writes a thread's ops, then its python functions,
+ * each kind in time order): a few such runs are merged.  Otherwise the
+ * spans that come after a later one are taken out, sorted, and merged
  * back; when they are many, all are sorted.  0 or -1.
  */
 static int
-sort_thread(const struct kt_span *sp, size_t *ix, size_t n, struct kt_pair *p)
+sort_thread(const struct kt_span *sp, size_t *ix, size_t n, struct kt_pair *p,
+    struct kt_pair *q)
 {
-	size_t i, nm = 1, ns = 0, last = ix[0];
+	size_t i, nm = 1, ns = 0, last = ix[0], run[NRUNS + 1], nr = 1;
+	struct kt_pair *r;
 
+	for (i = 1; i < n && nr <= NRUNS; i++)
+		if (sp[ix[i]].ts < sp[ix[i - 1]].ts)
+			nr++;
+	if (nr <= NRUNS) {
+		run[0] = 0;
+		for (i = 0, nr = 1; i < n; i++) {
+			p[i].key = (uint64_t)sp[ix[i]].ts ^ (uint64_t)1 << 63;
+			p[i].val = ix[i];
+			if (i > 0 && p[i].key < p[i - 1].key)
+				run[nr++] = i;
+		}
+		run[nr] = n;
+		r = merge_runs(p, q, run, nr);
+		order_ties(sp, r, n);
+		for (i = 0; i < n; i++)
+			ix[i] = (size_t)r[i].val;
+		return 0;
+	}
 	for (i = 1; i < n; i++)
 		if (cmp_span(&sp[last], &sp[ix[i]]) <= 0)
 			ix[nm++] = last = ix[i];
@@ -1032,15 +1103,16 @@ sort_thread(const struct kt_span *sp, size_t *ix, size_t n, struct kt_pair *p)
  * Sort the spans by (thread, ts, longest first, row): a stable counting
  * sort by thread into a new array, in the order read, then each thread's
  * spans that are not in order already (a thread's events mostly come in
- * time order) as indices (sort_thread), gathered in that order.
- * Returns 0 or -1.
+ * time order) as indices (sort_thread), gathered in that order into the
+ * old array (free then, and its pages already the process's) and copied
+ * back.  Returns 0 or -1.
  */
 static int
 sort_spans(struct kt_model *m)
 {
-	struct kt_span *o, *tmp = NULL;
-	struct kt_pair *p = NULL;
-	size_t *start, *idx = NULL, i, t, n = m->nspans;
+	struct kt_span *o, *old = m->spans;
+	struct kt_pair *p = NULL, *q = NULL;
+	size_t *start, *idx = NULL, i, t, n = m->nspans, most = 0;
 	int rc = -1;
 
 	for (i = 1; i < n && cmp_span(&m->spans[i - 1], &m->spans[i]) <= 0;
@@ -1055,12 +1127,14 @@ sort_spans(struct kt_model *m)
 		return -1;
 	}
 	for (i = 0; i < n; i++)
-		start[m->spans[i].thread + 1]++;
-	for (t = 0; t < m->nthreads; t++)
+		start[old[i].thread + 1]++;
+	for (t = 0; t < m->nthreads; t++) {
+		if (start[t + 1] > most)
+			most = start[t + 1];
 		start[t + 1] += start[t];
+	}
 	for (i = 0; i < n; i++)
-		o[start[m->spans[i].thread]++] = m->spans[i];
-	free(m->spans);
+		o[start[old[i].thread]++] = old[i];
 	m->spans = o;
 	/* start[t] is now the end of thread t's range. */
 	for (t = 0; t < m->nthreads; t++) {
@@ -1071,28 +1145,23 @@ sort_spans(struct kt_model *m)
 				break;
 		if (i >= b)
 			continue;
-		/* This thread's: 80 bytes a span while it is sorted. */
-		if ((idx = malloc((b - a) * sizeof(*idx))) == NULL ||
-		    (p = malloc((b - a) * sizeof(*p))) == NULL ||
-		    (tmp = malloc((b - a) * sizeof(*tmp))) == NULL)
+		/* 40 bytes a span of the longest thread while it is sorted. */
+		if (idx == NULL && ((idx = malloc(most * sizeof(*idx))) ==
+		    NULL || (p = malloc(most * sizeof(*p))) == NULL ||
+		    (q = malloc(most * sizeof(*q))) == NULL))
 			goto out;
 		for (k = 0; k < b - a; k++)
 			idx[k] = k;
-		if (sort_thread(o + a, idx, b - a, p) == -1)
+		if (sort_thread(o + a, idx, b - a, p, q) == -1)
 			goto out;
 		for (k = 0; k < b - a; k++)
-			tmp[k] = o[a + idx[k]];
-		memcpy(o + a, tmp, (b - a) * sizeof(*o));
-		free(tmp);
-		free(p);
-		free(idx);
-		tmp = NULL;
-		p = NULL;
-		idx = NULL;
+			old[a + k] = o[a + idx[k]];
+		memcpy(o + a, old + a, (b - a) * sizeof(*o));
 	}
 	rc = 0;
 out:
-	free(tmp);
+	free(old);
+	free(q);
 	free(p);
 	free(idx);
 	free(start);
