@@ -1848,44 +1848,51 @@ test_hold(void)
  * order a thread's events come in: thread 1 in three runs of rising ts
  * (the shape Kineto writes: ops, then python functions, ...) with equal
  * ts of several lengths across the runs, thread 2 in a scrambled order
- * (over 64 runs: sorted by the other path), thread 3 in order.  Checked
- * as what a sort is: a permutation (every row once, with its own ts and
- * dur) in that order.
+ * (over 64 runs: sorted by the other path), thread 3 in order; n1, n2,
+ * n3 spans each (n1 a multiple of 3), interleaved in blocks of 7.
+ * Checked as what a sort is: a permutation (every row once, with its own
+ * ts and dur) in that order.
  */
 static void
-test_model_span_order(void)
+span_order(size_t n1, size_t n2, size_t n3)
 {
-	enum { N1 = 3000, N2 = 2000, N3 = 500, N = N1 + N2 + N3 };
-	static int64_t ts[N], dur[N];
-	static int tid[N];
-	static unsigned char seen[N];
+	size_t n = n1 + n2 + n3, i, k = 0, j[3] = { 0, 0, 0 };
+	int64_t *ts = calloc(n, sizeof(*ts)), *dur = calloc(n, sizeof(*dur));
+	int *tid = calloc(n, sizeof(*tid));
+	unsigned char *seen = calloc(n, 1);
 	struct kt_buf b = { 0 };
-	struct kt_reader *rd;
-	struct kt_model *m;
+	struct kt_reader *rd = NULL;
+	struct kt_model *m = NULL;
 	struct kt_error err;
 	uint64_t x = 12345;
-	size_t i, k;
 	int ok = 1;
 
-	for (i = 0; i < N; i++) {
+	CHECK(ts != NULL && dur != NULL && tid != NULL && seen != NULL);
+	if (ts == NULL || dur == NULL || tid == NULL || seen == NULL)
+		goto out;
+	/* Row i: the next span of thread (i / 7) % 3 that has any left. */
+	for (i = 0; i < n; i++) {
+		int t = (int)((i / 7) % 3);
+		const size_t lim[3] = { n1, n2, n3 };
+
+		while (j[t] == lim[t])
+			t = (t + 1) % 3;
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-		if (i < N1) {
-			/* Runs of 1000, each rising from 0 by 0 or 1 µs. */
-			tid[i] = 1;
-			ts[i] = i % 1000 == 0 ? 0 : ts[i - 1] + (int64_t)(x >> 63);
-			dur[i] = (int64_t)(x >> 40) % 7;
-		} else if (i < N1 + N2) {
-			tid[i] = 2;
+		tid[i] = t + 1;
+		if (t == 0) {
+			/* Three runs, each rising from 0 by 0 or 1 us. */
+			ts[i] = j[0] % (n1 / 3) == 0 ? 0 : ts[k] +
+			    (int64_t)(x >> 63);
+			k = i;
+		} else if (t == 1)
 			ts[i] = (int64_t)(x >> 33) % 300;
-			dur[i] = (int64_t)(x >> 40) % 5;
-		} else {
-			tid[i] = 3;
-			ts[i] = (int64_t)(i - N1 - N2);
-			dur[i] = 1;
-		}
+		else
+			ts[i] = (int64_t)j[2];
+		dur[i] = (int64_t)(x >> 40) % 7;
+		j[t]++;
 	}
 	kt_buf_adds(&b, "{\"traceEvents\": [\n");
-	for (i = 0; i < N; i++) {
+	for (i = 0; i < n; i++) {
 		char ev[200];
 
 		snprintf(ev, sizeof(ev), "%s{\"ph\":\"X\",\"cat\":\"cpu_op\","
@@ -1898,12 +1905,12 @@ test_model_span_order(void)
 	rd = kt_reader_mem(b.p, b.n, "order", 0);
 	CHECK(rd != NULL);
 	m = rd != NULL ? kt_model_load(rd, NULL, &err) : NULL;
-	CHECK(m != NULL && m->nspans == N && m->nthreads == 3);
-	for (k = 0; m != NULL && m->nspans == N && k < N; k++) {
+	CHECK(m != NULL && m->nspans == n && m->nthreads == 3);
+	for (k = 0; m != NULL && m->nspans == n && k < n; k++) {
 		const struct kt_span *s = &m->spans[k], *p = s - 1;
 
 		i = (size_t)s->index;
-		if (i >= N || seen[i]++ || s->ts != ts[i] * 1000 ||
+		if (i >= n || seen[i]++ || s->ts != ts[i] * 1000 ||
 		    s->dur != dur[i] * 1000)
 			ok = 0;
 		else if (k > 0 && (p->thread > s->thread ||
@@ -1913,9 +1920,21 @@ test_model_span_order(void)
 			ok = 0;
 	}
 	CHECK(ok);
+out:
 	kt_model_free(m);
 	kt_reader_free(rd);
 	kt_buf_free(&b);
+	free(ts);
+	free(dur);
+	free(tid);
+	free(seen);
+}
+
+static void
+test_model_span_order(void)
+{
+	span_order(3000, 2000, 500);
+	span_order(45000, 30000, 6000);
 }
 
 /* The analysis model on a small trace, the bucket rules, intervals. */
