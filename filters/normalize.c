@@ -90,6 +90,7 @@ struct state {
 	uint32_t		*order;		/* their output order, or NULL */
 	const struct kt_intern	*threads;	/* pid/tid: the store's, */
 	struct kt_intern	*own;		/* or (streaming) these */
+	struct kt_idmemo	 memo;		/* the last event's thread */
 	struct kt_buf		 key;
 	struct closer		*closers;
 	size_t			 nclosers;
@@ -123,11 +124,15 @@ static uint32_t
 thread_of(struct state *st, const struct kt_event *ev)
 {
 	int64_t id;
+	uint32_t hit;
 
+	if (kt_idmemo_hit(&st->memo, ev, 0, 1, &hit))
+		return hit;
 	st->key.n = 0;
 	if (kt_event_thread_key(ev, &st->key) == -1 ||
 	    (id = kt_intern_put(st->own, st->key.p, st->key.n)) == -1)
 		nomem();
+	kt_idmemo_keep(&st->memo, ev, 0, 1, (uint32_t)id);
 	return (uint32_t)id;
 }
 
@@ -1519,6 +1524,7 @@ main(int argc, char *argv[])
 	r = kt_cli_open_one(path, path, o.co.member, o.co.rflags |
 	    (o.check ? KT_READ_ANYTIME : 0), &src);
 	memset(&st, 0, sizeof(st));
+	kt_idmemo_init(&st.memo);
 	st.r = r;
 	/*
 	 * Stream only when the order stays and the input is one trace; else

@@ -393,6 +393,27 @@ int	 kt_event_id_text(const struct kt_event *, enum kt_field,
 /* Append the event's thread key (pid text, tab, tid text: by value). */
 int	 kt_event_thread_key(const struct kt_event *, struct kt_buf *);
 
+/*
+ * The id of the last (pid) or (pid, tid) looked up, by the raw bytes of
+ * the event's fields and a rank: an event whose bytes are the last one's
+ * has its key, without making it (a trace's events come in runs of one
+ * thread).  kt_idmemo_hit gives it (1) or says to look it up (0); then
+ * kt_idmemo_keep remembers the id found, for the bytes hit looked at.
+ */
+struct kt_idmemo {
+	char		 b[64];
+	size_t		 n;
+	int64_t		 rank;
+	uint32_t	 id;		/* UINT32_MAX: none */
+	int		 want;		/* hit could compare: keep it */
+};
+
+void	 kt_idmemo_init(struct kt_idmemo *);
+int	 kt_idmemo_hit(struct kt_idmemo *, const struct kt_event *, int64_t,
+	    int, uint32_t *);
+void	 kt_idmemo_keep(struct kt_idmemo *, const struct kt_event *,
+	    int64_t, int, uint32_t);
+
 /* An integer field (number, or a string holding one) in *v; 0 or -1. */
 int	 kt_event_field_int(const struct kt_event *, enum kt_field, int64_t *);
 /* The same of a value of ev (one kt_event_find() gave): args.sort_index. */

@@ -1937,6 +1937,56 @@ test_model_span_order(void)
 	span_order(45000, 30000, 6000);
 }
 
+/*
+ * kt_idmemo: the last event's id again only for the same pid and tid
+ * bytes and rank; pids and tids that join to the same bytes ("1","23"
+ * and "12","3"), a string id and its number, the same bytes with another
+ * rank (the fifth event), no pid: looked up.
+ */
+static void
+test_idmemo(void)
+{
+	static const char trace[] = "{\"traceEvents\": [\n"
+	    "{\"ph\":\"i\",\"pid\":1,\"tid\":23,\"ts\":1},\n"
+	    "{\"ph\":\"i\",\"pid\":1,\"tid\":23,\"ts\":2},\n"
+	    "{\"ph\":\"i\",\"pid\":12,\"tid\":3,\"ts\":3},\n"
+	    "{\"ph\":\"i\",\"pid\":\"12\",\"tid\":3,\"ts\":4},\n"
+	    "{\"ph\":\"i\",\"pid\":\"12\",\"tid\":3,\"ts\":5},\n"
+	    "{\"ph\":\"i\",\"tid\":3,\"ts\":6}\n"
+	    "]}";
+	/* Per event: the (pid, tid) memo hits. */
+	static const int want[6] = { 0, 1, 0, 0, 0, 0 };
+	struct kt_idmemo th, pid;
+	struct kt_reader *rd;
+	struct kt_event ev;
+	struct kt_error err;
+	uint32_t id;
+	int i = 0, ok = 1, got;
+
+	kt_idmemo_init(&th);
+	kt_idmemo_init(&pid);
+	rd = kt_reader_mem(trace, sizeof(trace) - 1, "memo", 0);
+	CHECK(rd != NULL);
+	while (rd != NULL && i < 6 && kt_reader_next(rd, &ev, &err) == 1) {
+		int64_t rank = i == 4 ? 7 : 0;
+
+		got = kt_idmemo_hit(&th, &ev, rank, 1, &id);
+		if (got != want[i] || (got && id != 100u + (unsigned)i - 1))
+			ok = 0;
+		if (!got)
+			kt_idmemo_keep(&th, &ev, rank, 1, 100u + (unsigned)i);
+		/* The pid alone: 1, 1 (hit), 12, "12", "12" (rank 7), none. */
+		got = kt_idmemo_hit(&pid, &ev, rank, 0, &id);
+		if (got != (i == 1) || (got && id != 5))
+			ok = 0;
+		if (!got)
+			kt_idmemo_keep(&pid, &ev, rank, 0, 5);
+		i++;
+	}
+	CHECK(ok && i == 6);
+	kt_reader_free(rd);
+}
+
 /* The analysis model on a small trace, the bucket rules, intervals. */
 static void
 test_model(void)
@@ -3799,6 +3849,7 @@ main(void)
 	test_int_format_oracle();
 	test_sha256();
 	test_hold();
+	test_idmemo();
 	test_model();
 	test_model_span_order();
 	test_sort_r();

@@ -224,6 +224,55 @@ kt_event_thread_key(const struct kt_event *ev, struct kt_buf *b)
 	    kt_buf_add(b, t, tn) == -1 ? -1 : 0;
 }
 
+void
+kt_idmemo_init(struct kt_idmemo *m)
+{
+	m->n = 0;
+	m->rank = 0;
+	m->id = UINT32_MAX;
+	m->want = 0;
+}
+
+int
+kt_idmemo_hit(struct kt_idmemo *m, const struct kt_event *ev, int64_t rank,
+    int thread, uint32_t *id)
+{
+	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
+	size_t n = pv->len + (thread ? 1 + tv->len : 0);
+
+	m->want = 0;
+	if (pv->type == KT_NONE || (thread && tv->type == KT_NONE) ||
+	    n > sizeof(m->b))
+		return 0;
+	m->want = 1;
+	if (m->n != n || m->rank != rank || m->id == UINT32_MAX ||
+	    memcmp(m->b, ev->raw + pv->off, pv->len) != 0 ||
+	    (thread && (m->b[pv->len] != '\001' || memcmp(m->b + pv->len +
+	    1, ev->raw + tv->off, tv->len) != 0)))
+		return 0;
+	*id = m->id;
+	return 1;
+}
+
+void
+kt_idmemo_keep(struct kt_idmemo *m, const struct kt_event *ev, int64_t rank,
+    int thread, uint32_t id)
+{
+	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
+
+	if (!m->want)
+		return;
+	memcpy(m->b, ev->raw + pv->off, pv->len);
+	m->n = pv->len;
+	if (thread) {
+		m->b[m->n++] = '\001';
+		memcpy(m->b + m->n, ev->raw + tv->off, tv->len);
+		m->n += tv->len;
+	}
+	m->rank = rank;
+	m->id = id;
+}
+
 int
 kt_event_field_int(const struct kt_event *ev, enum kt_field f, int64_t *v)
 {

@@ -92,15 +92,6 @@ vec_trim(struct vec *v, size_t sz)
 #define NCACHE	4096		/* slots of the recent-names cache */
 
 /* Loading state beyond the model itself. */
-/* The raw bytes of the last key looked up, and its id (raw_hit). */
-struct rawmemo {
-	char		 b[64];
-	size_t		 n;
-	int64_t		 rank;
-	uint32_t	 id;		/* KT_NO: none */
-	int		 want;		/* raw_hit could compare: keep it */
-};
-
 struct load {
 	struct kt_model	*m;
 	struct kt_intern *devkeys;	/* "rank\001pid" -> temporary device */
@@ -118,7 +109,7 @@ struct load {
 	struct kt_buf	 dev_key, th_key;
 	uint32_t	 last_dev;
 	uint32_t	 last_thread;
-	struct rawmemo	 dev_raw, th_raw;
+	struct kt_idmemo dev_raw, th_raw;
 	/* Names seen lately, to skip the hashing of long kernel names. */
 	struct ncache {
 		const char	*p;	/* the interned copy */
@@ -241,52 +232,6 @@ key_id(struct load *l, struct kt_intern *in, struct kt_buf *cache,
 	return id;
 }
 
-/*
- * The last device's or thread's id by the raw bytes of the event's pid
- * (and tid) and its rank: bytes the same as the last event's are the
- * same key, without making it (events come in runs of one thread).
- */
-static int
-raw_hit(struct rawmemo *m, const struct kt_event *ev, int64_t rank,
-    int thread, uint32_t *id)
-{
-	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
-	size_t n = pv->len + (thread ? 1 + tv->len : 0);
-
-	m->want = 0;
-	if (pv->type == KT_NONE || (thread && tv->type == KT_NONE) ||
-	    n > sizeof(m->b))
-		return 0;
-	m->want = 1;
-	if (m->n != n || m->rank != rank || m->id == KT_NO ||
-	    memcmp(m->b, ev->raw + pv->off, pv->len) != 0 ||
-	    (thread && memcmp(m->b + pv->len + 1, ev->raw + tv->off,
-	    tv->len) != 0))
-		return 0;
-	*id = m->id;
-	return 1;
-}
-
-/* Remember id for the bytes raw_hit looked at, when it could. */
-static void
-raw_keep(struct rawmemo *m, const struct kt_event *ev, int64_t rank,
-    int thread, uint32_t id)
-{
-	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
-
-	if (!m->want)
-		return;
-	memcpy(m->b, ev->raw + pv->off, pv->len);
-	m->n = pv->len;
-	if (thread) {
-		m->b[m->n++] = '\001';
-		memcpy(m->b + m->n, ev->raw + tv->off, tv->len);
-		m->n += tv->len;
-	}
-	m->rank = rank;
-	m->id = id;
-}
-
 /* The temporary device of a GPU event; KT_NO on failure. */
 static uint32_t
 device_of(struct load *l, const struct kt_event *ev, int64_t rank)
@@ -298,13 +243,13 @@ device_of(struct load *l, const struct kt_event *ev, int64_t rank)
 	size_t pn;
 	uint32_t hit;
 
-	if (raw_hit(&l->dev_raw, ev, rank, 0, &hit))
+	if (kt_idmemo_hit(&l->dev_raw, ev, rank, 0, &hit))
 		return hit;
 	if (make_key(l, rank, ev, 0) == -1 ||
 	    (id = key_id(l, l->devkeys, &l->dev_key, &l->last_dev,
 	    &fresh)) == -1)
 		return KT_NO;
-	raw_keep(&l->dev_raw, ev, rank, 0, (uint32_t)id);
+	kt_idmemo_keep(&l->dev_raw, ev, rank, 0, (uint32_t)id);
 	if (!fresh)
 		return (uint32_t)id;
 	if ((d = vec_push(&l->devs, sizeof(*d))) == NULL)
@@ -333,13 +278,13 @@ thread_of(struct load *l, const struct kt_event *ev, int64_t rank)
 	int fresh;
 	uint32_t hit;
 
-	if (raw_hit(&l->th_raw, ev, rank, 1, &hit))
+	if (kt_idmemo_hit(&l->th_raw, ev, rank, 1, &hit))
 		return hit;
 	if (make_key(l, rank, ev, 1) == -1 ||
 	    (id = key_id(l, l->thkeys, &l->th_key, &l->last_thread,
 	    &fresh)) == -1)
 		return KT_NO;
-	raw_keep(&l->th_raw, ev, rank, 1, (uint32_t)id);
+	kt_idmemo_keep(&l->th_raw, ev, rank, 1, (uint32_t)id);
 	if (!fresh)
 		return (uint32_t)id;
 	if ((t = vec_push(&l->threads, sizeof(*t))) == NULL)
@@ -1824,7 +1769,8 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	memset(&l, 0, sizeof(l));
 	l.flags = flags;
 	l.last_dev = l.last_thread = KT_NO;
-	l.dev_raw.id = l.th_raw.id = KT_NO;
+	kt_idmemo_init(&l.dev_raw);
+	kt_idmemo_init(&l.th_raw);
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
 	    (m->names = kt_intern_new()) == NULL ||
 	    (l.devkeys = kt_intern_new()) == NULL ||
