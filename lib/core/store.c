@@ -45,8 +45,8 @@ struct kt_store {
 	uint64_t	 bytes;		/* in the arena */
 	uint64_t	 live;		/* of records still held */
 	struct kt_intern *threads;
-	struct kt_buf	 key, last;	/* thread keys: this one, the last */
-	uint32_t	 lastid;
+	struct kt_buf	 key;		/* a thread's key */
+	struct kt_idmemo memo;		/* the last event's thread */
 };
 
 struct kt_store *
@@ -60,7 +60,7 @@ kt_store_new(unsigned flags, uint32_t fields, struct kt_hold *holder)
 	s->flags = flags;
 	s->mask = fields & KT_FALL;
 	s->holder = holder;
-	s->lastid = UINT32_MAX;
+	kt_idmemo_init(&s->memo);
 	for (f = 0; f < KT_NFIELDS; f++) {
 		s->fld[f] = -1;
 		if (s->mask & KT_FBIT(f)) {
@@ -89,7 +89,6 @@ kt_store_free(struct kt_store *s)
 	kt_arena_free(s->arena);
 	kt_intern_free(s->threads);
 	kt_buf_free(&s->key);
-	kt_buf_free(&s->last);
 	free(s);
 }
 
@@ -159,26 +158,20 @@ room(struct kt_store *s)
 	return 0;
 }
 
-/* The interned thread of ev; the last one is remembered. */
+/* The interned thread of ev; the last one's is remembered (kt_idmemo). */
 static int
 thread_id(struct kt_store *s, const struct kt_event *ev, uint32_t *id)
 {
 	int64_t t;
 
-	s->key.n = 0;
-	if (kt_event_thread_key(ev, &s->key) == -1)
-		return -1;
-	if (s->lastid != UINT32_MAX && s->key.n == s->last.n &&
-	    memcmp(s->key.p, s->last.p, s->key.n) == 0) {
-		*id = s->lastid;
+	if (kt_idmemo_hit(&s->memo, ev, 0, 1, id))
 		return 0;
-	}
-	if ((t = kt_intern_put(s->threads, s->key.p, s->key.n)) == -1)
+	s->key.n = 0;
+	if (kt_event_thread_key(ev, &s->key) == -1 ||
+	    (t = kt_intern_put(s->threads, s->key.p, s->key.n)) == -1)
 		return -1;
-	s->last.n = 0;
-	if (kt_buf_add(&s->last, s->key.p, s->key.n) == -1)
-		return -1;
-	s->lastid = *id = (uint32_t)t;
+	*id = (uint32_t)t;
+	kt_idmemo_keep(&s->memo, ev, 0, 1, *id);
 	return 0;
 }
 
