@@ -398,14 +398,14 @@ int	 kt_event_thread_key(const struct kt_event *, struct kt_buf *);
  * the event's fields and a rank: an event whose bytes are the last one's
  * has its key, without making it (a trace's events come in runs of one
  * thread).  kt_idmemo_hit gives it (1) or says to look it up (0); then
- * kt_idmemo_keep remembers the id found, for the bytes hit looked at.
+ * kt_idmemo_keep remembers the id found for the event's bytes (none kept
+ * without a pid, or a tid when asked, or when they are over 63 bytes).
  */
 struct kt_idmemo {
 	char		 b[64];
 	size_t		 n;
 	int64_t		 rank;
 	uint32_t	 id;		/* UINT32_MAX: none */
-	int		 want;		/* hit could compare: keep it */
 };
 
 void	 kt_idmemo_init(struct kt_idmemo *);

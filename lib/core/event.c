@@ -230,7 +230,19 @@ kt_idmemo_init(struct kt_idmemo *m)
 	m->n = 0;
 	m->rank = 0;
 	m->id = UINT32_MAX;
-	m->want = 0;
+}
+
+/* The length of ev's memo key, or 0 when it has none (kt_idmemo). */
+static size_t
+idmemo_len(const struct kt_idmemo *m, const struct kt_event *ev, int thread)
+{
+	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
+	size_t n = pv->len + (thread ? 1 + tv->len : 0);
+
+	if (pv->type == KT_NONE || (thread && tv->type == KT_NONE) ||
+	    n > sizeof(m->b))
+		return 0;
+	return n;
 }
 
 int
@@ -238,14 +250,9 @@ kt_idmemo_hit(struct kt_idmemo *m, const struct kt_event *ev, int64_t rank,
     int thread, uint32_t *id)
 {
 	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
-	size_t n = pv->len + (thread ? 1 + tv->len : 0);
+	size_t n = idmemo_len(m, ev, thread);
 
-	m->want = 0;
-	if (pv->type == KT_NONE || (thread && tv->type == KT_NONE) ||
-	    n > sizeof(m->b))
-		return 0;
-	m->want = 1;
-	if (m->n != n || m->rank != rank || m->id == UINT32_MAX ||
+	if (n == 0 || m->n != n || m->rank != rank || m->id == UINT32_MAX ||
 	    memcmp(m->b, ev->raw + pv->off, pv->len) != 0 ||
 	    (thread && (m->b[pv->len] != '\001' || memcmp(m->b + pv->len +
 	    1, ev->raw + tv->off, tv->len) != 0)))
@@ -260,7 +267,7 @@ kt_idmemo_keep(struct kt_idmemo *m, const struct kt_event *ev, int64_t rank,
 {
 	const struct kt_val *pv = &ev->f[KT_F_PID], *tv = &ev->f[KT_F_TID];
 
-	if (!m->want)
+	if (idmemo_len(m, ev, thread) == 0)
 		return;
 	memcpy(m->b, ev->raw + pv->off, pv->len);
 	m->n = pv->len;

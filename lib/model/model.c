@@ -997,17 +997,17 @@ sort_thread(const struct kt_span *sp, size_t *ix, size_t n, struct kt_pair *p,
 	size_t i, nm = 1, ns = 0, last = ix[0], run[NRUNS + 1], nr = 1;
 	struct kt_pair *r;
 
-	for (i = 1; i < n && nr <= NRUNS; i++)
-		if (sp[ix[i]].ts < sp[ix[i - 1]].ts)
-			nr++;
-	if (nr <= NRUNS) {
-		run[0] = 0;
-		for (i = 0, nr = 1; i < n; i++) {
-			p[i].key = (uint64_t)sp[ix[i]].ts ^ (uint64_t)1 << 63;
-			p[i].val = ix[i];
-			if (i > 0 && p[i].key < p[i - 1].key)
-				run[nr++] = i;
+	run[0] = 0;
+	for (i = 0; i < n; i++) {
+		p[i].key = (uint64_t)sp[ix[i]].ts ^ (uint64_t)1 << 63;
+		p[i].val = ix[i];
+		if (i > 0 && p[i].key < p[i - 1].key) {
+			if (nr == NRUNS)
+				break;
+			run[nr++] = i;
 		}
+	}
+	if (i == n) {
 		run[nr] = n;
 		r = merge_runs(p, q, run, nr);
 		order_ties(sp, r, n);
