@@ -2154,6 +2154,14 @@ cmp_srec(const void *a, const void *b, void *ctx)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
+static int
+cmp_qsrec(const void *a, const void *b)
+{
+	const struct srec *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
 /*
  * kt_cpus counts the CPUs this process may run on, as nproc(1) does (it
  * reads the same affinity mask): under taskset -c 0 both say 1.
@@ -2235,6 +2243,109 @@ test_sort_r(void)
 		}
 		kt_sort_r(r, (size_t)n, sizeof(*r), cmp_srec, &calls);
 		CHECK(sorted_stably(r, (size_t)n));
+		free(r);
+	}
+}
+
+/* An element of kt_qsort's tests: small (its insertion and merges). */
+struct qrec {
+	int64_t	 key;
+	int64_t	 pos;
+	char	 pad[24];
+};
+
+static int
+cmp_qrec(const void *a, const void *b)
+{
+	const struct qrec *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/*
+ * Are q[0..n) ordered by key, equal keys in their first order (pos), and
+ * each of the n positions there once?
+ */
+static int
+qsorted_stably(const struct qrec *q, size_t n)
+{
+	unsigned char *seen = calloc(n ? n : 1, 1);
+	size_t i;
+	int ok = seen != NULL;
+
+	for (i = 0; ok && i < n; i++) {
+		if (q[i].pos < 0 || (size_t)q[i].pos >= n || seen[q[i].pos]++)
+			ok = 0;
+		if (i > 0 && (q[i - 1].key > q[i].key || (q[i - 1].key ==
+		    q[i].key && q[i - 1].pos > q[i].pos)))
+			ok = 0;
+	}
+	free(seen);
+	return ok;
+}
+
+/*
+ * kt_qsort on the shapes a trace's arrays have and on those they have
+ * not, each checked against the definition (ordered, equal keys in
+ * their first order, a permutation), not another sort: in order; a few
+ * runs (2, 9: merged) and one more (10: not); neighbours swapped (a
+ * pass of insertion); far moves (past insertion's budget); random with
+ * many equal keys; and elements too large for insertion.
+ */
+static void
+test_qsort(void)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 100, 5003 };
+	uint64_t x = 777;
+	size_t k, i, shape;
+
+	for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++)
+		for (shape = 0; shape < 7; shape++) {
+			size_t n = sizes[k], runs = shape == 1 ? 2 : shape == 2 ?
+			    9 : 10, len = n / runs + 1;
+			struct qrec *q = calloc(n ? n : 1, sizeof(*q));
+
+			if (q == NULL)
+				return;
+			for (i = 0; i < n; i++) {
+				xorshift(&x);
+				q[i].pos = (int64_t)i;
+				switch (shape) {
+				case 0:		/* in order, ties in runs */
+					q[i].key = (int64_t)(i / 3);
+					break;
+				case 1:
+				case 2:
+				case 3:		/* runs, each rising, with ties */
+					q[i].key = (int64_t)(i % len * 2 +
+					    i / len % 2);
+					break;
+				case 4:		/* neighbours swapped */
+					q[i].key = (int64_t)(i / 2 * 2 +
+					    (i % 2 == 0 && x % 3 == 0 ? 2 : 0));
+					break;
+				case 5:		/* far moves: sorted descending */
+					q[i].key = (int64_t)(n - i) / 2;
+					break;
+				default:	/* random, many equal */
+					q[i].key = (int64_t)(x % 11);
+				}
+			}
+			kt_qsort(q, n, sizeof(*q), cmp_qrec);
+			CHECK(qsorted_stably(q, n));
+			free(q);
+		}
+	{
+		/* Too large for insertion's buffer: qsort's (distinct keys). */
+		struct srec *r = calloc(300, sizeof(*r));
+
+		if (r == NULL)
+			return;
+		for (i = 0; i < 300; i++)
+			r[i].key = (int)((i * 7919) % 300);
+		kt_qsort(r, 300, sizeof(*r), cmp_qsrec);
+		for (i = 0; i < 300; i++)
+			CHECK(r[i].key == (int)i);
 		free(r);
 	}
 }
@@ -3853,6 +3964,7 @@ main(void)
 	test_model();
 	test_model_span_order();
 	test_sort_r();
+	test_qsort();
 	test_cpus();
 	test_unescape();
 	test_buf_sticky();

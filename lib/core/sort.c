@@ -3,6 +3,7 @@
  * means sorting small index records, never the text; stability is what
  * keeps the file order among equal timestamps.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -146,10 +147,91 @@ kt_sort_r(void *base, size_t n, size_t sz, int (*cmp)(const void *,
 	free(tmp);
 }
 
+/* Runs that kt_qsort merges, at most; moves its insertion makes, per
+ * element, at most. */
+#define NEAR_RUNS	8
+#define NEAR_MOVES	4
+
+/*
+ * Merge the sorted run a[m..n) into the sorted run a[0..m) before it,
+ * stably: the right run copied to buf, then merged from the back, so
+ * that what is in place already (the left run's elements below the
+ * right run's first) is not moved.
+ */
+static void
+merge_back(char *a, size_t m, size_t n, size_t sz, char *buf,
+    int (*cmp)(const void *, const void *))
+{
+	size_t i = m, j = n - m, k = n;
+
+	memcpy(buf, a + m * sz, (n - m) * sz);
+	while (j > 0) {
+		if (i > 0 && cmp(a + (i - 1) * sz, buf + (j - 1) * sz) > 0)
+			memcpy(a + --k * sz, a + --i * sz, sz);
+		else
+			memcpy(a + --k * sz, buf + --j * sz, sz);
+	}
+}
+
 void
 kt_qsort(void *b, size_t n, size_t sz, int (*cmp)(const void *,
     const void *))
 {
-	if (n > 1)
+	union {
+		char	 c[128];
+		uint64_t u;		/* aligned as the arrays sorted */
+		void	*p;
+	} tmp;
+	char *a = b, *buf;
+	size_t run[NEAR_RUNS + 1], nr = 0, most = 0, i, j, moves = 0;
+
+	/*
+	 * A trace's arrays come in order or nearly: rows by number, a
+	 * device's activities by start, in a few runs (written buffer
+	 * after buffer) or with a few out of place (streams apart).  A few
+	 * runs are merged, each into those before it; otherwise each
+	 * element is moved back past the few greater ones before it
+	 * (insertion), and past NEAR_MOVES moves an element on average the
+	 * rest is qsort's.  Both are stable, as glibc's merge sort is:
+	 * equal elements keep their order either way.
+	 */
+	if (n < 2)
+		return;
+	for (i = 1; i < n; i++)
+		if (cmp(a + (i - 1) * sz, a + i * sz) > 0) {
+			if (nr == NEAR_RUNS)
+				break;
+			run[nr++] = i;
+		}
+	if (nr == 0)
+		return;
+	if (i == n) {
+		run[nr] = n;
+		for (j = 0; j < nr; j++)
+			if (run[j + 1] - run[j] > most)
+				most = run[j + 1] - run[j];
+		if ((buf = malloc(most * sz)) != NULL) {
+			for (j = 0; j < nr; j++)
+				merge_back(a, run[j], run[j + 1], sz, buf, cmp);
+			free(buf);
+			return;
+		}
+	}
+	if (sz > sizeof(tmp.c)) {
 		qsort(b, n, sz, cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		if (cmp(a + (i - 1) * sz, a + i * sz) <= 0)
+			continue;
+		memcpy(tmp.c, a + i * sz, sz);
+		for (j = i - 1; j > 0 && cmp(a + (j - 1) * sz, tmp.c) > 0; j--)
+			;
+		memmove(a + (j + 1) * sz, a + j * sz, (i - j) * sz);
+		memcpy(a + j * sz, tmp.c, sz);
+		if ((moves += i - j) > NEAR_MOVES * n) {
+			qsort(b, n, sz, cmp);
+			return;
+		}
+	}
 }

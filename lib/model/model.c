@@ -1333,22 +1333,39 @@ steps_build(struct kt_model *m, const regex_t *re)
 	return 0;
 }
 
-/* The step of rank r whose CPU span contains t, or KT_NO. */
+/* Does step s start at or before (r, t), in the steps' order? */
+static int
+step_le(const struct kt_step *s, int64_t r, int64_t t)
+{
+	return s->rank < r || (s->rank == r && s->cpu_start <= t);
+}
+
+/*
+ * The step of rank r whose CPU span contains t, or KT_NO.  *hint is
+ * where the search before ended: activities come mostly in time order,
+ * so this one ends there or at the next step, else it halves.
+ */
 static uint32_t
-step_at(const struct kt_model *m, int64_t r, int64_t t)
+step_at(const struct kt_model *m, int64_t r, int64_t t, size_t *hint)
 {
 	size_t lo = 0, hi = m->nsteps, k;
 
-	/* The last step with (rank, cpu_start) <= (r, t). */
+	/* The first step after (r, t) in (rank, cpu_start) order. */
+	for (k = *hint; k <= *hint + 1 && k <= m->nsteps; k++)
+		if ((k == 0 || step_le(&m->steps[k - 1], r, t)) &&
+		    (k == m->nsteps || !step_le(&m->steps[k], r, t))) {
+			lo = hi = k;
+			break;
+		}
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct kt_step *s = &m->steps[mid];
 
-		if (s->rank < r || (s->rank == r && s->cpu_start <= t))
+		if (step_le(&m->steps[mid], r, t))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
+	*hint = lo;
 	/* Steps may nest or repeat on two threads: look back a little. */
 	for (k = lo; k > 0 && lo - k < 4; k--) {
 		const struct kt_step *s = &m->steps[k - 1];
@@ -1529,7 +1546,9 @@ bind_flows(struct load *l)
 	return 0;
 }
 
-static void	steps_assign(struct kt_model *);
+static void	act_step(struct kt_model *, struct kt_act *, int64_t,
+		    size_t *);
+static int64_t	launch_ts(const struct kt_model *, const struct kt_act *);
 
 /*
  * join() where the calls' correlations lie in [minc, minc + w], not many
@@ -1541,7 +1560,7 @@ static int
 join_dense(struct kt_model *m, int64_t minc, size_t w)
 {
 	uint32_t *head, *next;
-	size_t i;
+	size_t i, hint = 0;
 
 	if (m->nspans >= KT_NO || (head = malloc((w + 1) *
 	    sizeof(*head))) == NULL)
@@ -1564,18 +1583,19 @@ join_dense(struct kt_model *m, int64_t minc, size_t w)
 		int64_t rank = m->devices[a->dev].rank;
 		uint32_t k;
 
-		if (a->corr < minc || (uint64_t)(a->corr - minc) > w)
-			continue;
-		for (k = head[a->corr - minc]; k != KT_NO; k = next[k])
-			if (m->threads[m->spans[k].thread].rank == rank) {
-				a->launch = k;
-				a->thread = m->spans[k].thread;
-				break;
-			}
+		if (a->corr >= minc && (uint64_t)(a->corr - minc) <= w)
+			for (k = head[a->corr - minc]; k != KT_NO; k = next[k])
+				if (m->threads[m->spans[k].thread].rank ==
+				    rank) {
+					a->launch = k;
+					a->thread = m->spans[k].thread;
+					break;
+				}
+		/* Its step now, while its call's span is at hand. */
+		act_step(m, a, launch_ts(m, a), &hint);
 	}
 	free(next);
 	free(head);
-	steps_assign(m);
 	return 0;
 }
 
@@ -1584,7 +1604,7 @@ static int
 join(struct kt_model *m)
 {
 	struct kt_pair *pairs;
-	size_t i, np = 0;
+	size_t i, np = 0, hint = 0;
 	int64_t minc = INT64_MAX, maxc = -1;
 
 	for (i = 0; i < m->nspans; i++)
@@ -1636,49 +1656,61 @@ join(struct kt_model *m)
 				}
 			}
 		}
+		act_step(m, a, launch_ts(m, a), &hint);
 	}
 	free(pairs);
-	steps_assign(m);
 	return 0;
 }
 
 /*
- * Assign each activity to the step whose span contains its launching
- * call, else the one whose span contains its start, else none.
+ * Assign activity a to the step whose span contains its launching call
+ * (which starts at lts), else the one whose span contains its start,
+ * else none; *hint for step_at.
  */
+static void
+act_step(struct kt_model *m, struct kt_act *a, int64_t lts, size_t *hint)
+{
+	int64_t rank = m->devices[a->dev].rank;
+
+	a->step = KT_NO;
+	if (m->nsteps == 0)
+		return;
+	if (a->launch != KT_NO)
+		a->step = step_at(m, rank, lts, hint);
+	/*
+	 * Launched before a slice's window (its call is there, or the
+	 * activity starts at the cut, cut by --clip): not a step of the
+	 * slice.
+	 */
+	if (a->step == KT_NO && (a->launch != KT_NO ? lts >= m->cut_start :
+	    a->ts > m->cut_start))
+		a->step = step_at(m, rank, a->ts, hint);
+	if (a->step != KT_NO) {
+		struct kt_step *st = &m->steps[a->step];
+
+		if (st->gpu_start == -1 || a->ts < st->gpu_start)
+			st->gpu_start = a->ts;
+		if (st->gpu_end == -1 || a->ts + a->dur > st->gpu_end)
+			st->gpu_end = a->ts + a->dur;
+		st->nact++;
+	}
+}
+
+/* The start of activity a's launching call, or 0 when it has none. */
+static int64_t
+launch_ts(const struct kt_model *m, const struct kt_act *a)
+{
+	return a->launch != KT_NO ? m->spans[a->launch].ts : 0;
+}
+
+/* act_step for every activity. */
 static void
 steps_assign(struct kt_model *m)
 {
-	size_t i;
+	size_t i, hint = 0;
 
-	for (i = 0; i < m->nact; i++) {
-		struct kt_act *a = &m->act[i];
-		int64_t rank = m->devices[a->dev].rank;
-
-		a->step = KT_NO;
-		if (m->nsteps == 0)
-			continue;
-		if (a->launch != KT_NO)
-			a->step = step_at(m, rank, m->spans[a->launch].ts);
-		/*
-		 * Launched before a slice's window (its call is there, or
-		 * the activity starts at the cut, cut by --clip): not a step
-		 * of the slice.
-		 */
-		if (a->step == KT_NO && (a->launch != KT_NO ?
-		    m->spans[a->launch].ts >= m->cut_start :
-		    a->ts > m->cut_start))
-			a->step = step_at(m, rank, a->ts);
-		if (a->step != KT_NO) {
-			struct kt_step *st = &m->steps[a->step];
-
-			if (st->gpu_start == -1 || a->ts < st->gpu_start)
-				st->gpu_start = a->ts;
-			if (st->gpu_end == -1 || a->ts + a->dur > st->gpu_end)
-				st->gpu_end = a->ts + a->dur;
-			st->nact++;
-		}
-	}
+	for (i = 0; i < m->nact; i++)
+		act_step(m, &m->act[i], launch_ts(m, &m->act[i]), &hint);
 }
 
 int
