@@ -2269,6 +2269,12 @@ struct kt_iv {
  * (empty ones dropped; touching ones joined); returns the new count.
  */
 size_t		 kt_iv_union(struct kt_iv *, size_t);
+/*
+ * Add [start, end) to the union v[0..*n) of intervals added in order of
+ * start (kt_iv_union's output, built as they come: no sort, no copy of
+ * the intervals joined); v has room for one more.
+ */
+void		 kt_iv_add(struct kt_iv *, size_t *, int64_t, int64_t);
 /* The total length of disjoint intervals. */
 int64_t		 kt_iv_length(const struct kt_iv *, size_t);
 /* The length of the intersection of two unions (kt_iv_union output). */

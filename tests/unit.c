@@ -2247,6 +2247,52 @@ test_sort_r(void)
 	}
 }
 
+/*
+ * kt_iv_add: intervals in order of start (some empty, some touching,
+ * some inside others) joined as they come, checked against the unit
+ * cells each one covers (a bitmap), not against kt_iv_union: in order,
+ * apart (a touching pair is one), none empty, and covering exactly
+ * the cells the intervals cover.
+ */
+static void
+test_iv_add(void)
+{
+	uint64_t x = 4242;
+	int round;
+
+	for (round = 0; round < 200; round++) {
+		struct kt_iv v[65];
+		unsigned char cell[300];
+		size_t n = 0, i, want = (size_t)(round % 64) + 1;
+		int64_t start = 0, t;
+		int ok = 1;
+
+		memset(cell, 0, sizeof(cell));
+		for (i = 0; i < want; i++) {
+			int64_t end;
+
+			xorshift(&x);
+			start += (int64_t)(x % 4);	/* ties too */
+			end = start + (int64_t)(x >> 8) % 9 - 1; /* maybe empty */
+			for (t = start; t < end; t++)
+				cell[t] = 1;
+			kt_iv_add(v, &n, start, end);
+		}
+		for (i = 0; i < n; i++) {
+			if (v[i].end <= v[i].start || (i > 0 &&
+			    v[i].start <= v[i - 1].end))
+				ok = 0;
+			for (t = v[i].start; ok && t < v[i].end; t++)
+				if (cell[t]++ != 1)
+					ok = 0;	/* not covered, or twice */
+		}
+		for (t = 0; t < (int64_t)sizeof(cell); t++)
+			if (cell[t] == 1)
+				ok = 0;		/* covered, not in the union */
+		CHECK(ok);
+	}
+}
+
 /* An element of kt_qsort's tests: small (its insertion and merges). */
 struct qrec {
 	int64_t	 key;
@@ -3965,6 +4011,7 @@ main(void)
 	test_model_span_order();
 	test_sort_r();
 	test_qsort();
+	test_iv_add();
 	test_cpus();
 	test_unescape();
 	test_buf_sticky();

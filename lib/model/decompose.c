@@ -107,21 +107,20 @@ unions_make(const struct kt_model *m, const struct kt_device *d,
 			unions_free(u);
 			return -1;
 		}
+	/*
+	 * A device's activities are in order of start: each joins the
+	 * unions as it comes (only what they hold is written; the arrays'
+	 * pages past it are never touched).
+	 */
 	for (i = d->first; i < (size_t)d->first + d->nact; i++) {
 		const struct kt_act *a = &m->act[i];
-		struct kt_iv iv;
 
-		iv.start = a->ts;
-		iv.end = a->ts + a->dur;
 		c = (int)kt_rules_class(rs, bucket[i]);
 		if (c < 0 || c > 2)
 			c = 0;
-		u->all[u->nall++] = iv;
-		u->cls[c][u->ncls[c]++] = iv;
+		kt_iv_add(u->all, &u->nall, a->ts, a->ts + a->dur);
+		kt_iv_add(u->cls[c], &u->ncls[c], a->ts, a->ts + a->dur);
 	}
-	u->nall = kt_iv_union(u->all, u->nall);
-	for (c = 0; c < 3; c++)
-		u->ncls[c] = kt_iv_union(u->cls[c], u->ncls[c]);
 	if (iv_intersect(u->cls[KT_CLASS_COMM], u->ncls[KT_CLASS_COMM],
 	    u->cls[KT_CLASS_COMPUTE], u->ncls[KT_CLASS_COMPUTE], &u->both,
 	    &u->nboth) == -1) {

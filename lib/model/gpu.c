@@ -873,22 +873,28 @@ cmp_iv(const void *a, const void *b)
 	return x->end < y->end ? -1 : x->end > y->end;
 }
 
+void
+kt_iv_add(struct kt_iv *v, size_t *n, int64_t start, int64_t end)
+{
+	if (end <= start)
+		return;
+	if (*n > 0 && start <= v[*n - 1].end) {
+		if (end > v[*n - 1].end)
+			v[*n - 1].end = end;
+		return;
+	}
+	v[*n].start = start;
+	v[(*n)++].end = end;
+}
+
 size_t
 kt_iv_union(struct kt_iv *v, size_t n)
 {
 	size_t i, k = 0;
 
 	kt_qsort(v, n, sizeof(*v), cmp_iv);
-	for (i = 0; i < n; i++) {
-		if (v[i].end <= v[i].start)
-			continue;
-		if (k > 0 && v[i].start <= v[k - 1].end) {
-			if (v[i].end > v[k - 1].end)
-				v[k - 1].end = v[i].end;
-			continue;
-		}
-		v[k++] = v[i];
-	}
+	for (i = 0; i < n; i++)
+		kt_iv_add(v, &k, v[i].start, v[i].end);
 	return k;
 }
 

@@ -408,25 +408,22 @@ kt_overlap_new_with(const struct kt_model *m, const struct kt_rules *rs,
 		all = malloc((d->nact + 1) * sizeof(*all));
 		if (comp == NULL || comm == NULL || all == NULL)
 			goto nomem;
+		/* In order of start: the unions built as they come. */
 		for (k = d->first; k < (size_t)d->first + d->nact; k++) {
 			const struct kt_act *a = &m->act[k];
-			struct kt_iv iv;
 
-			iv.start = a->ts;
-			iv.end = a->ts + a->dur;
-			all[na++] = iv;
+			kt_iv_add(all, &na, a->ts, a->ts + a->dur);
 			switch (kt_rules_class(rs, bucket[k])) {
 			case KT_CLASS_COMPUTE:
-				comp[nc++] = iv;
+				kt_iv_add(comp, &nc, a->ts, a->ts + a->dur);
 				break;
 			case KT_CLASS_COMM:
-				comm[nm++] = iv;
+				kt_iv_add(comm, &nm, a->ts, a->ts + a->dur);
 				break;
 			default:
 				break;
 			}
 		}
-		nc = kt_iv_union(comp, nc);
 		prev = INT64_MIN;
 		for (k = d->first; k < (size_t)d->first + d->nact; k++) {
 			const struct kt_act *a = &m->act[k];
@@ -448,8 +445,6 @@ kt_overlap_new_with(const struct kt_model *m, const struct kt_rules *rs,
 			cd->nkern++;
 			cd->sum += a->dur;
 		}
-		nm = kt_iv_union(comm, nm);
-		na = kt_iv_union(all, na);
 		cd->union_len = kt_iv_length(comm, nm);
 		cd->union_hidden = kt_iv_overlap(comm, nm, comp, nc);
 		cd->busy = kt_iv_length(all, na);
