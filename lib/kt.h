@@ -13,6 +13,7 @@
 #ifndef KT_H
 #define KT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -718,6 +719,13 @@ int	 kt_reader_next(struct kt_reader *, struct kt_event *,
 struct kt_ahead;
 unsigned	 kt_cpus(void);		/* CPUs this process may run on */
 int		 kt_ahead_worth(void);
+/*
+ * Start a thread of the library, named name (top -H, perf), that takes
+ * no signals: they go to the caller's threads.  0, or -1 when it could
+ * not start.
+ */
+int		 kt_thread_start(pthread_t *, void *(*)(void *), void *,
+		    const char *);
 struct kt_ahead	*kt_ahead_start(struct kt_reader *,
 		    void (*)(const struct kt_reader *));
 int		 kt_ahead_next(struct kt_ahead *, struct kt_reader *,

@@ -148,12 +148,9 @@ kt_ahead_worth(void)
 	return kt_cpus() > 1;
 }
 
-/*
- * Start a thread named name (top -H, perf) that takes no signals: they
- * go to the caller's threads.  0, or -1 when it could not start.
- */
-static int
-start_thread(pthread_t *th, void *(*fn)(void *), void *arg, const char *name)
+int
+kt_thread_start(pthread_t *th, void *(*fn)(void *), void *arg,
+    const char *name)
 {
 	sigset_t all, old;
 	int rc;
@@ -522,7 +519,7 @@ split_start(struct kt_ahead *a)
 			return -1;
 	}
 	for (i = 0; i < a->nw; i++)
-		a->w[i].started = start_thread(&a->w[i].th, work, &a->w[i],
+		a->w[i].started = kt_thread_start(&a->w[i].th, work, &a->w[i],
 		    "kt-part") == 0;
 	return 0;
 }
@@ -659,7 +656,7 @@ kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 		a->b[i]->cap = AH_BYTES;
 	}
 	kt_reader_late(rd, 1);
-	if (start_thread(&a->th, reader, a, "kt-ahead") == -1) {
+	if (kt_thread_start(&a->th, reader, a, "kt-ahead") == -1) {
 		kt_reader_late(rd, 0);
 		goto fail;
 	}

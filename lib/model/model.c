@@ -1464,8 +1464,16 @@ cmp_link(const void *a, const void *b)
 	return x->to < y->to ? -1 : x->to > y->to;
 }
 
+/* The flow ends in bind_flows' order (sorted before the spans are). */
+static void
+sort_flows(struct load *l)
+{
+	kt_qsort(l->flows.p, l->flows.n, sizeof(struct flowend), cmp_flowend);
+}
+
 /*
- * After the pass, the flow ends that did not settle in it (flow()):
+ * After the pass, the flow ends that did not settle in it (flow()),
+ * sorted by sort_flows:
  * an ac2g "s" gives its id to the innermost runtime or driver call
  * without a correlation that it binds to; an ac2g "f" to the activity
  * without one that starts at (or contains) its ts on its device and
@@ -1483,7 +1491,6 @@ bind_flows(struct load *l)
 
 	if (n == 0)
 		return 0;
-	kt_qsort(f, n, sizeof(*f), cmp_flowend);
 	/* ac2g "s": a call without a correlation takes the id. */
 	for (i = 0; i < n && f[i].kind == FL_AC2G_S; i++) {
 		uint32_t s = flow_span(m, f[i].where, f[i].ts, calls);
@@ -1778,6 +1785,49 @@ devices_finish(struct kt_model *m)
 	return 0;
 }
 
+/*
+ * The spans sorted and nested (sort_spans, spans_finish, which touch
+ * the spans, threads and steps only) on a thread of their own, while
+ * the caller's sorts the rest.
+ */
+struct spans_job {
+	struct kt_model	*m;
+	pthread_t	 th;
+	int		 started;
+	int		 rc;		/* 0 or -1 (out of memory) */
+};
+
+static void *
+spans_run(void *arg)
+{
+	struct spans_job *j = arg;
+
+	j->rc = sort_spans(j->m) == -1 || spans_finish(j->m) == -1 ? -1 : 0;
+	return NULL;
+}
+
+/* Start job j on model m: on a thread when threads, else here. */
+static void
+spans_start(struct spans_job *j, struct kt_model *m, int threads)
+{
+	j->m = m;
+	j->rc = 0;
+	j->started = threads && kt_thread_start(&j->th, spans_run, j,
+	    "kt-spans") == 0;
+	if (!j->started)
+		(void)spans_run(j);
+}
+
+/* Wait for job j: its rc. */
+static int
+spans_wait(struct spans_job *j)
+{
+	if (j->started)
+		pthread_join(j->th, NULL);
+	j->started = 0;
+	return j->rc;
+}
+
 struct kt_model *
 kt_model_load(struct kt_reader *rd, void (*progress)(const struct kt_reader *),
     struct kt_error *err)
@@ -1794,6 +1844,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	struct kt_event ev;
 	const struct kt_event *e;
 	struct kt_ahead *ah = NULL;
+	struct spans_job sj;
 	uint64_t hint;
 	size_t i;
 	int rc;
@@ -1903,16 +1954,23 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 			m->nodes[i].rank = m->rank;
 	if (flow_devices(&l) == -1 || renumber(&l) == -1)
 		goto nomem;
+	/*
+	 * The spans on a second CPU, where there is one, while this one
+	 * sorts the activities, annotations, side arrays and flow ends and
+	 * finishes the devices: none of it touches the spans.
+	 */
+	spans_start(&sj, m, !(flags & KT_MODEL_ONE_THREAD) &&
+	    kt_ahead_worth());
 	kt_qsort(m->act, m->nact, sizeof(*m->act), cmp_act);
-	if (sort_spans(m) == -1)
-		goto nomem;
 	kt_qsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
 	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_row);
 	kt_qsort(m->seqs, m->nseqs, sizeof(*m->seqs), cmp_row);
 	kt_qsort(m->shapes, m->nshapes, sizeof(*m->shapes), cmp_row);
 	kt_qsort(m->nodes, m->nnodes, sizeof(*m->nodes), cmp_row);
-	if (spans_finish(m) == -1 || bind_flows(&l) == -1 || join(m) == -1 ||
-	    devices_finish(m) == -1)
+	sort_flows(&l);
+	rc = devices_finish(m);
+	if (spans_wait(&sj) == -1 || rc == -1 || bind_flows(&l) == -1 ||
+	    join(m) == -1)
 		goto nomem;
 	capacities(rd, m);
 	kt_intern_free(l.devkeys);
