@@ -344,10 +344,17 @@ has_text(const char *p, size_t n, const char *s, size_t len, size_t k)
 static int
 add_comm(struct load *l, const struct kt_event *ev, struct kt_act *a)
 {
+	static const char *const keys[] = { "In msg nelems",
+		"Out msg nelems", "Group size", "Seq", "Comms Id",
+		"Collective name", "dtype", "Process Group Name" };
+	enum { K_IN, K_OUT, K_GROUP, K_SEQ, K_COMMS, K_COLL, K_DTYPE, K_PG,
+		K_N };
 	const struct kt_val *args = &ev->f[KT_F_ARGS];
+	struct kt_val v[K_N];
 	struct kt_comm *c;
-	struct kt_val v;
 	int64_t id;
+	uint32_t *names[K_N];
+	int k;
 
 	if (args->type != KT_OBJECT ||
 	    (!has_text(ev->raw + args->off, args->len, "msg nelems", 10, 2) &&
@@ -359,31 +366,27 @@ add_comm(struct load *l, const struct kt_event *ev, struct kt_act *a)
 	c->in_nelems = c->out_nelems = c->group_size = c->seq = -1;
 	c->comms_id = -1;
 	c->coll = c->dtype = c->pg = KT_NO;
-	if (kt_event_find(ev, args, "In msg nelems", &v) == 0)
-		(void)val_int(ev, &v, &c->in_nelems);
-	if (kt_event_find(ev, args, "Out msg nelems", &v) == 0)
-		(void)val_int(ev, &v, &c->out_nelems);
-	if (kt_event_find(ev, args, "Group size", &v) == 0)
-		(void)val_int(ev, &v, &c->group_size);
-	if (kt_event_find(ev, args, "Seq", &v) == 0)
-		(void)val_int(ev, &v, &c->seq);
-	if (kt_event_find(ev, args, "Comms Id", &v) == 0)
-		(void)val_int(ev, &v, &c->comms_id);
-	if (kt_event_find(ev, args, "Collective name", &v) == 0) {
-		if ((id = intern_val(l, ev, &v)) == -1)
-			return -1;
-		c->coll = (uint32_t)id;
-	}
-	if (kt_event_find(ev, args, "dtype", &v) == 0) {
-		if ((id = intern_val(l, ev, &v)) == -1)
-			return -1;
-		c->dtype = (uint32_t)id;
-	}
-	if (kt_event_find(ev, args, "Process Group Name", &v) == 0) {
-		if ((id = intern_val(l, ev, &v)) == -1)
-			return -1;
-		c->pg = (uint32_t)id;
-	}
+	/* One walk over a collective's args (they can be long), not eight. */
+	(void)kt_event_find_keys(ev, args, keys, K_N, v);
+	if (v[K_IN].type != KT_NONE)
+		(void)val_int(ev, &v[K_IN], &c->in_nelems);
+	if (v[K_OUT].type != KT_NONE)
+		(void)val_int(ev, &v[K_OUT], &c->out_nelems);
+	if (v[K_GROUP].type != KT_NONE)
+		(void)val_int(ev, &v[K_GROUP], &c->group_size);
+	if (v[K_SEQ].type != KT_NONE)
+		(void)val_int(ev, &v[K_SEQ], &c->seq);
+	if (v[K_COMMS].type != KT_NONE)
+		(void)val_int(ev, &v[K_COMMS], &c->comms_id);
+	names[K_COLL] = &c->coll;
+	names[K_DTYPE] = &c->dtype;
+	names[K_PG] = &c->pg;
+	for (k = K_COLL; k <= K_PG; k++)
+		if (v[k].type != KT_NONE) {
+			if ((id = intern_val(l, ev, &v[k])) == -1)
+				return -1;
+			*names[k] = (uint32_t)id;
+		}
 	a->comm = (uint32_t)(l->comms.n - 1);
 	return 0;
 }
