@@ -1793,6 +1793,8 @@ devices_finish(struct kt_model *m)
  * the spans, threads and steps only) on a thread of their own, while
  * the caller's sorts the rest.
  */
+#define SPANS_THREAD	(1u << 14)	/* spans sorted on a thread, at least */
+
 struct spans_job {
 	struct kt_model	*m;
 	pthread_t	 th;
@@ -1958,12 +1960,13 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	if (flow_devices(&l) == -1 || renumber(&l) == -1)
 		goto nomem;
 	/*
-	 * The spans on a second CPU, where there is one, while this one
-	 * sorts the activities, annotations, side arrays and flow ends and
-	 * finishes the devices: none of it touches the spans.
+	 * The spans on a second CPU, where there is one and they are many
+	 * enough to pay for a thread, while this one sorts the activities,
+	 * annotations, side arrays and flow ends and finishes the devices:
+	 * none of it touches the spans.
 	 */
 	spans_start(&sj, m, !(flags & KT_MODEL_ONE_THREAD) &&
-	    kt_ahead_worth());
+	    m->nspans >= SPANS_THREAD && kt_ahead_worth());
 	kt_qsort(m->act, m->nact, sizeof(*m->act), cmp_act);
 	kt_qsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
 	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_row);

@@ -77,6 +77,27 @@ else
 fi
 same "kt-correlate g20.json" kt-correlate g20.json
 same "kt-correlate --json g20.json" kt-correlate --json g20.json
+# The model sorts and nests a trace's spans on a thread of their own
+# from 16384 spans on (model.c SPANS_THREAD), while its own thread sorts
+# the rest: on g20.json, with twice that, the views as on one thread.
+spans=$(grep -cE '"cat": "(cpu_op|cuda_runtime|cuda_driver|python_function|user_annotation)"' g20.json)
+if [ "$spans" -lt 32768 ]; then
+	bad "threads: g20.json has $spans spans, too few for the spans' thread"
+fi
+for f in kt-decompose kt-gaps kt-ops kt-summary; do
+	same "$f g20.json (spans' thread)" "$f" g20.json
+done
+rm -rf one.d two.d
+KT_THREADS=1 run "$KT_BIN/kt-views" -o one.d g20.json >/dev/null 2>one.err
+r1=$?
+run "$KT_BIN/kt-views" -o two.d g20.json >/dev/null 2>two.err
+r2=$?
+if [ "$r1" -eq "$r2" ] && cmp -s one.err two.err &&
+    diff -r one.d two.d >/dev/null; then
+	ok "threads kt-views g20.json (spans' thread): one thread and two agree (status $r1)"
+else
+	bad "threads kt-views g20.json (spans' thread): status $r1/$r2: $(diff -r one.d two.d 2>&1 | head -1)"
+fi
 # kt-views makes each input's six views as tasks on every CPU: two
 # inputs in one run, their tables in the inputs' order.
 rm -rf one.d two.d
