@@ -96,8 +96,9 @@ struct kt_pair {
 int		 kt_sort_pairs(struct kt_pair *, size_t);
 /*
  * qsort(3), which may not be given a NULL array even when it is empty,
- * stable as glibc's is: an array in order or nearly (each element a few
- * places from its own) is sorted by insertion, in a pass or so.
+ * stable as glibc's is: an array in order is left as it is, one in up to
+ * nine runs in order is merged, and one nearly in order (each element a
+ * few places from its own) is sorted by insertion, in a pass or so.
  */
 void		 kt_qsort(void *, size_t, size_t, int (*)(const void *,
 		    const void *));

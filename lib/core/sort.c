@@ -221,7 +221,8 @@ kt_qsort(void *b, size_t n, size_t sz, int (*cmp)(const void *,
 		qsort(b, n, sz, cmp);
 		return;
 	}
-	for (i = 1; i < n; i++) {
+	/* What comes before the first descent is in order already. */
+	for (i = run[0]; i < n; i++) {
 		if (cmp(a + (i - 1) * sz, a + i * sz) <= 0)
 			continue;
 		memcpy(tmp.c, a + i * sz, sz);

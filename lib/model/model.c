@@ -353,7 +353,6 @@ add_comm(struct load *l, const struct kt_event *ev, struct kt_act *a)
 	struct kt_val v[K_N];
 	struct kt_comm *c;
 	int64_t id;
-	uint32_t *names[K_N];
 	int k;
 
 	if (args->type != KT_OBJECT ||
@@ -368,25 +367,23 @@ add_comm(struct load *l, const struct kt_event *ev, struct kt_act *a)
 	c->coll = c->dtype = c->pg = KT_NO;
 	/* One walk over a collective's args (they can be long), not eight. */
 	(void)kt_event_find_keys(ev, args, keys, K_N, v);
-	if (v[K_IN].type != KT_NONE)
-		(void)val_int(ev, &v[K_IN], &c->in_nelems);
-	if (v[K_OUT].type != KT_NONE)
-		(void)val_int(ev, &v[K_OUT], &c->out_nelems);
-	if (v[K_GROUP].type != KT_NONE)
-		(void)val_int(ev, &v[K_GROUP], &c->group_size);
-	if (v[K_SEQ].type != KT_NONE)
-		(void)val_int(ev, &v[K_SEQ], &c->seq);
-	if (v[K_COMMS].type != KT_NONE)
-		(void)val_int(ev, &v[K_COMMS], &c->comms_id);
-	names[K_COLL] = &c->coll;
-	names[K_DTYPE] = &c->dtype;
-	names[K_PG] = &c->pg;
-	for (k = K_COLL; k <= K_PG; k++)
-		if (v[k].type != KT_NONE) {
-			if ((id = intern_val(l, ev, &v[k])) == -1)
-				return -1;
-			*names[k] = (uint32_t)id;
-		}
+	{
+		/* Where each key's value goes, in keys' order. */
+		int64_t *ints[K_COLL] = { &c->in_nelems, &c->out_nelems,
+			&c->group_size, &c->seq, &c->comms_id };
+		uint32_t *names[K_N - K_COLL] = { &c->coll, &c->dtype,
+			&c->pg };
+
+		for (k = 0; k < K_COLL; k++)
+			if (v[k].type != KT_NONE)
+				(void)val_int(ev, &v[k], ints[k]);
+		for (k = K_COLL; k < K_N; k++)
+			if (v[k].type != KT_NONE) {
+				if ((id = intern_val(l, ev, &v[k])) == -1)
+					return -1;
+				*names[k - K_COLL] = (uint32_t)id;
+			}
+	}
 	a->comm = (uint32_t)(l->comms.n - 1);
 	return 0;
 }

@@ -26,6 +26,22 @@ if [ "$(grep -c '"ts"' g.json)" -lt 20000 ]; then
 	bad "threads: the generated trace is too small to span batches"
 fi
 
+# same_views NAME FILE: kt-views -o on one thread and on two, the same
+# folders (or none), messages and status.
+same_views() {
+	rm -rf one.d two.d
+	KT_THREADS=1 run "$KT_BIN/kt-views" -o one.d "$2" >one.out 2>one.err
+	_r1=$?
+	run "$KT_BIN/kt-views" -o two.d "$2" >two.out 2>two.err
+	_r2=$?
+	if [ "$_r1" -eq "$_r2" ] && cmp -s one.err two.err &&
+	    { [ ! -d one.d ] && [ ! -d two.d ] || diff -r one.d two.d >/dev/null; }; then
+		ok "threads $1: one thread and two agree (status $_r1)"
+	else
+		bad "threads $1: status $_r1/$_r2: $(diff -r one.d two.d 2>&1 | head -1)"
+	fi
+}
+
 # same NAME FILTER ARGS...: the filter on one thread and on two.
 same() {
 	_sn=$1 _sf=$2
@@ -52,17 +68,7 @@ for t in $inputs; do
 	same "kt-correlate --json $b" kt-correlate --json "$t"
 	same "kt-inspect $b" kt-inspect 0 5 100 "$t"
 	same "kt-diff $b" kt-diff g2.json "$t"
-	rm -rf one.d two.d
-	KT_THREADS=1 run "$KT_BIN/kt-views" -o one.d "$t" >one.out 2>one.err
-	r1=$?
-	run "$KT_BIN/kt-views" -o two.d "$t" >two.out 2>two.err
-	r2=$?
-	if [ "$r1" -eq "$r2" ] && cmp -s one.err two.err &&
-	    { [ ! -d one.d ] && [ ! -d two.d ] || diff -r one.d two.d >/dev/null; }; then
-		ok "threads kt-views $b: one thread and two agree (status $r1)"
-	else
-		bad "threads kt-views $b: status $r1/$r2: $(diff -r one.d two.d 2>&1 | head -1)"
-	fi
+	same_views "kt-views $b" "$t"
 done
 # kt-correlate makes its rows in blocks of 2048 on several threads
 # (kt_cli_table_rows) and writes them in order: on a trace of four
@@ -87,17 +93,7 @@ fi
 for f in kt-decompose kt-gaps kt-ops kt-summary; do
 	same "$f g20.json (spans' thread)" "$f" g20.json
 done
-rm -rf one.d two.d
-KT_THREADS=1 run "$KT_BIN/kt-views" -o one.d g20.json >/dev/null 2>one.err
-r1=$?
-run "$KT_BIN/kt-views" -o two.d g20.json >/dev/null 2>two.err
-r2=$?
-if [ "$r1" -eq "$r2" ] && cmp -s one.err two.err &&
-    diff -r one.d two.d >/dev/null; then
-	ok "threads kt-views g20.json (spans' thread): one thread and two agree (status $r1)"
-else
-	bad "threads kt-views g20.json (spans' thread): status $r1/$r2: $(diff -r one.d two.d 2>&1 | head -1)"
-fi
+same_views "kt-views g20.json (spans' thread)" g20.json
 # kt-views makes each input's six views as tasks on every CPU: two
 # inputs in one run, their tables in the inputs' order.
 rm -rf one.d two.d
