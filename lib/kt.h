@@ -267,7 +267,10 @@ enum kt_kind {
 	KT_NKINDS
 };
 
-/* The fields the scanner extracts; the last five come from args. */
+/*
+ * The fields the scanner extracts; those from KT_F_EXTID on come from
+ * args (of a [memory] instant, the five it is read by).
+ */
 enum kt_field {
 	KT_F_PH = 0,
 	KT_F_CAT,
@@ -286,6 +289,11 @@ enum kt_field {
 	KT_F_DEVICE,		/* args.device */
 	KT_F_BYTES,		/* args.bytes */
 	KT_F_RANK,		/* args.rank (kt rank-tag) */
+	KT_F_MBYTES,		/* args.Bytes */
+	KT_F_MALLOC,		/* args."Total Allocated" */
+	KT_F_MRESV,		/* args."Total Reserved" */
+	KT_F_DEVTYPE,		/* args."Device Type" */
+	KT_F_DEVID,		/* args."Device Id" */
 	KT_NFIELDS
 };
 #define KT_F_FIRSTARG KT_F_EXTID

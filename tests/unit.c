@@ -2430,6 +2430,132 @@ test_unescape(void)
 	CHECK(kt_step_parse("Step#3", 6) == -1);
 }
 
+/*
+ * A [memory] instant's five args are scanner fields (KT_F_MBYTES and the
+ * rest) where kt_event_find finds them (in args itself, not deeper), and
+ * kt_memory_add reads the same table from them as from its walk of args
+ * (the fields unknown, as in a record's view).  The expected cells are
+ * worked by hand from the events: cuda:0 peaks at 1024 at 10 us and ends
+ * at 512; cuda:1 has no Total Allocated, so it is the sum of Bytes, 8 +
+ * 24 (the nested Bytes of the first instant is not counted).
+ */
+static void
+test_memory_fields(void)
+{
+#define MEMEV(ts, args) "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", " \
+	"\"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, " \
+	"\"ts\": " ts ", \"args\": {" args "}}"
+	static const char *const evs[] = {
+		"{\"ph\": \"X\", \"name\": \"ProfilerStep#3\", \"cat\": "
+		    "\"user_annotation\", \"pid\": 1, \"tid\": 1, \"ts\": 0, "
+		    "\"dur\": 100}",
+		MEMEV("10", "\"Total Reserved\": 4096, \"Total Allocated\": "
+		    "1024, \"Bytes\": 1024, \"Addr\": 77, \"Device Id\": 0, "
+		    "\"Device Type\": 1, \"nested\": {\"Bytes\": 9}"),
+		MEMEV("20", "\"Device Type\": 1, \"Device Id\": 0, \"Bytes\": "
+		    "-512, \"Total Allocated\": 512, \"Total Reserved\": 4096"),
+		MEMEV("30", "\"Device Type\": 0, \"Device Id\": -1, \"Bytes\": "
+		    "\"64\", \"Total Allocated\": 64"),
+		MEMEV("40", "\"Device Type\": 1, \"Device Id\": 1, \"Bytes\": 8"),
+		MEMEV("50", "\"Bytes\":24,\"Device Id\":1,\"Device Type\":1"),
+	};
+#undef MEMEV
+	static const char *const keys[] = { "Bytes", "Total Allocated",
+	    "Total Reserved", "Device Type", "Device Id" };
+	static const enum kt_field fields[] = { KT_F_MBYTES, KT_F_MALLOC,
+	    KT_F_MRESV, KT_F_DEVTYPE, KT_F_DEVID };
+	struct kt_memory *mem[2];
+	struct kt_table *t[2];
+	struct kt_event ev;
+	struct kt_val a;
+	size_t i, k, r, c;
+	int same = 1, walk, found = 0;
+
+	mem[0] = kt_memory_new();
+	mem[1] = kt_memory_new();
+	CHECK(mem[0] != NULL && mem[1] != NULL);
+	if (mem[0] == NULL || mem[1] == NULL)
+		return;
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		memset(&ev, 0, sizeof(ev));
+		CHECK(kt_event_scan(evs[i], strlen(evs[i]), &ev, NULL) == 0);
+		for (k = 0; k < 5; k++) {
+			const struct kt_val *v = &ev.f[fields[k]];
+
+			if (kt_event_find(&ev, &ev.f[KT_F_ARGS], keys[k], &a) ==
+			    -1)
+				a.type = KT_NONE;
+			else
+				found++;
+			if (a.type != v->type || (a.type != KT_NONE &&
+			    (a.off != v->off || a.len != v->len)))
+				same = 0;
+		}
+		CHECK(kt_memory_add(mem[0], &ev) == 0);
+		/* The walk: the five fields unknown. */
+		for (k = 0; k < 5; k++) {
+			memset(&ev.f[fields[k]], 0, sizeof(ev.f[0]));
+			ev.known &= ~KT_FBIT(fields[k]);
+		}
+		CHECK(kt_memory_add(mem[1], &ev) == 0);
+	}
+	CHECK(same);
+	CHECK(found == 5 + 5 + 4 + 3 + 3);
+	CHECK(kt_memory_finish(mem[0], NULL, 0, -1, -1) == 0 &&
+	    kt_memory_finish(mem[1], NULL, 0, -1, -1) == 0);
+	t[0] = kt_memory_table(mem[0]);
+	t[1] = kt_memory_table(mem[1]);
+	CHECK(t[0] != NULL && t[1] != NULL);
+	if (t[0] != NULL && t[1] != NULL) {
+		CHECK(kt_table_rows(t[0]) == 3 && kt_table_rows(t[1]) == 3 &&
+		    kt_table_ncols(t[0]) == kt_table_ncols(t[1]));
+		for (walk = 0; walk < 2; walk++) {
+			const struct kt_table *x = t[walk];
+			int dev = kt_table_column(x, "device"),
+			    peak = kt_table_column(x, "peak_allocated"),
+			    at = kt_table_column(x, "peak_allocated_ns"),
+			    fin = kt_table_column(x, "final_allocated"),
+			    from = kt_table_column(x, "allocated_from");
+
+			CHECK(dev >= 0 && peak >= 0 && at >= 0 && fin >= 0 &&
+			    from >= 0);
+			if (dev < 0 || peak < 0 || at < 0 || fin < 0 || from < 0)
+				continue;
+			for (r = 0; r < kt_table_rows(x); r++) {
+				const char *d = kt_table_get(x, r, (size_t)dev);
+
+				if (strcmp(d, "cuda:0") == 0)
+					CHECK(strcmp(kt_table_get(x, r,
+					    (size_t)peak), "1024") == 0 &&
+					    strcmp(kt_table_get(x, r,
+					    (size_t)at), "10000") == 0 &&
+					    strcmp(kt_table_get(x, r,
+					    (size_t)fin), "512") == 0);
+				else if (strcmp(d, "cuda:1") == 0)
+					CHECK(strcmp(kt_table_get(x, r,
+					    (size_t)peak), "32") == 0 &&
+					    strcmp(kt_table_get(x, r,
+					    (size_t)from), "bytes-sum") == 0);
+				else
+					CHECK(strcmp(d, "cpu") == 0 &&
+					    strcmp(kt_table_get(x, r,
+					    (size_t)peak), "64") == 0);
+			}
+		}
+		for (r = 0; r < kt_table_rows(t[0]) && r < kt_table_rows(t[1]);
+		    r++)
+			for (c = 0; c < kt_table_ncols(t[0]); c++)
+				if (strcmp(kt_table_get(t[0], r, c),
+				    kt_table_get(t[1], r, c)) != 0)
+					same = 0;
+		CHECK(same);
+	}
+	kt_table_free(t[0]);
+	kt_table_free(t[1]);
+	kt_memory_free(mem[0]);
+	kt_memory_free(mem[1]);
+}
+
 /* Do two events have the same fields in mask, times, kind and ph? */
 static int
 same_fields(const struct kt_event *a, const struct kt_event *b,
@@ -3792,7 +3918,8 @@ fg_object(struct fgen *g, int depth, int args)
 	    "" };
 	static const char *const arg[] = { "External id", "correlation",
 	    "stream", "device", "bytes", "rank", "Input Dims", "queued",
-	    "ph", "ts" };
+	    "ph", "ts", "Bytes", "Total Allocated", "Total Reserved",
+	    "Device Type", "Device Id", "Device" };
 	unsigned n = fg_rand(g, depth == 1 ? 12 : 6), i;
 
 	(void)kt_buf_addc(&g->b, '{');
@@ -3984,6 +4111,7 @@ main(void)
 	test_time_oracle();
 	test_buf_printf();
 	test_scan();
+	test_memory_fields();
 	test_kinds();
 	test_patch();
 	test_patch_remove();

@@ -11,7 +11,8 @@
 static const char *const fieldkeys[KT_NFIELDS] = {
 	"ph", "cat", "name", "pid", "tid", "ts", "dur", "id", "bp", "s",
 	"args", "External id", "correlation", "stream", "device", "bytes",
-	"rank"
+	"rank", "Bytes", "Total Allocated", "Total Reserved", "Device Type",
+	"Device Id"
 };
 
 /* Start an empty patch of ev (borrowed); kt_patch_free() ends it. */
@@ -89,9 +90,10 @@ arg_field(const char *key)
 {
 	int f;
 
-	/* Their first letters: E, c, s, d, b, r (kt's own: _, k). */
+	/* Their first letters: E, c, s, d, b, r, B, T, D (kt's own: _, k). */
 	switch (key[0]) {
 	case 'E': case 'c': case 's': case 'd': case 'b': case 'r':
+	case 'B': case 'T': case 'D':
 		break;
 	default:
 		return -1;

@@ -432,6 +432,8 @@ arg_field(const unsigned char *k, size_t n)
 	case 5:
 		if (memcmp(k, "bytes", 5) == 0)
 			return KT_F_BYTES;
+		if (memcmp(k, "Bytes", 5) == 0)
+			return KT_F_MBYTES;
 		break;
 	case 6:
 		if (memcmp(k, "stream", 6) == 0)
@@ -439,11 +441,25 @@ arg_field(const unsigned char *k, size_t n)
 		if (memcmp(k, "device", 6) == 0)
 			return KT_F_DEVICE;
 		break;
+	case 9:
+		if (memcmp(k, "Device Id", 9) == 0)
+			return KT_F_DEVID;
+		break;
 	case 11:
 		if (memcmp(k, "External id", 11) == 0)
 			return KT_F_EXTID;
 		if (memcmp(k, "correlation", 11) == 0)
 			return KT_F_CORR;
+		if (memcmp(k, "Device Type", 11) == 0)
+			return KT_F_DEVTYPE;
+		break;
+	case 14:
+		if (memcmp(k, "Total Reserved", 14) == 0)
+			return KT_F_MRESV;
+		break;
+	case 15:
+		if (memcmp(k, "Total Allocated", 15) == 0)
+			return KT_F_MALLOC;
 		break;
 	}
 	return -1;

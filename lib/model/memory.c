@@ -80,12 +80,23 @@ kt_memory_free(struct kt_memory *m)
 	free(m);
 }
 
-/* The args a [memory] instant holds, found in one walk (arg_int). */
+/*
+ * The args a [memory] instant holds (arg_int): the scanner's fields, or,
+ * for an event not scanned whole (a record's view), found in one walk.
+ * A key given twice: the scanner keeps the last, as JSON parsers do; the
+ * walk the first.
+ */
 enum { A_TYPE, A_ID, A_BYTES, A_ALLOC, A_RESV, NARGS };
 static const char *const arg_keys[NARGS] = {
 	"Device Type", "Device Id", "Bytes", "Total Allocated",
 	"Total Reserved"
 };
+static const enum kt_field arg_fields[NARGS] = {
+	KT_F_DEVTYPE, KT_F_DEVID, KT_F_MBYTES, KT_F_MALLOC, KT_F_MRESV
+};
+#define ARG_BITS	(KT_FBIT(KT_F_DEVTYPE) | KT_FBIT(KT_F_DEVID) | \
+			 KT_FBIT(KT_F_MBYTES) | KT_FBIT(KT_F_MALLOC) | \
+			 KT_FBIT(KT_F_MRESV))
 
 /* args[k] of ev as an integer in *v: 0, or -1 when absent or not one. */
 static int
@@ -165,7 +176,14 @@ kt_memory_add(struct kt_memory *m, const struct kt_event *ev)
 	if (ev->kind != KT_MEMORY || !(ev->flags & KT_EV_TS))
 		return 0;
 	m->nevents++;
-	kt_event_find_keys(ev, &ev->f[KT_F_ARGS], arg_keys, NARGS, args);
+	if ((ev->known & ARG_BITS) == ARG_BITS) {
+		int k;
+
+		for (k = 0; k < NARGS; k++)
+			args[k] = ev->f[arg_fields[k]];
+	} else
+		kt_event_find_keys(ev, &ev->f[KT_F_ARGS], arg_keys, NARGS,
+		    args);
 	if (arg_int(ev, args, A_TYPE, &type) == -1)
 		type = -1;
 	if (arg_int(ev, args, A_ID, &id) == -1)
