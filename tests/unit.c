@@ -8,6 +8,7 @@
 
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <regex.h>
@@ -2431,6 +2432,82 @@ test_unescape(void)
 }
 
 /*
+ * kt_val_int against strtoll: a number (or a string of one) of 0 to 24
+ * digits, maybe negative, maybe with one byte that is no digit, is read
+ * exactly when it is all digits and within int64 (INT64_MIN refused, as
+ * the magnitude is read first), and its value is strtoll's.
+ */
+static void
+test_val_int_oracle(void)
+{
+	struct kt_event ev;
+	struct kt_val val;
+	char text[40];
+	uint64_t x = 0x243f6a8885a308d3ULL;
+	unsigned i, bad = 0;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.raw = text;
+	for (i = 0; i < 200000; i++) {
+		size_t n = 0, nd, k, q;
+		int str, neg, ok, rc;
+		int64_t got = 0;
+		long long want;
+		char *end;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		str = x & 1;
+		neg = (x >> 1 & 3) == 0;
+		nd = (size_t)(x >> 3) % 25;
+		if (str)
+			text[n++] = '"';
+		q = n;
+		if (neg)
+			text[n++] = '-';
+		for (k = 0; k < nd; k++)
+			text[n++] = (char)('0' + (x >> (8 + k % 48) & 7) +
+			    (k % 3 == 0 ? (x >> 20 & 2) : 0));
+		/* Now and then a byte that is no digit, or the largest. */
+		if ((x >> 56 & 15) == 0 && nd > 0)
+			text[q + neg + (x >> 40) % nd] = (char)(x >> 48 & 1 ?
+			    '.' : 0xb9);
+		else if ((x >> 56 & 15) == 1) {
+			n = q;
+			n += (size_t)sprintf(text + n, "%s", neg ?
+			    "-9223372036854775808" : "9223372036854775807");
+		} else if ((x >> 56 & 15) == 2) {
+			n = q;
+			n += (size_t)sprintf(text + n, "%s", neg ?
+			    "-9223372036854775807" : "9223372036854775808");
+		}
+		if (str)
+			text[n++] = '"';
+		text[n] = '\0';
+		val.off = 0;
+		val.len = (uint32_t)n;
+		val.type = str ? KT_STRING : KT_NUMBER;
+		rc = kt_val_int(&ev, &val, &got);
+		/* The oracle, on the digits alone. */
+		ok = n - q - (size_t)str > (size_t)(text[q] == '-');
+		for (k = q + (text[q] == '-'); k < n - (size_t)str; k++)
+			if (text[k] < '0' || text[k] > '9')
+				ok = 0;
+		errno = 0;
+		want = ok ? strtoll(text + q, &end, 10) : 0;
+		if (ok && (errno != 0 || want == LLONG_MIN))
+			ok = 0;
+		if ((rc == 0) != ok || (ok && got != want)) {
+			if (bad++ == 0)
+				printf("  kt_val_int(%s): rc %d, %lld\n", text, rc,
+				    (long long)got);
+		}
+	}
+	CHECK(bad == 0);
+}
+
+/*
  * A [memory] instant's five args are scanner fields (KT_F_MBYTES and the
  * rest) where kt_event_find finds them (in args itself, not deeper), and
  * kt_memory_add reads the same table from them as from its walk of args
@@ -4112,6 +4189,7 @@ main(void)
 	test_buf_printf();
 	test_scan();
 	test_memory_fields();
+	test_val_int_oracle();
 	test_kinds();
 	test_patch();
 	test_patch_remove();

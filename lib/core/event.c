@@ -316,6 +316,23 @@ kt_val_int(const struct kt_event *ev, const struct kt_val *val, int64_t *v)
 	}
 	if (i == n)
 		return -1;
+	/* 18 digits or fewer cannot overflow: eight at a time, then one. */
+	if (n - i <= 18) {
+		uint64_t w;
+
+		for (; n - i >= 8; i += 8) {
+			if (!kt_eight_digits(p + i, &w))
+				return -1;
+			u = u * 100000000 + w;
+		}
+		for (; i < n; i++) {
+			if ((unsigned)(p[i] - '0') > 9)
+				return -1;
+			u = u * 10 + (uint64_t)(p[i] - '0');
+		}
+		*v = neg ? -(int64_t)u : (int64_t)u;
+		return 0;
+	}
 	for (; i < n; i++) {
 		if (p[i] < '0' || p[i] > '9' || u > (uint64_t)INT64_MAX / 10)
 			return -1;
