@@ -9,8 +9,9 @@
 #     size), when that folder exists.
 # Every command reads a plain JSON file (a .gz is decompressed once,
 # beforehand), so decompression is never measured.  The file is read
-# once before the runs so that every command finds it in the page cache
-# (after a sync, so no write-back of a fresh input runs alongside).
+# in and kept in memory while its section runs (warm, below) so that
+# every command finds it in the page cache (after a sync, so no
+# write-back of a fresh input runs alongside).
 # Per input it prints a table and a PASS/MISS line for each target of
 # the issue, plus the machine, so the figures can be quoted.
 # MB = 10^6 bytes; MB/s = input bytes / wall seconds.
@@ -255,8 +256,7 @@ bench() {
 	# Flush what generating or decompressing left to write back, which
 	# otherwise slows the first commands down, and read the input into
 	# the page cache, so that no command pays for the disk.
-	sync
-	cat "$2" >/dev/null
+	warm "$2"
 	row command MB/s "peak RSS MB" RSS/input "wall s"
 	measure keep "kt-normalize --keep-order" kt /dev/null "$normalize" --keep-order "$2"
 	measure sort "kt-normalize" kt /dev/null "$normalize" "$2"
@@ -392,8 +392,48 @@ mkdir -p "$dir" || die "cannot create $dir"
 tf=$dir/.time.$$
 err=$dir/.stderr.$$
 partial=
-trap 'rm -f "$tf" "$err" ${partial:+"$partial"}' EXIT
+res_pid=
+trap 'unwarm; rm -f "$tf" "$err" "$dir/.ready.$$" ${partial:+"$partial"}' EXIT
 trap 'exit 130' INT TERM
+
+# warm FILE...: flush what is left to write back (a fresh input's, which
+# would otherwise run alongside the first commands), then keep FILE...
+# in memory until the next warm or the end: tests/bench.d/resident.c
+# reads each in and locks it.  A plain read (cat FILE >/dev/null) is not
+# enough where the kernel reclaims page cache left untouched for seconds
+# (this project's VM: DAMON's pageout), which dropped most of a 541 MB
+# input between two runs, so that a command's wall time included reading
+# the disk, by chance.  Without the helper (it did not build), the read.
+res_bin=
+if ${CC:-cc} -O2 -o "$dir/resident" "$here/bench.d/resident.c" 2>/dev/null; then
+	res_bin=$dir/resident
+fi
+unwarm() {
+	if [ -n "$res_pid" ]; then
+		kill "$res_pid" 2>/dev/null
+		wait "$res_pid" 2>/dev/null
+		res_pid=
+	fi
+}
+warm() {
+	sync
+	unwarm
+	if [ -z "$res_bin" ]; then
+		cat "$@" >/dev/null
+		return
+	fi
+	rm -f "$dir/.ready.$$"
+	"$res_bin" "$dir/.ready.$$" "$@" &
+	res_pid=$!
+	while [ ! -e "$dir/.ready.$$" ]; do
+		if ! kill -0 "$res_pid" 2>/dev/null; then
+			res_pid=
+			cat "$@" >/dev/null
+			return
+		fi
+		sleep 0.05
+	done
+}
 
 # filters: kt-slice-window and kt-rank-tag beside kt-normalize.
 #  - slice-window reads the generated trace sorted (kt-normalize's
@@ -416,8 +456,7 @@ sorted_trace() {
 
 filters() {
 	bytes=$(filesize "$sorted")
-	sync
-	cat "$sorted" >/dev/null
+	warm "$sorted"
 	echo
 	echo "== kt-slice-window on the sorted generated trace: $sorted ($(mb "$bytes") MB)"
 	row command MB/s "peak RSS MB" RSS/input "wall s"
@@ -451,7 +490,7 @@ filters() {
 		[ "$_n" -gt "$_big" ] && _big=$_n
 		_r=$((_r + 1))
 	done
-	cat "$dir"/rank*-"$_per".json* >/dev/null
+	warm "$dir"/rank*-"$_per".json*
 	bytes=$_sum
 	echo
 	base_cmd=''	# compared with kt normalize sorting, not paired

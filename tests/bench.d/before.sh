@@ -26,7 +26,7 @@ else
 		"$KT_BUILD/ktgen" --graph --streams 300 --size "$gensize" >"$_cg.tmp" &&
 			mv "$_cg.tmp" "$_cg" || die "ktgen --graph --streams 300 failed"
 	fi
-	cat "$gen" "$sorted" "$_cg" >/dev/null
+	warm "$gen" "$sorted" "$_cg"
 	echo "  earlier: $base ($("$base/kt-normalize" --version 2>&1 | head -n 1))"
 	echo "  rounds:  $rounds, interleaved; MB/s of the median wall time"
 	printf '  %-34s %9s %9s %9s %9s %7s\n' command "MB/s now" before \

@@ -19,8 +19,7 @@ else
 	echo "reusing $_cg"
 fi
 bytes=$(filesize "$_cg")
-sync
-cat "$_cg" >/dev/null
+warm "$_cg"
 echo
 echo "== kt-compact-lanes on a CUDA-graph trace, 300 streams: $_cg ($(mb "$bytes") MB)"
 row command MB/s "peak RSS MB" RSS/input "wall s"

@@ -4,8 +4,7 @@
 # kt-normalize --keep-order measured here in the same run.  The target
 # of issue 12 is 60% of its MB/s, memory bounded by the model.
 bytes=$(filesize "$gen")
-sync
-cat "$gen" >/dev/null
+warm "$gen"
 echo
 echo "== kt-correlate on the generated trace: $gen ($(mb "$bytes") MB)"
 row command MB/s "peak RSS MB" RSS/input "wall s"

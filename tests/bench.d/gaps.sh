@@ -4,8 +4,7 @@
 # of issue 6: at least 60% of its MB/s, and a peak RSS of at most 1.2x
 # the input (the analysis model keeps a few dozen bytes per event).
 bytes=$(filesize "$gen")
-sync
-cat "$gen" >/dev/null
+warm "$gen"
 echo
 echo "== kt-gaps on the generated trace: $gen ($(mb "$bytes") MB)"
 row command MB/s "peak RSS MB" RSS/input "wall s"

@@ -20,8 +20,7 @@ else
 	$_z "$gen" >"$_gz.tmp" && mv "$_gz.tmp" "$_gz" || die "cannot compress $gen"
 fi
 bytes=$(filesize "$gen")
-sync
-cat "$gen" "$_gz" >/dev/null
+warm "$gen" "$_gz"
 echo
 echo "== gzip input: $_gz ($(mb "$(filesize "$_gz")") MB, $(mb "$bytes") MB of JSON)"
 row command MB/s "peak RSS MB" RSS/input "wall s"

@@ -88,7 +88,6 @@ print("%s, pandas %s, numpy %s" % (sys.version.split()[0], pandas.__version__, n
 			_list="$_list $_d/$(basename "$_f")"
 			_n=$(gzip -l "$shared/hta/$_f" | awk 'NR == 2 { print $2 }')
 			bytes=$((bytes + _n))
-			cat "$shared/hta/$_f" >/dev/null
 		done
 		echo
 		if [ "$_ok" -eq 0 ]; then
@@ -96,6 +95,8 @@ print("%s, pandas %s, numpy %s" % (sys.version.split()[0], pandas.__version__, n
 			skipped hta "HTA views" "trace missing"
 			continue
 		fi
+		# shellcheck disable=SC2086 # the files, one word each
+		warm $_list
 		echo "  $_name: $_files ($(mb "$bytes") MB uncompressed)"
 		base_cmd=''
 		row command MB/s "peak RSS MB" RSS/input "wall s"

@@ -12,8 +12,7 @@
 _lt_anchor=vectorized_layer_norm_kernel
 bytes=$(filesize "$gen")
 need_space "$dir" "$((2 * bytes))"
-sync
-cat "$gen" >/dev/null
+warm "$gen"
 echo
 echo "== kt-layer-track on the generated trace: $gen ($(mb "$bytes") MB)"
 row command MB/s "peak RSS MB" RSS/input "wall s"

@@ -4,8 +4,7 @@
 # measured here in the same run. The target of issue 7 is 60% of its
 # MB/s.
 bytes=$(filesize "$gen")
-sync
-cat "$gen" >/dev/null
+warm "$gen"
 echo
 echo "== kt-overlap on the generated trace: $gen ($(mb "$bytes") MB)"
 row command MB/s "peak RSS MB" RSS/input "wall s"

@@ -61,7 +61,7 @@ for _n in 8 64 "$rworld"; do
 		set -- "$KT_BIN/kt-bucket" --merge "$@" -o "$dir/reduce-out.tsv" ;;
 	esac
 	eval "tab_$_n=\$bytes"
-	cat "$rd"/rank*/*.tsv >/dev/null
+	warm "$rd"/rank*/*.tsv
 	measure "red$_n" "reduce, $_n ranks" kt /dev/null "$@"
 done
 rm -rf "$dir/reduce-out" "$dir/reduce-out.tsv"

@@ -68,8 +68,7 @@ scan_row() {
 
 scan_bench() {
 	bytes=$(filesize "$2")
-	sync
-	cat "$2" >/dev/null
+	warm "$2"
 	echo
 	echo "== kt's scanner on $1: $2 ($(mb "$bytes") MB)"
 	printf '  %-28s %9s %12s %10s\n' command "GB/s CPU" events "CPU s"

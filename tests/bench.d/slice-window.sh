@@ -27,8 +27,7 @@ bytes=$(filesize "$_sg")
 _sw_first=$(grep -o '"ProfilerStep#[0-9]*"' "$_sg" | tr -dc '0-9\n' | sort -n | sed -n 1p)
 _sw_last=$(grep -o '"ProfilerStep#[0-9]*"' "$_sg" | tr -dc '0-9\n' | sort -n | tail -1)
 _sw_mid=$(( (_sw_first + _sw_last) / 2 ))
-sync
-cat "$_sg" "$_ss" >/dev/null
+warm "$_sg" "$_ss"
 echo
 echo "== kt-slice-window on a raw CUDA-graph trace, 200 streams: $_sg ($(mb "$bytes") MB)"
 row command MB/s "peak RSS MB" RSS/input "wall s"
@@ -67,8 +66,7 @@ if [ ! -s "$_sgz" ] || [ "$_sg" -nt "$_sgz" ]; then
 fi
 _plout=$dir/pipeline-view.json
 _pltail="| '$KT_BIN/kt-layer-track' -a vectorized_layer_norm_kernel -n 12 | '$KT_BIN/kt-compact-lanes' -n 64 -o '$_plout'"
-sync
-cat "$_sgz" >/dev/null
+warm "$_sg" "$_sgz"
 echo
 echo "== the README pipeline on the raw trace: slice-window | layer-track | compact-lanes"
 echo "   ($_sg, $(mb "$bytes") MB; .gz $(mb "$(filesize "$_sgz")") MB)"

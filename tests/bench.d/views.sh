@@ -8,8 +8,7 @@
 # (each time taken relative to its paired passthrough, so that drift
 # between the runs cancels).
 bytes=$(filesize "$gen")
-sync
-cat "$gen" >/dev/null
+warm "$gen"
 echo
 echo "== kt-views (6 views) on the generated trace: $gen ($(mb "$bytes") MB)"
 row command MB/s "peak RSS MB" RSS/input "wall s"
