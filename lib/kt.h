@@ -62,6 +62,16 @@ void	 kt_buf_clear(struct kt_buf *);
 void	 kt_buf_free(struct kt_buf *);
 
 /*
+ * Ask for the whole 2 MB pages (transparent huge pages) inside the block
+ * p..p+n when it is 4 MB or more, for an array about to be written
+ * through: one fault per 2 MB instead of one per 4 kB (a fault costs
+ * about 2 us, and a fresh 48 MB array took 24 ms of them).  A hint: no
+ * error, nothing where the system has no such pages.
+ */
+#define KT_HUGE	((size_t)2 << 20)
+void	 kt_mem_huge(void *, size_t);
+
+/*
  * An arena: memory handed out in large chunks that never move, freed all
  * at once.  kt_arena_copy() returns a new copy of n bytes, or NULL.
  */

@@ -3,6 +3,11 @@
  * move (so pointers into it stay valid), and an intern table that maps
  * byte strings (thread keys, names) to small dense ids.
  */
+#define _DEFAULT_SOURCE	/* madvise, MADV_HUGEPAGE */
+
+#include <sys/mman.h>
+
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +26,21 @@ struct kt_arena {
 	struct chunk	*head;
 	uint64_t	 bytes;
 };
+
+void
+kt_mem_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t a = ((uintptr_t)p + KT_HUGE - 1) & ~(uintptr_t)(KT_HUGE - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(KT_HUGE - 1);
+
+	if (p != NULL && n >= 2 * KT_HUGE && e > a)
+		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
 
 struct kt_arena *
 kt_arena_new(void)
