@@ -70,6 +70,15 @@ void	 kt_buf_free(struct kt_buf *);
  */
 #define KT_HUGE	((size_t)2 << 20)
 void	 kt_mem_huge(void *, size_t);
+/*
+ * calloc(n, sz) written through at once: memory that a thread reads
+ * before it writes (a sum added to) would first map the shared zero
+ * page, and each page's first write would then flush the other CPUs'
+ * TLBs (an interrupt to each, costly in a virtual machine) while the
+ * process has threads.  Huge pages as kt_mem_huge.  NULL on overflow or
+ * when out of memory.
+ */
+void	*kt_zalloc(size_t, size_t);
 
 /*
  * An arena: memory handed out in large chunks that never move, freed all

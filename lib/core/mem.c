@@ -42,6 +42,20 @@ kt_mem_huge(void *p, size_t n)
 #endif
 }
 
+void *
+kt_zalloc(size_t n, size_t sz)
+{
+	void *p;
+
+	if (n == 0 || sz == 0)
+		return calloc(1, 1);
+	if (n > SIZE_MAX / sz || (p = malloc(n * sz)) == NULL)
+		return NULL;
+	kt_mem_huge(p, n * sz);
+	memset(p, 0, n * sz);
+	return p;
+}
+
 struct kt_arena *
 kt_arena_new(void)
 {

@@ -447,8 +447,8 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 	}
 	busy_all = union_order(m, NULL, m->nact);
 	ng = kt_intern_count(keys);
-	if ((g = calloc(ng ? ng : 1, sizeof(*g))) == NULL ||
-	    (start = calloc(ng + 1, sizeof(*start))) == NULL ||
+	if ((g = kt_zalloc(ng ? ng : 1, sizeof(*g))) == NULL ||
+	    (start = kt_zalloc(ng + 1, sizeof(*start))) == NULL ||
 	    (order = malloc((m->nact ? m->nact : 1) * sizeof(*order))) ==
 	    NULL || (durs = malloc((m->nact ? m->nact : 1) *
 	    sizeof(*durs))) == NULL)
@@ -502,7 +502,7 @@ kt_bucket_table(const struct kt_model *m, const struct kt_bucket_opts *o)
 
 		if (d->nact == 0)
 			continue;
-		if ((bs = calloc(ns, sizeof(*bs))) == NULL)
+		if ((bs = kt_zalloc(ns, sizeof(*bs))) == NULL)
 			goto fail;
 		for (s = 0; s < ns; s++) {
 			bs[s].busy = 1;

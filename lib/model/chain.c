@@ -328,7 +328,7 @@ kt_chains_new(const struct kt_model *m, const char *skip,
 	if ((c->op = malloc(n * sizeof(*c->op))) == NULL ||
 	    (c->ann = malloc(n * sizeof(*c->ann))) == NULL ||
 	    (c->frame = malloc(n * sizeof(*c->frame))) == NULL ||
-	    (c->user = calloc(c->nnames ? c->nnames : 1, 1)) == NULL)
+	    (c->user = kt_zalloc(c->nnames ? c->nnames : 1, 1)) == NULL)
 		goto nomem_c;
 	if (m->nstacks > 0 && ((c->soff = malloc((c->nnames ? c->nnames : 1) *
 	    sizeof(*c->soff))) == NULL || (c->slen = malloc((c->nnames ?

@@ -572,7 +572,7 @@ add_joins(const struct kt_model *m, const struct kt_overlap *ov,
 	struct jrow *j;
 	size_t i, nj = 0, nr = kt_overlap_count(ov);
 
-	if ((j = calloc(nr + 1, sizeof(*j))) == NULL)
+	if ((j = kt_zalloc(nr + 1, sizeof(*j))) == NULL)
 		return -1;
 	for (i = 0; i < nr; i++) {
 		uint32_t act;
@@ -602,7 +602,7 @@ kt_decompose_ranks(const struct kt_decompose *dc, const struct kt_overlap *ov)
 	struct srw *v;
 	size_t i, j, n = 0;
 
-	if ((v = calloc(dc->nw + 1, sizeof(*v))) == NULL)
+	if ((v = kt_zalloc(dc->nw + 1, sizeof(*v))) == NULL)
 		return NULL;
 	/* One wall per (rank, step): a rank's first device. */
 	for (i = 0; i < dc->nw; i++) {
@@ -774,8 +774,8 @@ kt_decompose_ranks_merge(char *const *paths, size_t npaths,
 		}
 		tot += kt_table_rows(in[i]);
 	}
-	if ((s = calloc(tot + 1, sizeof(*s))) == NULL ||
-	    (v = calloc(tot + 1, sizeof(*v))) == NULL)
+	if ((s = kt_zalloc(tot + 1, sizeof(*s))) == NULL ||
+	    (v = kt_zalloc(tot + 1, sizeof(*v))) == NULL)
 		goto nomem;
 	/* The steady step windows: one wall per (rank, step). */
 	for (i = 0; i < npaths; i++) {
@@ -818,7 +818,7 @@ kt_decompose_ranks_merge(char *const *paths, size_t npaths,
 
 		if (kt_overlap_tables_join(ovt, nov, ovn, &jr, &nr, err) == -1)
 			goto fail;
-		if ((j = calloc(nr + 1, sizeof(*j))) == NULL)
+		if ((j = kt_zalloc(nr + 1, sizeof(*j))) == NULL)
 			goto nomem;
 		for (i = 0; i < nr; i++)
 			if (jr[i].grp >= 0) {

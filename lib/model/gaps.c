@@ -95,7 +95,7 @@ windows(const struct kt_model *m, const struct kt_device *d, uint32_t dev,
 		*nout = 1;
 		return 0;
 	}
-	if ((w = calloc(n, sizeof(*w))) == NULL) {
+	if ((w = kt_zalloc(n, sizeof(*w))) == NULL) {
 		free(sw);
 		return -1;
 	}

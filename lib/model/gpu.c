@@ -845,8 +845,8 @@ kt_rules_classify(const struct kt_rules *rs, const struct kt_model *m)
 
 	if ((out = malloc((m->nact ? m->nact : 1) * sizeof(*out))) == NULL)
 		return NULL;
-	if ((rcache = calloc(nn ? nn : 1, sizeof(*rcache))) == NULL ||
-	    (ecache = calloc(nn ? nn : 1, sizeof(*ecache))) == NULL) {
+	if ((rcache = kt_zalloc(nn ? nn : 1, sizeof(*rcache))) == NULL ||
+	    (ecache = kt_zalloc(nn ? nn : 1, sizeof(*ecache))) == NULL) {
 		free(rcache);
 		free(out);
 		return NULL;

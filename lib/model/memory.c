@@ -261,8 +261,8 @@ sort_samples(struct sample *s, size_t n)
 		}
 	if (sorted)
 		return 0;
-	if ((p = calloc(n, sizeof(*p))) == NULL ||
-	    (t = calloc(n, sizeof(*t))) == NULL) {
+	if ((p = kt_zalloc(n, sizeof(*p))) == NULL ||
+	    (t = kt_zalloc(n, sizeof(*t))) == NULL) {
 		free(p);
 		return -1;
 	}

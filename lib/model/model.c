@@ -1171,7 +1171,7 @@ renumber(struct load *l)
 		m->threads[i].first = (uint32_t)i;	/* old number */
 	}
 	n = m->ndevices > m->nthreads ? m->ndevices : m->nthreads;
-	if ((map = calloc(n ? n : 1, sizeof(*map))) == NULL)
+	if ((map = kt_zalloc(n ? n : 1, sizeof(*map))) == NULL)
 		return -1;
 	/* Devices: remember the old number in first, sort, map. */
 	for (i = 0; i < m->ndevices; i++)

@@ -121,8 +121,8 @@ tree(struct ops *o)
 	size_t i, t, n = m->nspans ? m->nspans : 1;
 
 	if ((o->tparent = malloc(n * sizeof(*o->tparent))) == NULL ||
-	    (o->self = calloc(n, sizeof(*o->self))) == NULL ||
-	    (kids = calloc(n, sizeof(*kids))) == NULL ||
+	    (o->self = kt_zalloc(n, sizeof(*o->self))) == NULL ||
+	    (kids = kt_zalloc(n, sizeof(*kids))) == NULL ||
 	    (stack = malloc(n * sizeof(*stack))) == NULL) {
 		free(kids);
 		return -1;
@@ -181,9 +181,9 @@ gpu(struct ops *o)
 	const struct kt_model *m = o->m;
 	size_t i, n = m->nspans ? m->nspans : 1;
 
-	if ((o->gself = calloc(n, sizeof(*o->gself))) == NULL ||
-	    (o->gtotal = calloc(n, sizeof(*o->gtotal))) == NULL ||
-	    (o->nlaunch = calloc(n, sizeof(*o->nlaunch))) == NULL)
+	if ((o->gself = kt_zalloc(n, sizeof(*o->gself))) == NULL ||
+	    (o->gtotal = kt_zalloc(n, sizeof(*o->gtotal))) == NULL ||
+	    (o->nlaunch = kt_zalloc(n, sizeof(*o->nlaunch))) == NULL)
 		return -1;
 	for (i = 0; i < m->nact; i++) {
 		const struct kt_act *a = &m->act[i];
@@ -316,7 +316,7 @@ fold(struct ops *o)
 			if (o->kinds & 1u << k)
 				o->slot[k] = (uint8_t)nk++;
 		o->nnames = kt_intern_count(m->names);
-		if ((o->direct = calloc((nk ? nk : 1) * (o->nnames + 1),
+		if ((o->direct = kt_zalloc((nk ? nk : 1) * (o->nnames + 1),
 		    sizeof(*o->direct))) == NULL)
 			return -1;
 	}
