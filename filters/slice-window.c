@@ -483,7 +483,7 @@ flowmap_grow(struct flowmap *fm)
 
 	free(fm->slots);
 	fm->nslots = fm->nslots ? 2 * fm->nslots : 4096;
-	if ((fm->slots = calloc(fm->nslots, sizeof(*fm->slots))) == NULL)
+	if ((fm->slots = kt_zalloc(fm->nslots, sizeof(*fm->slots))) == NULL)
 		kt_cli_nomem();
 	for (i = 0; i < fm->nkeys; i++) {
 		j = flow_slot(fm, fm->keys[i].cn, fm->keys[i].v);

@@ -193,7 +193,7 @@ grow(struct kt_intern *t)
 	size_t ns = t->nslots * 2, i;
 	uint32_t *s;
 
-	if ((s = calloc(ns, sizeof(*s))) == NULL)
+	if ((s = kt_zalloc(ns, sizeof(*s))) == NULL)
 		return -1;
 	for (i = 0; i < t->n; i++) {
 		size_t j = t->ents[i].hash & (ns - 1);

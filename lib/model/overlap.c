@@ -391,7 +391,7 @@ kt_overlap_new_with(const struct kt_model *m, const struct kt_rules *rs,
 	ov->m = m;
 	if ((bucket == NULL &&
 	    (bucket = own = kt_rules_classify(rs, m)) == NULL) ||
-	    (ov->r = calloc(m->nact + 1, sizeof(*ov->r))) == NULL ||
+	    (ov->r = kt_zalloc(m->nact + 1, sizeof(*ov->r))) == NULL ||
 	    (ov->d = calloc(m->ndevices + 1, sizeof(*ov->d))) == NULL)
 		goto nomem;
 	for (i = 0; i < m->ndevices; i++) {
@@ -747,8 +747,8 @@ merge_rows(struct kt_table *const *in, size_t nin, char *const *names,
 
 	for (i = 0; i < nin; i++)
 		tot += kt_table_rows(in[i]);
-	if ((r = calloc(tot + 1, sizeof(*r))) == NULL ||
-	    (p = calloc(tot + 1, sizeof(*p))) == NULL) {
+	if ((r = kt_zalloc(tot + 1, sizeof(*r))) == NULL ||
+	    (p = kt_zalloc(tot + 1, sizeof(*p))) == NULL) {
 		free(r);
 		kt_error_set(err, "", 0, 0, "out of memory");
 		return -1;
@@ -843,7 +843,7 @@ kt_overlap_tables_join(struct kt_table *const *in, size_t nin,
 
 	if (merge_rows(in, nin, names, &r, &n, err) == -1)
 		return -1;
-	if ((j = calloc(n + 1, sizeof(*j))) == NULL) {
+	if ((j = kt_zalloc(n + 1, sizeof(*j))) == NULL) {
 		free(r);
 		kt_error_set(err, "", 0, 0, "out of memory");
 		return -1;
@@ -894,7 +894,7 @@ kt_overlap_merge_top(char *const *paths, size_t npaths, size_t top,
 		kt_ranks_free(in, npaths);
 		return NULL;
 	}
-	if ((p = calloc(n + 1, sizeof(*p))) == NULL ||
+	if ((p = kt_zalloc(n + 1, sizeof(*p))) == NULL ||
 	    (t = kt_table_new(cols, NCOLS)) == NULL)
 		goto nomem;
 	for (i = 0; i < n; i++)
