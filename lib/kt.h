@@ -62,21 +62,11 @@ void	 kt_buf_clear(struct kt_buf *);
 void	 kt_buf_free(struct kt_buf *);
 
 /*
- * Ask for the whole 2 MB pages (transparent huge pages) inside the block
- * p..p+n when it is 4 MB or more, for an array about to be written
- * through: one fault per 2 MB instead of one per 4 kB (a fault costs
- * about 2 us, and a fresh 48 MB array took 24 ms of them).  A hint: no
- * error, nothing where the system has no such pages.
- */
-#define KT_HUGE	((size_t)2 << 20)
-void	 kt_mem_huge(void *, size_t);
-/*
  * calloc(n, sz) written through at once: memory that a thread reads
  * before it writes (a sum added to) would first map the shared zero
  * page, and each page's first write would then flush the other CPUs'
  * TLBs (an interrupt to each, costly in a virtual machine) while the
- * process has threads.  Huge pages as kt_mem_huge.  NULL on overflow or
- * when out of memory.
+ * process has threads.  NULL on overflow or when out of memory.
  */
 void	*kt_zalloc(size_t, size_t);
 

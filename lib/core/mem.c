@@ -3,10 +3,6 @@
  * move (so pointers into it stay valid), and an intern table that maps
  * byte strings (thread keys, names) to small dense ids.
  */
-#define _DEFAULT_SOURCE	/* madvise, MADV_HUGEPAGE */
-
-#include <sys/mman.h>
-
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,21 +23,6 @@ struct kt_arena {
 	uint64_t	 bytes;
 };
 
-void
-kt_mem_huge(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-	uintptr_t a = ((uintptr_t)p + KT_HUGE - 1) & ~(uintptr_t)(KT_HUGE - 1);
-	uintptr_t e = ((uintptr_t)p + n) & ~(uintptr_t)(KT_HUGE - 1);
-
-	if (p != NULL && n >= 2 * KT_HUGE && e > a)
-		(void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-	(void)p;
-	(void)n;
-#endif
-}
-
 void *
 kt_zalloc(size_t n, size_t sz)
 {
@@ -51,7 +32,8 @@ kt_zalloc(size_t n, size_t sz)
 		return calloc(1, 1);
 	if (n > SIZE_MAX / sz || (p = malloc(n * sz)) == NULL)
 		return NULL;
-	kt_mem_huge(p, n * sz);
+	/* Not to be folded into a calloc by the compiler (GCC does). */
+	__asm__ volatile("" : : "r"(p) : "memory");
 	memset(p, 0, n * sz);
 	return p;
 }

@@ -20,7 +20,6 @@ kt_sort_pairs(struct kt_pair *a, size_t n)
 		return 0;
 	if ((tmp = malloc(n * sizeof(*tmp))) == NULL)
 		return -1;
-	kt_mem_huge(tmp, n * sizeof(*tmp));
 	dst = tmp;
 	for (shift = 0; shift < 64; shift += 8) {
 		size_t sum = 0;

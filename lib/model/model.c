@@ -48,7 +48,6 @@ vec_push(struct vec *v, size_t sz)
 
 		if ((p = realloc(v->p, cap * sz)) == NULL)
 			return NULL;
-		kt_mem_huge(p, cap * sz);
 		v->p = p;
 		v->cap = cap;
 	}
@@ -70,7 +69,6 @@ vec_reserve(struct vec *v, size_t n, size_t sz)
 		return 0;
 	if ((p = realloc(v->p, n * sz)) == NULL)
 		return -1;
-	kt_mem_huge(p, n * sz);
 	v->p = p;
 	v->cap = n;
 	return 0;
@@ -1073,7 +1071,6 @@ sort_spans(struct kt_model *m)
 		free(start);
 		return -1;
 	}
-	kt_mem_huge(o, n * sizeof(*o));
 	for (i = 0; i < n; i++)
 		start[old[i].thread + 1]++;
 	for (t = 0; t < m->nthreads; t++) {
