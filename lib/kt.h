@@ -1733,6 +1733,8 @@ struct kt_device {
 	int64_t		 capacity;	/* deviceProperties totalGlobalMem, or -1 */
 	uint32_t	 pid;		/* interned raw pid text */
 	uint32_t	 nstreams;	/* distinct streams with activity */
+	int64_t		 end;		/* the latest end (ts + dur) of its
+					   activities, or INT64_MIN */
 	uint32_t	 first;		/* its activities: act[first..first+nact) */
 	uint32_t	 nact;
 };
@@ -1765,12 +1767,17 @@ struct kt_act {
 					   spans), or KT_NO */
 	uint32_t	 thread;	/* the launching thread, or KT_NO */
 	uint32_t	 step;		/* into steps, or KT_NO */
+	uint32_t	 op;		/* the innermost cpu_op around launch
+					   (into spans), or KT_NO:
+					   kt_model_op_of */
 	uint8_t		 kind;		/* KT_KERNEL, KT_GPU_MEMCPY, KT_GPU_MEMSET */
 };
 
 /* A CPU thread (pid, tid) with its spans spans[first..first+nspans). */
 struct kt_thread {
 	int64_t		 rank;
+	int64_t		 end;		/* the latest end (ts + dur) of its
+					   spans, or INT64_MIN */
 	uint32_t	 key;		/* interned "pid<TAB>tid" raw text */
 	uint32_t	 first;
 	uint32_t	 nspans;
@@ -1905,6 +1912,8 @@ struct kt_model {
 						   WINDOW_*), else INT64_MIN */
 	int64_t			 cut_end;	/* else INT64_MAX */
 	struct kt_memory	*memory;	/* KT_MODEL_MEMORY, else NULL */
+	unsigned		 flags;		/* the KT_MODEL_* it was loaded
+						   with */
 };
 
 /*
@@ -2279,7 +2288,9 @@ int		 kt_rules_describe(const struct kt_rules *,
  * The bucket of every activity of a model (kt_rules_decide): a new
  * array of m->nact bucket ids (free it), or NULL when out of memory.
  * Rules are matched once per distinct name, op evidence once per op
- * name.
+ * name; with 32768 activities or more, a model loaded with threads
+ * (not KT_MODEL_ONE_THREAD) and a second CPU, each half of the
+ * activities on a thread of its own, with caches of its own.
  */
 uint32_t	*kt_rules_classify(const struct kt_rules *,
 		    const struct kt_model *);

@@ -1989,6 +1989,142 @@ test_idmemo(void)
 }
 
 /* The analysis model on a small trace, the bucket rules, intervals. */
+/*
+ * What the model keeps at the join and at the end of its sorts
+ * (kt_act.op, kt_thread.end, kt_device.end) and kt_rules_classify's
+ * two threads, on 36000 kernels, each launched (by correlation) under
+ * one of four nestings on one of two threads; judged by the trace's
+ * own layout, by walking the spans' parents here, and by deciding each
+ * activity alone (kt_rules_decide, no caches), with and without
+ * threads (KT_MODEL_ONE_THREAD).
+ */
+static void
+test_model_join_cache(void)
+{
+	static const char *const kname[4] = {
+		"my_custom_kernel", "sm90_xmma_gemm_bf16",
+		"ncclDevKernel_AllReduce_Sum", "vectorized_elementwise_kernel"
+	};
+	static const char *const opname[4] = {
+		"aten::mm", "aten::add", NULL, NULL
+	};
+	const size_t n = 36000;
+	struct kt_buf b = KT_BUF_INIT;
+	struct kt_model *m[2];
+	struct kt_rules *rs;
+	struct kt_error err;
+	uint32_t *cls[2];
+	size_t i, k, bad_op = 0, bad_walk = 0, bad_cls = 0;
+	int rc = 0, v;
+
+	rc |= kt_buf_adds(&b, "{\"traceEvents\":[\n");
+	for (i = 0; i < n; i++) {
+		unsigned long long t = (unsigned long long)i * 10;
+		int tid = 1 + (int)(i % 2), mode = (int)(i % 4);
+
+		if (mode == 0 || mode == 1)
+			rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"cpu_op\","
+			    "\"name\":\"%s\",\"pid\":1,\"tid\":%d,\"ts\":%llu,"
+			    "\"dur\":8},\n", opname[mode], tid, t);
+		if (mode == 1)
+			rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":"
+			    "\"user_annotation\",\"name\":\"ann\",\"pid\":1,"
+			    "\"tid\":%d,\"ts\":%llu.5,\"dur\":6}, \n", tid, t);
+		if (mode == 2)
+			rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":"
+			    "\"python_function\",\"name\":\"fwd\",\"pid\":1,"
+			    "\"tid\":%d,\"ts\":%llu,\"dur\":8},\n", tid, t);
+		rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\","
+		    "\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":%d,"
+		    "\"ts\":%llu,\"dur\":1,\"args\":{\"correlation\":%zu}},\n",
+		    tid, t + 1, i + 1);
+		rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"kernel\","
+		    "\"name\":\"%s\",\"pid\":0,\"tid\":%zu,\"ts\":%llu,"
+		    "\"dur\":5,\"args\":{\"correlation\":%zu,\"stream\":%zu,"
+		    "\"device\":0}}%s\n", kname[mode], 7 + i % 3, t + 3, i + 1,
+		    7 + i % 3, i + 1 < n ? "," : "");
+	}
+	rc |= kt_buf_adds(&b, "]}");
+	CHECK(rc == 0);
+	rs = kt_rules_new(1);
+	CHECK(rs != NULL);
+	if (rc != 0 || rs == NULL) {
+		kt_buf_free(&b);
+		kt_rules_free(rs);
+		return;
+	}
+	for (v = 0; v < 2; v++) {
+		struct kt_reader *rd = kt_reader_mem(b.p, b.n, "t", 0);
+
+		m[v] = rd == NULL ? NULL : kt_model_load_with(rd,
+		    v ? KT_MODEL_ONE_THREAD : 0, NULL, &err);
+		CHECK(m[v] != NULL && m[v]->nact == n && m[v]->nthreads == 2 &&
+		    m[v]->ndevices == 1);
+		cls[v] = m[v] != NULL ? kt_rules_classify(rs, m[v]) : NULL;
+		CHECK(cls[v] != NULL);
+		kt_reader_free(rd);
+	}
+	for (v = 0; v < 2 && m[0] != NULL && m[1] != NULL && cls[0] != NULL &&
+	    cls[1] != NULL; v++) {
+		const struct kt_model *mm = m[v];
+
+		for (k = 0; k < mm->nact; k++) {
+			const struct kt_act *a = &mm->act[k];
+			size_t j = (size_t)a->corr - 1;
+			uint32_t op = kt_model_op_of(mm, (uint32_t)k), s = KT_NO;
+			struct kt_decision d;
+
+			if (a->corr < 1 || j >= n) {
+				bad_op++;
+				continue;
+			}
+			/* The op the trace put it under, by name. */
+			if (opname[j % 4] == NULL ? op != KT_NO : op == KT_NO ||
+			    strcmp(kt_model_str(mm, mm->spans[op].name),
+			    opname[j % 4]) != 0)
+				bad_op++;
+			/* The innermost cpu_op above its launch, walked here. */
+			if (a->launch != KT_NO)
+				for (s = mm->spans[a->launch].parent; s != KT_NO &&
+				    mm->spans[s].kind != KT_CPU_OP;
+				    s = mm->spans[s].parent)
+					;
+			if (a->launch == KT_NO || s != op)
+				bad_walk++;
+			kt_rules_decide(rs, mm, (uint32_t)k, &d);
+			if (cls[v][k] != d.bucket || cls[v][k] != cls[0][k])
+				bad_cls++;
+		}
+		/*
+		 * tid 1's last span (i = n - 2, a python_function) ends at
+		 * 10 i + 8 us, tid 2's (i = n - 1, a bare launch) at 10 i + 2,
+		 * the device's last kernel at 10 (n - 1) + 8.
+		 */
+		CHECK(mm->threads[0].end == (int64_t)((n - 2) * 10 + 8) * 1000 &&
+		    mm->threads[1].end == (int64_t)((n - 1) * 10 + 2) * 1000);
+		CHECK(mm->devices[0].end == (int64_t)((n - 1) * 10 + 8) * 1000);
+	}
+	CHECK(bad_op == 0);
+	CHECK(bad_walk == 0);
+	CHECK(bad_cls == 0);
+	/* Three buckets or more: the rules and the op evidence both spoke. */
+	if (cls[0] != NULL && m[0] != NULL) {
+		uint32_t seen[64] = { 0 };
+		size_t ndist = 0;
+
+		for (k = 0; k < m[0]->nact; k++)
+			if (cls[0][k] < 64 && seen[cls[0][k]]++ == 0)
+				ndist++;
+		CHECK(ndist >= 3);
+	}
+	for (v = 0; v < 2; v++) {
+		free(cls[v]);
+		kt_model_free(m[v]);
+	}
+	kt_rules_free(rs);
+	kt_buf_free(&b);
+}
+
 static void
 test_model(void)
 {
@@ -4214,6 +4350,7 @@ main(void)
 	test_hold();
 	test_idmemo();
 	test_model();
+	test_model_join_cache();
 	test_model_span_order();
 	test_sort_r();
 	test_qsort();

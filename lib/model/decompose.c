@@ -189,23 +189,20 @@ add_win(struct kt_decompose *dc, const struct unions *u, int64_t rank,
 static void
 rank_range(const struct kt_model *m, int64_t rank, int64_t *t0, int64_t *t1)
 {
-	size_t i, k;
+	size_t i;
 
 	*t0 = INT64_MAX;
 	*t1 = INT64_MIN;
 	for (i = 0; i < m->nthreads; i++) {
 		const struct kt_thread *th = &m->threads[i];
 
-		if (th->rank != rank)
+		/* A thread's spans are in ts order, its end kept. */
+		if (th->rank != rank || th->nspans == 0)
 			continue;
-		for (k = th->first; k < (size_t)th->first + th->nspans; k++) {
-			const struct kt_span *s = &m->spans[k];
-
-			if (s->ts < *t0)
-				*t0 = s->ts;
-			if (s->ts + s->dur > *t1)
-				*t1 = s->ts + s->dur;
-		}
+		if (m->spans[th->first].ts < *t0)
+			*t0 = m->spans[th->first].ts;
+		if (th->end > *t1)
+			*t1 = th->end;
 	}
 	for (i = 0; i < m->ndevices; i++) {
 		const struct kt_device *d = &m->devices[i];
@@ -214,9 +211,8 @@ rank_range(const struct kt_model *m, int64_t rank, int64_t *t0, int64_t *t1)
 			continue;
 		if (m->act[d->first].ts < *t0)
 			*t0 = m->act[d->first].ts;
-		for (k = d->first; k < (size_t)d->first + d->nact; k++)
-			if (m->act[k].ts + m->act[k].dur > *t1)
-				*t1 = m->act[k].ts + m->act[k].dur;
+		if (d->end > *t1)
+			*t1 = d->end;
 	}
 }
 

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -836,27 +837,79 @@ explain_on(const struct kt_rules *rs, const char *name, const char *s,
 	    KT_NO : B_OTHER;
 }
 
-uint32_t *
-kt_rules_classify(const struct kt_rules *rs, const struct kt_model *m)
+/* Activities [from, to) of m decided into out, with caches of their own. */
+struct classify_job {
+	const struct kt_rules	*rs;
+	const struct kt_model	*m;
+	uint32_t		*out;
+	size_t			 from;
+	size_t			 to;
+	pthread_t		 th;
+	int			 rc;		/* 0 or -1 (out of memory) */
+};
+
+static void *
+classify_run(void *arg)
 {
-	size_t nn = kt_intern_count(m->names), i;
-	uint32_t *rcache, *ecache, *out;
+	struct classify_job *j = arg;
+	size_t nn = kt_intern_count(j->m->names), i;
+	uint32_t *rcache, *ecache;
 	struct kt_decision d;
 
-	if ((out = malloc((m->nact ? m->nact : 1) * sizeof(*out))) == NULL)
+	j->rc = -1;
+	if ((rcache = kt_zalloc(nn ? nn : 1, sizeof(*rcache))) == NULL)
 		return NULL;
-	if ((rcache = kt_zalloc(nn ? nn : 1, sizeof(*rcache))) == NULL ||
-	    (ecache = kt_zalloc(nn ? nn : 1, sizeof(*ecache))) == NULL) {
+	if ((ecache = kt_zalloc(nn ? nn : 1, sizeof(*ecache))) == NULL) {
 		free(rcache);
-		free(out);
 		return NULL;
 	}
-	for (i = 0; i < m->nact; i++) {
-		decide(rs, m, (uint32_t)i, rcache, ecache, &d);
-		out[i] = d.bucket;
+	for (i = j->from; i < j->to; i++) {
+		decide(j->rs, j->m, (uint32_t)i, rcache, ecache, &d);
+		j->out[i] = d.bucket;
 	}
 	free(rcache);
 	free(ecache);
+	j->rc = 0;
+	return NULL;
+}
+
+#define CLASSIFY_THREAD	(1u << 15)	/* activities split on two threads,
+					   at least */
+
+uint32_t *
+kt_rules_classify(const struct kt_rules *rs, const struct kt_model *m)
+{
+	struct classify_job a, b;
+	uint32_t *out;
+	int two;
+
+	if ((out = malloc((m->nact ? m->nact : 1) * sizeof(*out))) == NULL)
+		return NULL;
+	a.rs = b.rs = rs;
+	a.m = b.m = m;
+	a.out = b.out = out;
+	a.from = 0;
+	a.to = b.from = b.to = m->nact;
+	/*
+	 * Many: the second half on a thread of its own, where the model
+	 * was loaded with threads and there is a second CPU (each name's
+	 * rule is then matched once per thread).
+	 */
+	if (m->nact >= CLASSIFY_THREAD && !(m->flags & KT_MODEL_ONE_THREAD) &&
+	    kt_ahead_worth()) {
+		a.to = b.from = m->nact / 2;
+		if (kt_thread_start(&b.th, classify_run, &b, "kt-classify") ==
+		    -1)
+			a.to = m->nact;
+	}
+	two = a.to < m->nact;
+	(void)classify_run(&a);
+	if (two)
+		pthread_join(b.th, NULL);
+	if (a.rc == -1 || (two && b.rc == -1)) {
+		free(out);
+		return NULL;
+	}
 	return out;
 }
 

@@ -647,7 +647,7 @@ take(struct load *l, const struct kt_event *ev)
 		a->bytes = int_or(ev, KT_F_BYTES, -1);
 		a->index = ev->index;
 		a->kind = (uint8_t)ev->kind;
-		a->comm = a->launch = a->thread = a->step = KT_NO;
+		a->comm = a->launch = a->thread = a->step = a->op = KT_NO;
 		if ((id = intern_val(l, ev, &ev->f[KT_F_NAME])) == -1)
 			return -1;
 		a->name = (uint32_t)id;
@@ -1211,8 +1211,10 @@ spans_finish(struct kt_model *m)
 	uint32_t *stack = NULL;
 	size_t i, sp = 0, cap = 0;
 
-	for (i = 0; i < m->nthreads; i++)
+	for (i = 0; i < m->nthreads; i++) {
 		m->threads[i].first = m->threads[i].nspans = 0;
+		m->threads[i].end = INT64_MIN;
+	}
 	for (i = 0; i < m->nspans; i++) {
 		struct kt_span *s = &m->spans[i];
 		struct kt_thread *t = &m->threads[s->thread];
@@ -1222,6 +1224,8 @@ spans_finish(struct kt_model *m)
 			sp = 0;
 		}
 		t->nspans++;
+		if (s->ts + s->dur > t->end)
+			t->end = s->ts + s->dur;
 		/* Pop what ends before s starts, or does not contain it. */
 		while (sp > 0) {
 			const struct kt_span *p = &m->spans[stack[sp - 1]];
@@ -1558,6 +1562,20 @@ static void	act_step(struct kt_model *, struct kt_act *, int64_t,
 static int64_t	launch_ts(const struct kt_model *, const struct kt_act *);
 
 /*
+ * The innermost cpu_op around span s (into spans), or KT_NO: found at
+ * the join, while the launching call's span is in cache, for
+ * kt_model_op_of.
+ */
+static uint32_t
+op_around(const struct kt_model *m, uint32_t s)
+{
+	for (s = m->spans[s].parent; s != KT_NO; s = m->spans[s].parent)
+		if (m->spans[s].kind == KT_CPU_OP)
+			return s;
+	return KT_NO;
+}
+
+/*
  * join() where the calls' correlations lie in [minc, minc + w], not many
  * more than the calls: the calls of each correlation chained from a
  * table indexed by it, in their order (as join's sorted pairs give
@@ -1596,6 +1614,7 @@ join_dense(struct kt_model *m, int64_t minc, size_t w)
 				    rank) {
 					a->launch = k;
 					a->thread = m->spans[k].thread;
+					a->op = op_around(m, k);
 					break;
 				}
 		/* Its step now, while its call's span is at hand. */
@@ -1659,6 +1678,7 @@ join(struct kt_model *m)
 				if (m->threads[s->thread].rank == rank) {
 					a->launch = (uint32_t)pairs[lo].val;
 					a->thread = s->thread;
+					a->op = op_around(m, a->launch);
 					break;
 				}
 			}
@@ -1755,8 +1775,10 @@ devices_finish(struct kt_model *m)
 {
 	size_t i, j;
 
-	for (i = 0; i < m->ndevices; i++)
+	for (i = 0; i < m->ndevices; i++) {
 		m->devices[i].first = m->devices[i].nact = 0;
+		m->devices[i].end = INT64_MIN;
+	}
 	for (i = 0; i < m->nact; i = j) {
 		struct kt_device *d = &m->devices[m->act[i].dev];
 		struct kt_pair *p;
@@ -1771,6 +1793,8 @@ devices_finish(struct kt_model *m)
 		for (k = i; k < j; k++) {
 			p[k - i].key = (uint64_t)m->act[k].stream;
 			p[k - i].val = 0;
+			if (m->act[k].ts + m->act[k].dur > d->end)
+				d->end = m->act[k].ts + m->act[k].dur;
 		}
 		if (kt_sort_pairs(p, j - i) == -1) {
 			free(p);
@@ -1865,6 +1889,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 		goto nomem;
 	l.m = m;
 	m->rank = -1;
+	m->flags = flags;
 	if ((flags & KT_MODEL_MEMORY) && (m->memory = kt_memory_new()) == NULL)
 		goto nomem;
 	/*
@@ -2040,14 +2065,7 @@ kt_model_free(struct kt_model *m)
 uint32_t
 kt_model_op_of(const struct kt_model *m, uint32_t act)
 {
-	uint32_t s = m->act[act].launch;
-
-	if (s == KT_NO)
-		return KT_NO;
-	for (s = m->spans[s].parent; s != KT_NO; s = m->spans[s].parent)
-		if (m->spans[s].kind == KT_CPU_OP)
-			return s;
-	return KT_NO;
+	return m->act[act].op;
 }
 
 const void *
