@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -352,8 +351,7 @@ int
 kt_gz_start(struct kt_gz *g)
 {
 	struct gzq *q;
-	sigset_t all, old;
-	int i, rc;
+	int i;
 
 	if (g->q != NULL || g->keeping || g->done)
 		return g->q != NULL ? 0 : -1;
@@ -369,12 +367,8 @@ kt_gz_start(struct kt_gz *g)
 		goto fail;
 	}
 	/* Signals go to the caller's threads, never to the decoder. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	g->q = q;
-	rc = pthread_create(&q->th, NULL, decoder, g);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc == 0)
+	if (kt_thread_start(&q->th, decoder, g, "kt-gz") == 0)
 		return 0;
 	g->q = NULL;
 	pthread_mutex_destroy(&q->mu);

@@ -307,7 +307,7 @@ kt_sha256_start(const char *path, int threads)
 		free(j);
 		return NULL;
 	}
-	if (threads && pthread_create(&j->th, NULL, job_run, j) == 0)
+	if (threads && kt_thread_start(&j->th, job_run, j, "kt-sha256") == 0)
 		j->running = 1;
 	return j;
 }
