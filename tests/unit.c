@@ -1991,12 +1991,13 @@ test_idmemo(void)
 /* The analysis model on a small trace, the bucket rules, intervals. */
 /*
  * What the model keeps at the join and at the end of its sorts
- * (kt_act.op, kt_thread.end, kt_device.end) and kt_rules_classify's
- * two threads, on 36000 kernels, each launched (by correlation) under
- * one of four nestings on one of two threads; judged by the trace's
- * own layout, by walking the spans' parents here, and by deciding each
- * activity alone (kt_rules_decide, no caches), with and without
- * threads (KT_MODEL_ONE_THREAD).
+ * (kt_act.op, kt_thread.end, kt_device.end), its spans put together by
+ * thread (the thread read first is second in order), and
+ * kt_rules_classify's two threads, on 36000 kernels, each launched (by
+ * correlation) under one of four nestings on one of two threads; judged
+ * by the trace's own layout, by walking the spans' parents here, and by
+ * deciding each activity alone (kt_rules_decide, no caches), with and
+ * without threads (KT_MODEL_ONE_THREAD).
  */
 static void
 test_model_join_cache(void)
@@ -2014,13 +2015,14 @@ test_model_join_cache(void)
 	struct kt_rules *rs;
 	struct kt_error err;
 	uint32_t *cls[2];
-	size_t i, k, bad_op = 0, bad_walk = 0, bad_cls = 0;
+	size_t i, k, bad_op = 0, bad_walk = 0, bad_cls = 0, bad_order = 0;
 	int rc = 0, v;
 
 	rc |= kt_buf_adds(&b, "{\"traceEvents\":[\n");
 	for (i = 0; i < n; i++) {
 		unsigned long long t = (unsigned long long)i * 10;
-		int tid = 1 + (int)(i % 2), mode = (int)(i % 4);
+		/* tid 2 first: read first, second in the threads' order. */
+		int tid = 2 - (int)(i % 2), mode = (int)(i % 4);
 
 		if (mode == 0 || mode == 1)
 			rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"cpu_op\","
@@ -2096,17 +2098,34 @@ test_model_join_cache(void)
 				bad_cls++;
 		}
 		/*
-		 * tid 1's last span (i = n - 2, a python_function) ends at
-		 * 10 i + 8 us, tid 2's (i = n - 1, a bare launch) at 10 i + 2,
-		 * the device's last kernel at 10 (n - 1) + 8.
+		 * tid 1's last span (i = n - 1, a bare launch) ends at 10 i + 2
+		 * us, tid 2's (i = n - 2, a python_function) at 10 i + 8, the
+		 * device's last kernel at 10 (n - 1) + 8.
 		 */
-		CHECK(mm->threads[0].end == (int64_t)((n - 2) * 10 + 8) * 1000 &&
-		    mm->threads[1].end == (int64_t)((n - 1) * 10 + 2) * 1000);
+		CHECK(mm->threads[0].end == (int64_t)((n - 1) * 10 + 2) * 1000 &&
+		    mm->threads[1].end == (int64_t)((n - 2) * 10 + 8) * 1000);
+		/*
+		 * Each thread's spans together, its own, in (ts, longest
+		 * first) order: n each (odd i: 3 + 1 per two, even: 2 + 2).
+		 */
+		for (k = 0; k < mm->nspans; k++) {
+			const struct kt_span *sp = &mm->spans[k];
+			const struct kt_thread *th = &mm->threads[sp->thread];
+
+			if (k < th->first || k >= (size_t)th->first +
+			    th->nspans || (k > th->first && (sp[-1].ts > sp->ts ||
+			    (sp[-1].ts == sp->ts && sp[-1].dur < sp->dur))))
+				bad_order++;
+		}
+		CHECK(mm->nspans == 2 * n && mm->threads[0].first == 0 &&
+		    mm->threads[0].nspans == n && mm->threads[1].nspans == n &&
+		    strcmp(kt_model_str(mm, mm->threads[0].key), "1\t1") == 0);
 		CHECK(mm->devices[0].end == (int64_t)((n - 1) * 10 + 8) * 1000);
 	}
 	CHECK(bad_op == 0);
 	CHECK(bad_walk == 0);
 	CHECK(bad_cls == 0);
+	CHECK(bad_order == 0);
 	/* Three buckets or more: the rules and the op evidence both spoke. */
 	if (cls[0] != NULL && m[0] != NULL) {
 		uint32_t seen[64] = { 0 };

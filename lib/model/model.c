@@ -98,8 +98,18 @@ struct load {
 	struct kt_intern *thkeys;	/* "rank\001pid\ttid" -> temporary thread */
 	struct kt_intern *flowdevs;	/* the device keys of kept ac2g "f" */
 	struct kt_pidrank *pidrank;	/* a flow's rank: its pid's */
-	struct vec	 devs, acts, comms, threads, spans, anns, stacks, seqs,
+	struct vec	 devs, acts, comms, threads, anns, stacks, seqs,
 			 shapes, nodes, flows;
+	/*
+	 * Each thread's spans apart, in the order read (by the thread's
+	 * number while reading), put together in the threads' order once
+	 * they are sorted (spans_join).
+	 */
+	struct vec	*tsp;
+	size_t		 ntsp;		/* tsp[0..ntsp), some empty */
+	size_t		 nspans;	/* in all */
+	size_t		 sphint;	/* room for a thread's (spans_vec) */
+	uint32_t	 last_sp;	/* the thread of the last span read */
 	unsigned	 flags;
 	struct kt_buf	 tmp;
 	struct kt_buf	 key;
@@ -557,9 +567,9 @@ flow(struct load *l, const struct kt_event *ev)
 	/* kt rank-tag writes no args on flows: the rank is the pid's. */
 	if ((rank = kt_pidrank_of(l->pidrank, ev)) == -2)
 		return -1;
-	if (!fwdbwd && start && l->spans.n > 0) {
-		struct kt_span *s = (struct kt_span *)l->spans.p +
-		    (l->spans.n - 1);
+	if (!fwdbwd && start && l->nspans > 0) {
+		const struct vec *v = &l->tsp[l->last_sp];
+		struct kt_span *s = (struct kt_span *)v->p + (v->n - 1);
 
 		if (s->corr == id && s->ts == ev->ts)
 			return 0;
@@ -606,6 +616,35 @@ flow(struct load *l, const struct kt_event *ev)
 	}
 	f->where = thread_of(l, ev, rank);
 	return f->where == KT_NO ? -1 : 0;
+}
+
+/* The spans of (load-time) thread th: a vec, or NULL out of memory. */
+static struct vec *
+spans_vec(struct load *l, uint32_t th)
+{
+	struct vec *v;
+
+	if (th >= l->ntsp) {
+		size_t n = 2 * l->ntsp > (size_t)th + 1 ? 2 * l->ntsp :
+		    (size_t)th + 1;
+
+		if ((v = realloc(l->tsp, n * sizeof(*v))) == NULL)
+			return NULL;
+		memset(v + l->ntsp, 0, (n - l->ntsp) * sizeof(*v));
+		l->tsp = v;
+		l->ntsp = n;
+	}
+	/*
+	 * Room for the input's usual many spans up front for the first
+	 * thread with spans, and for any other once it has 65536, sparing
+	 * the copies of growing (address space more than memory).
+	 */
+	v = &l->tsp[th];
+	if (v->n == v->cap && l->sphint > v->cap && (l->nspans == 0 ||
+	    v->n >= 65536) && vec_reserve(v, l->sphint,
+	    sizeof(struct kt_span)) == -1)
+		return NULL;
+	return v;
 }
 
 static int
@@ -683,10 +722,17 @@ take(struct load *l, const struct kt_event *ev)
 	case KT_CUDA_DRIVER:
 	case KT_PYTHON_FUNCTION: {
 		struct kt_span *s;
+		struct vec *v;
+		uint32_t th;
 
 		rank = kt_event_rank(ev);
-		if ((s = vec_push(&l->spans, sizeof(*s))) == NULL)
+		if ((th = thread_of(l, ev, rank)) == KT_NO ||
+		    (v = spans_vec(l, th)) == NULL ||
+		    (s = vec_push(v, sizeof(*s))) == NULL)
 			return -1;
+		l->nspans++;
+		l->last_sp = th;
+		s->thread = th;
 		s->ts = ev->ts;
 		s->dur = (ev->flags & KT_EV_DUR) && ev->dur > 0 ? ev->dur : 0;
 		s->corr = s->extid = -1;
@@ -717,8 +763,6 @@ take(struct load *l, const struct kt_event *ev)
 		if (ev->kind == KT_CPU_OP && (l->flags & KT_MODEL_SHAPES) &&
 		    shapes(l, ev) == -1)
 			return -1;
-		if ((s->thread = thread_of(l, ev, rank)) == KT_NO)
-			return -1;
 		return 0;
 	}
 	default:
@@ -729,7 +773,7 @@ take(struct load *l, const struct kt_event *ev)
 /*
  * Row numbers: a ktSourceIndex after traceEvents (kt rank-tag's, kt
  * slice-window's) is known only at the end, so the events were numbered
- * by position; map them through it now.
+ * by position; map them through it now (the spans' in spans_join).
  */
 static void
 remap_rows(struct kt_reader *rd, struct kt_model *m)
@@ -744,9 +788,7 @@ remap_rows(struct kt_reader *rd, struct kt_model *m)
 	for (i = 0; i < m->nact; i++)
 		if (m->act[i].index < nsi)
 			m->act[i].index = kt_rows_at(&si, m->act[i].index);
-	for (i = 0; i < m->nspans; i++)
-		if (m->spans[i].index < nsi)
-			m->spans[i].index = kt_rows_at(&si, m->spans[i].index);
+	/* The spans' (not yet put together): spans_join. */
 	for (i = 0; i < m->ngpu_ann; i++)
 		if (m->gpu_ann[i].index < nsi)
 			m->gpu_ann[i].index =
@@ -1045,71 +1087,56 @@ sort_thread(const struct kt_span *sp, size_t *ix, size_t n, struct kt_pair *p,
 }
 
 /*
- * Sort the spans by (thread, ts, longest first, row): a stable counting
- * sort by thread into a new array, in the order read, then each thread's
- * spans that are not in order already (a thread's events mostly come in
- * time order) as indices (sort_thread), gathered in that order into the
- * old array (free then, and its pages already the process's) and copied
- * back.  Returns 0 or -1.
+ * Sort each thread's spans, spans[first..first+nspans) (spans_join put
+ * them together by thread, each in the order read), by cmp_span: those
+ * not in order already (a thread's events mostly come in time order) by
+ * sort_thread, gathered through a copy of the thread's (96 bytes a span
+ * with the indices, of the longest so sorted).  Returns 0 or -1.
  */
 static int
 sort_spans(struct kt_model *m)
 {
-	struct kt_span *o, *old = m->spans;
+	struct kt_span *sp = m->spans, *tmp = NULL;
 	struct kt_pair *p = NULL, *q = NULL;
-	size_t *start, *idx = NULL, i, t, n = m->nspans, most = 0;
+	size_t *idx = NULL, t, i, k, cap = 0;
 	int rc = -1;
 
-	for (i = 1; i < n && cmp_span(&m->spans[i - 1], &m->spans[i]) <= 0;
-	    i++)
-		;
-	if (i >= n)
-		return 0;
-	if ((start = calloc(m->nthreads + 1, sizeof(*start))) == NULL)
-		return -1;
-	if ((o = malloc(n * sizeof(*o))) == NULL) {
-		free(start);
-		return -1;
-	}
-	for (i = 0; i < n; i++)
-		start[old[i].thread + 1]++;
 	for (t = 0; t < m->nthreads; t++) {
-		if (start[t + 1] > most)
-			most = start[t + 1];
-		start[t + 1] += start[t];
-	}
-	for (i = 0; i < n; i++)
-		o[start[old[i].thread]++] = old[i];
-	m->spans = o;
-	/* start[t] is now the end of thread t's range. */
-	for (t = 0; t < m->nthreads; t++) {
-		size_t a = t == 0 ? 0 : start[t - 1], b = start[t], k;
+		size_t a = m->threads[t].first, n = m->threads[t].nspans;
 
-		for (i = a + 1; i < b; i++)
-			if (cmp_span(&o[i - 1], &o[i]) > 0)
+		for (i = a + 1; i < a + n; i++)
+			if (cmp_span(&sp[i - 1], &sp[i]) > 0)
 				break;
-		if (i >= b)
+		if (i >= a + n)
 			continue;
-		/* 40 bytes a span of the longest thread while it is sorted. */
-		if (idx == NULL && ((idx = malloc(most * sizeof(*idx))) ==
-		    NULL || (p = malloc(most * sizeof(*p))) == NULL ||
-		    (q = malloc(most * sizeof(*q))) == NULL))
-			goto out;
-		for (k = 0; k < b - a; k++)
+		if (n > cap) {
+			free(tmp);
+			free(q);
+			free(p);
+			free(idx);
+			p = q = NULL;
+			tmp = NULL;
+			if ((idx = malloc(n * sizeof(*idx))) == NULL ||
+			    (p = malloc(n * sizeof(*p))) == NULL ||
+			    (q = malloc(n * sizeof(*q))) == NULL ||
+			    (tmp = malloc(n * sizeof(*tmp))) == NULL)
+				goto out;
+			cap = n;
+		}
+		for (k = 0; k < n; k++)
 			idx[k] = k;
-		if (sort_thread(o + a, idx, b - a, p, q) == -1)
+		if (sort_thread(sp + a, idx, n, p, q) == -1)
 			goto out;
-		for (k = 0; k < b - a; k++)
-			old[a + k] = o[a + idx[k]];
-		memcpy(o + a, old + a, (b - a) * sizeof(*o));
+		for (k = 0; k < n; k++)
+			tmp[k] = sp[a + idx[k]];
+		memcpy(sp + a, tmp, n * sizeof(*tmp));
 	}
 	rc = 0;
 out:
-	free(old);
+	free(tmp);
 	free(q);
 	free(p);
 	free(idx);
-	free(start);
 	return rc;
 }
 
@@ -1188,10 +1215,9 @@ renumber(struct load *l)
 	}
 	kt_sort_r(m->threads, m->nthreads, sizeof(*m->threads), cmp_thread,
 	    m);
+	/* threads[i].first keeps the old number, for spans_join. */
 	for (i = 0; i < m->nthreads; i++)
 		map[m->threads[i].first] = (uint32_t)i;
-	for (i = 0; i < m->nspans; i++)
-		m->spans[i].thread = map[m->spans[i].thread];
 	for (i = 0; i < l->flows.n; i++) {
 		struct flowend *f = (struct flowend *)l->flows.p + i;
 
@@ -1818,17 +1844,78 @@ devices_finish(struct kt_model *m)
 
 struct spans_job {
 	struct kt_model	*m;
+	struct load	*l;
+	struct kt_rows	 si;		/* the rows to map the spans' through */
+	int		 remap;		/* (remap_rows) */
 	pthread_t	 th;
 	int		 started;
 	int		 rc;		/* 0 or -1 (out of memory) */
 };
+
+/*
+ * Put the threads' spans together in m->spans, by thread in the threads'
+ * order (renumber), each thread's in the order read, and give them
+ * their thread's number and their rows (j->remap): the first thread's
+ * array grown to hold them all (realloc, which moves a large one's pages
+ * without a copy), the others' copied after it and freed.  Each thread's
+ * first and nspans are set.  0 or -1.
+ */
+static int
+spans_join(struct spans_job *j)
+{
+	struct kt_model *m = j->m;
+	struct load *l = j->l;
+	struct kt_span *o = NULL;
+	size_t t, k, at = 0;
+
+	for (t = 0; t < m->nthreads; t++) {
+		uint32_t old = m->threads[t].first;
+		struct vec *v = old < l->ntsp ? &l->tsp[old] : NULL;
+		const struct kt_span *from;
+		size_t n = v != NULL ? v->n : 0;
+
+		m->threads[t].first = (uint32_t)at;
+		m->threads[t].nspans = (uint32_t)n;
+		if (n == 0)
+			continue;
+		if (o == NULL) {
+			if ((o = realloc(v->p, l->nspans * sizeof(*o))) ==
+			    NULL)
+				return -1;
+			v->p = NULL;
+			v->n = v->cap = 0;
+			m->spans = o;
+			if (old != t)
+				for (k = 0; k < n; k++)
+					o[k].thread = (uint32_t)t;
+			at = n;
+			continue;
+		}
+		from = v->p;
+		for (k = 0; k < n; k++) {
+			o[at + k] = from[k];
+			o[at + k].thread = (uint32_t)t;
+		}
+		at += n;
+		free(v->p);
+		v->p = NULL;
+		v->n = v->cap = 0;
+	}
+	m->nspans = at;
+	if (j->remap)
+		for (k = 0; k < at; k++)
+			if (o[k].index < j->si.n)
+				o[k].index = kt_rows_at(&j->si, o[k].index);
+	return 0;
+}
 
 static void *
 spans_run(void *arg)
 {
 	struct spans_job *j = arg;
 
-	j->rc = sort_spans(j->m) == -1 || spans_finish(j->m) == -1 ? -1 : 0;
+	j->rc = spans_join(j) == -1 || sort_spans(j->m) == -1 ||
+	    spans_finish(j->m) == -1 ? -1 : 0;
 	return NULL;
 }
 
@@ -1842,6 +1929,19 @@ spans_start(struct spans_job *j, struct kt_model *m, int threads)
 	    "kt-spans") == 0;
 	if (!j->started)
 		(void)spans_run(j);
+}
+
+/* Free what is left of the threads' spans (spans_join took them). */
+static void
+spans_free(struct load *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->ntsp; i++)
+		free(l->tsp[i].p);
+	free(l->tsp);
+	l->tsp = NULL;
+	l->ntsp = 0;
 }
 
 /* Wait for job j: its rc. */
@@ -1871,13 +1971,14 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	const struct kt_event *e;
 	struct kt_ahead *ah = NULL;
 	struct spans_job sj;
+	struct kt_rows si;
 	uint64_t hint;
 	size_t i;
 	int rc;
 
 	memset(&l, 0, sizeof(l));
 	l.flags = flags;
-	l.last_dev = l.last_thread = KT_NO;
+	l.last_dev = l.last_thread = l.last_sp = KT_NO;
 	kt_idmemo_init(&l.dev_raw);
 	kt_idmemo_init(&l.th_raw);
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
@@ -1897,10 +1998,12 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	 * density of events, sparing the copies and the pages of growing.
 	 */
 	hint = kt_reader_size_hint(rd);
-	if (hint > (8u << 20) &&
-	    (vec_reserve(&l.spans, hint / 256, sizeof(struct kt_span)) == -1 ||
-	    vec_reserve(&l.acts, hint / 1024, sizeof(struct kt_act)) == -1))
-		goto nomem;
+	if (hint > (8u << 20)) {
+		l.sphint = hint / 256;	/* a thread's spans, at most */
+		if (vec_reserve(&l.acts, hint / 1024, sizeof(struct kt_act)) ==
+		    -1)
+			goto nomem;
+	}
 	/* Scan on a second CPU while this one builds (kt_ahead_start). */
 	if (!(flags & KT_MODEL_ONE_THREAD) && kt_ahead_worth())
 		ah = kt_ahead_start(rd, progress);
@@ -1937,8 +2040,6 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	m->ncomms = l.comms.n;
 	m->threads = vec_trim(&l.threads, sizeof(*m->threads));
 	m->nthreads = l.threads.n;
-	m->spans = vec_trim(&l.spans, sizeof(*m->spans));
-	m->nspans = l.spans.n;
 	m->gpu_ann = vec_trim(&l.anns, sizeof(*m->gpu_ann));
 	m->ngpu_ann = l.anns.n;
 	m->stacks = vec_trim(&l.stacks, sizeof(*m->stacks));
@@ -1953,7 +2054,6 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	memset(&l.acts, 0, sizeof(l.acts));
 	memset(&l.comms, 0, sizeof(l.comms));
 	memset(&l.threads, 0, sizeof(l.threads));
-	memset(&l.spans, 0, sizeof(l.spans));
 	memset(&l.anns, 0, sizeof(l.anns));
 	memset(&l.stacks, 0, sizeof(l.stacks));
 	memset(&l.seqs, 0, sizeof(l.seqs));
@@ -1987,8 +2087,12 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	 * annotations, side arrays and flow ends and finishes the devices:
 	 * none of it touches the spans.
 	 */
+	memset(&sj, 0, sizeof(sj));
+	sj.l = &l;
+	sj.remap = kt_reader_rows(rd, &si, &rc) && !rc;
+	sj.si = si;
 	spans_start(&sj, m, !(flags & KT_MODEL_ONE_THREAD) &&
-	    m->nspans >= SPANS_THREAD && kt_ahead_worth());
+	    l.nspans >= SPANS_THREAD && kt_ahead_worth());
 	kt_qsort(m->act, m->nact, sizeof(*m->act), cmp_act);
 	kt_qsort(m->gpu_ann, m->ngpu_ann, sizeof(*m->gpu_ann), cmp_ann);
 	kt_qsort(m->stacks, m->nstacks, sizeof(*m->stacks), cmp_row);
@@ -2010,6 +2114,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	kt_buf_free(&l.dev_key);
 	kt_buf_free(&l.th_key);
 	free(l.flows.p);
+	spans_free(&l);
 	return m;
 nomem:
 	kt_ahead_stop(ah);
@@ -2021,7 +2126,7 @@ fail:
 	free(l.acts.p);
 	free(l.comms.p);
 	free(l.threads.p);
-	free(l.spans.p);
+	spans_free(&l);
 	free(l.anns.p);
 	free(l.stacks.p);
 	free(l.seqs.p);
