@@ -155,8 +155,20 @@ size_t	 kt_time_format(int64_t, int, char *);
  */
 int	 kt_duration_parse(const char *, int64_t *);
 
-/* *out = a + b when a, b and the sum are within +-KT_TIME_MAX; else -1. */
-int	 kt_time_add(int64_t, int64_t, int64_t *);
+/*
+ * *out = a + b when a, b and the sum are within +-KT_TIME_MAX; else -1.
+ * Inline: the views add up every activity and span with it.
+ */
+static inline int
+kt_time_add(int64_t a, int64_t b, int64_t *out)
+{
+	/* Each within KT_TIME_MAX, the sum cannot overflow int64. */
+	if (a > KT_TIME_MAX || a < -KT_TIME_MAX || b > KT_TIME_MAX ||
+	    b < -KT_TIME_MAX || a + b > KT_TIME_MAX || a + b < -KT_TIME_MAX)
+		return -1;
+	*out = a + b;
+	return 0;
+}
 
 /* Format ns as plain integer text; returns the length. */
 size_t	 kt_int_format(int64_t, char *);

@@ -141,17 +141,6 @@ kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
 	return 0;
 }
 
-int
-kt_time_add(int64_t a, int64_t b, int64_t *out)
-{
-	/* Each within KT_TIME_MAX, the sum cannot overflow int64. */
-	if (a > KT_TIME_MAX || a < -KT_TIME_MAX || b > KT_TIME_MAX ||
-	    b < -KT_TIME_MAX || a + b > KT_TIME_MAX || a + b < -KT_TIME_MAX)
-		return -1;
-	*out = a + b;
-	return 0;
-}
-
 /*
  * Format v as decimal integer text into buf (at least 21 bytes); returns
  * the length.  Two digits at a time, from the end, out of a table.
