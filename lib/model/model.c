@@ -776,37 +776,32 @@ take(struct load *l, const struct kt_event *ev)
  * by position; map them through it now (the spans' in spans_join).
  */
 static void
-remap_rows(struct kt_reader *rd, struct kt_model *m)
+remap_rows(struct kt_model *m, const struct kt_rows *si)
 {
-	struct kt_rows si;
-	size_t i, nsi;
-	int applied;
+	size_t i, nsi = si->n;
 
-	if (!kt_reader_rows(rd, &si, &applied) || applied)
-		return;
-	nsi = si.n;
 	for (i = 0; i < m->nact; i++)
 		if (m->act[i].index < nsi)
-			m->act[i].index = kt_rows_at(&si, m->act[i].index);
+			m->act[i].index = kt_rows_at(si, m->act[i].index);
 	/* The spans' (not yet put together): spans_join. */
 	for (i = 0; i < m->ngpu_ann; i++)
 		if (m->gpu_ann[i].index < nsi)
 			m->gpu_ann[i].index =
-			    kt_rows_at(&si, m->gpu_ann[i].index);
+			    kt_rows_at(si, m->gpu_ann[i].index);
 	for (i = 0; i < m->nstacks; i++)
 		if (m->stacks[i].index < nsi)
 			m->stacks[i].index =
-			    kt_rows_at(&si, m->stacks[i].index);
+			    kt_rows_at(si, m->stacks[i].index);
 	for (i = 0; i < m->nseqs; i++)
 		if (m->seqs[i].index < nsi)
-			m->seqs[i].index = kt_rows_at(&si, m->seqs[i].index);
+			m->seqs[i].index = kt_rows_at(si, m->seqs[i].index);
 	for (i = 0; i < m->nshapes; i++)
 		if (m->shapes[i].index < nsi)
 			m->shapes[i].index =
-			    kt_rows_at(&si, m->shapes[i].index);
+			    kt_rows_at(si, m->shapes[i].index);
 	for (i = 0; i < m->nnodes; i++)
 		if (m->nodes[i].index < nsi)
-			m->nodes[i].index = kt_rows_at(&si, m->nodes[i].index);
+			m->nodes[i].index = kt_rows_at(si, m->nodes[i].index);
 }
 
 /* Capacities from deviceProperties[].totalGlobalMem by id. */
@@ -1971,8 +1966,9 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	const struct kt_event *e;
 	struct kt_ahead *ah = NULL;
 	struct spans_job sj;
-	struct kt_rows si;
+	struct kt_rows si = { NULL, NULL, 0 };
 	uint64_t hint;
+	int remap, applied;
 	size_t i;
 	int rc;
 
@@ -2059,7 +2055,10 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	memset(&l.seqs, 0, sizeof(l.seqs));
 	memset(&l.shapes, 0, sizeof(l.shapes));
 	memset(&l.nodes, 0, sizeof(l.nodes));
-	remap_rows(rd, m);
+	/* A ktSourceIndex known only at the end: the rows through it. */
+	remap = kt_reader_rows(rd, &si, &applied) && !applied;
+	if (remap)
+		remap_rows(m, &si);
 	/* Events without args.rank belong to the trace's rank. */
 	for (i = 0; i < m->ndevices; i++)
 		if (m->devices[i].rank == -1)
@@ -2089,7 +2088,7 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 	 */
 	memset(&sj, 0, sizeof(sj));
 	sj.l = &l;
-	sj.remap = kt_reader_rows(rd, &si, &rc) && !rc;
+	sj.remap = remap;
 	sj.si = si;
 	spans_start(&sj, m, !(flags & KT_MODEL_ONE_THREAD) &&
 	    l.nspans >= SPANS_THREAD && kt_ahead_worth());
