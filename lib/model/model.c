@@ -1081,58 +1081,76 @@ sort_thread(const struct kt_span *sp, size_t *ix, size_t n, struct kt_pair *p,
 	return 0;
 }
 
+/* The buffers of sort_thread, for the longest thread sorted so far. */
+struct span_order {
+	size_t		*ix;
+	struct kt_pair	*p, *q;
+	size_t		 cap;
+};
+
+/* Whether sp[0..n) are in cmp_span's order. */
+static int
+spans_sorted(const struct kt_span *sp, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (cmp_span(&sp[i - 1], &sp[i]) > 0)
+			return 0;
+	return 1;
+}
+
 /*
- * Sort each thread's spans, spans[first..first+nspans) (spans_join put
- * them together by thread, each in the order read), by cmp_span: those
- * not in order already (a thread's events mostly come in time order) by
- * sort_thread, gathered through a copy of the thread's (96 bytes a span
- * with the indices, of the longest so sorted).  Returns 0 or -1.
+ * so->ix[0..n): sp[0..n) (one thread's spans) in cmp_span's order, as
+ * indices (sort_thread).  0 or -1.
  */
 static int
-sort_spans(struct kt_model *m)
+span_order(struct span_order *so, const struct kt_span *sp, size_t n)
 {
-	struct kt_span *sp = m->spans, *tmp = NULL;
-	struct kt_pair *p = NULL, *q = NULL;
-	size_t *idx = NULL, t, i, k, cap = 0;
-	int rc = -1;
+	size_t k;
 
-	for (t = 0; t < m->nthreads; t++) {
-		size_t a = m->threads[t].first, n = m->threads[t].nspans;
-
-		for (i = a + 1; i < a + n; i++)
-			if (cmp_span(&sp[i - 1], &sp[i]) > 0)
-				break;
-		if (i >= a + n)
-			continue;
-		if (n > cap) {
-			free(tmp);
-			free(q);
-			free(p);
-			free(idx);
-			p = q = NULL;
-			tmp = NULL;
-			if ((idx = malloc(n * sizeof(*idx))) == NULL ||
-			    (p = malloc(n * sizeof(*p))) == NULL ||
-			    (q = malloc(n * sizeof(*q))) == NULL ||
-			    (tmp = malloc(n * sizeof(*tmp))) == NULL)
-				goto out;
-			cap = n;
-		}
-		for (k = 0; k < n; k++)
-			idx[k] = k;
-		if (sort_thread(sp + a, idx, n, p, q) == -1)
-			goto out;
-		for (k = 0; k < n; k++)
-			tmp[k] = sp[a + idx[k]];
-		memcpy(sp + a, tmp, n * sizeof(*tmp));
+	if (n > so->cap) {
+		free(so->ix);
+		free(so->p);
+		free(so->q);
+		so->p = so->q = NULL;
+		so->cap = 0;
+		if ((so->ix = malloc(n * sizeof(*so->ix))) == NULL ||
+		    (so->p = malloc(n * sizeof(*so->p))) == NULL ||
+		    (so->q = malloc(n * sizeof(*so->q))) == NULL)
+			return -1;
+		so->cap = n;
 	}
-	rc = 0;
-out:
-	free(tmp);
-	free(q);
-	free(p);
-	free(idx);
-	return rc;
+	for (k = 0; k < n; k++)
+		so->ix[k] = k;
+	return sort_thread(sp, so->ix, n, so->p, so->q);
+}
+
+/*
+ * Put sp[0..n) in the order ix gives (sp[k] becomes the sp[ix[k]] of
+ * before) in place, following each cycle of the permutation once; ix is
+ * spent (each ix[k] becomes k).
+ */
+static void
+permute_spans(struct kt_span *sp, size_t *ix, size_t n)
+{
+	struct kt_span first;
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		if (ix[i] == i)
+			continue;
+		first = sp[i];
+		for (j = i;; j = k) {
+			k = ix[j];
+			ix[j] = j;
+			if (k == i) {
+				sp[j] = first;
+				break;
+			}
+			sp[j] = sp[k];
+		}
+	}
 }
 
 /*
@@ -1831,7 +1849,7 @@ devices_finish(struct kt_model *m)
 }
 
 /*
- * The spans sorted and nested (sort_spans, spans_finish, which touch
+ * The spans sorted and nested (spans_join, spans_finish, which touch
  * the spans, threads and steps only) on a thread of their own, while
  * the caller's sorts the rest.
  */
@@ -1849,46 +1867,63 @@ struct spans_job {
 
 /*
  * Put the threads' spans together in m->spans, by thread in the threads'
- * order (renumber), each thread's in the order read, and give them
- * their thread's number and their rows (j->remap): the first thread's
- * array grown to hold them all (realloc, which moves a large one's pages
- * without a copy), the others' copied after it and freed.  Each thread's
- * first and nspans are set.  0 or -1.
+ * order (renumber), each thread's in cmp_span's order, with their
+ * thread's number and their rows (j->remap, mapped first: rows order
+ * the spans of one time).  The first thread's array is grown to hold
+ * them all (realloc, which moves a large one's pages without a copy) and
+ * sorted in place; each other thread's is copied after it in order (a
+ * thread's spans mostly come in time order: when they do not, through
+ * the order sort_thread gives, 40 bytes a span of the longest such
+ * thread) and freed.  Each thread's first and nspans are set.  0 or -1.
  */
 static int
 spans_join(struct spans_job *j)
 {
 	struct kt_model *m = j->m;
 	struct load *l = j->l;
+	struct span_order so = { NULL, NULL, NULL, 0 };
 	struct kt_span *o = NULL;
 	size_t t, k, at = 0;
+	int rc = -1;
 
 	for (t = 0; t < m->nthreads; t++) {
 		uint32_t old = m->threads[t].first;
 		struct vec *v = old < l->ntsp ? &l->tsp[old] : NULL;
-		const struct kt_span *from;
+		struct kt_span *from;
 		size_t n = v != NULL ? v->n : 0;
+		int sorted;
 
 		m->threads[t].first = (uint32_t)at;
 		m->threads[t].nspans = (uint32_t)n;
 		if (n == 0)
 			continue;
+		from = v->p;
+		if (j->remap)
+			for (k = 0; k < n; k++)
+				if (from[k].index < j->si.n)
+					from[k].index = kt_rows_at(&j->si,
+					    from[k].index);
+		/* One thread's spans: their thread numbers are the same. */
+		if (!(sorted = spans_sorted(from, n)) &&
+		    span_order(&so, from, n) == -1)
+			goto out;
 		if (o == NULL) {
 			if ((o = realloc(v->p, l->nspans * sizeof(*o))) ==
 			    NULL)
-				return -1;
+				goto out;
 			v->p = NULL;
 			v->n = v->cap = 0;
 			m->spans = o;
+			if (!sorted)
+				permute_spans(o, so.ix, n);
 			if (old != t)
 				for (k = 0; k < n; k++)
 					o[k].thread = (uint32_t)t;
 			at = n;
 			continue;
 		}
-		from = v->p;
 		for (k = 0; k < n; k++) {
-			o[at + k] = from[k];
+			o[at + k] = from[sorted ? k : so.ix[k]];
 			o[at + k].thread = (uint32_t)t;
 		}
 		at += n;
@@ -1897,11 +1932,12 @@ spans_join(struct spans_job *j)
 		v->n = v->cap = 0;
 	}
 	m->nspans = at;
-	if (j->remap)
-		for (k = 0; k < at; k++)
-			if (o[k].index < j->si.n)
-				o[k].index = kt_rows_at(&j->si, o[k].index);
-	return 0;
+	rc = 0;
+out:
+	free(so.ix);
+	free(so.p);
+	free(so.q);
+	return rc;
 }
 
 static void *
@@ -1909,8 +1945,7 @@ spans_run(void *arg)
 {
 	struct spans_job *j = arg;
 
-	j->rc = spans_join(j) == -1 || sort_spans(j->m) == -1 ||
-	    spans_finish(j->m) == -1 ? -1 : 0;
+	j->rc = spans_join(j) == -1 || spans_finish(j->m) == -1 ? -1 : 0;
 	return NULL;
 }
 
