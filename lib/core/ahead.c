@@ -15,7 +15,9 @@
  * The thread takes no signals.
  *
  * A plain file (regular, not compressed or archived) of SP_MIN bytes or
- * more is read in parts instead (split mode): once the caller has its
+ * more, or a gzip file inflated on its decoder thread whose trailer says
+ * as much (read by offset from the thread's window: gz.c), is read in
+ * parts instead (split mode): once the caller has its
  * first event, the rest of the file is cut into pieces of SP_PIECE bytes,
  * and every CPU reads and scans pieces, each with a part reader of its
  * own (read.c), the caller's thread too, when the piece it needs next is
@@ -29,9 +31,10 @@
  * it says of the rest (the same repairs, errors and places).  Between
  * pieces the whole reader is moved to where the last piece stopped
  * (kt_reader_resume), so that its offset and position are always those
- * of the events given.  KT_SPLIT=0 in the environment reads on one
- * thread ahead instead; KT_SPLIT=N cuts pieces of N bytes from files of
- * any size (for tests).
+ * of the events given; the bytes before the piece it takes next (less
+ * the room its guess looks back) are released (a gzip window drops them).
+ * KT_SPLIT=0 in the environment reads on one thread ahead instead;
+ * KT_SPLIT=N cuts pieces of N bytes from files of any size (for tests).
  */
 #define _GNU_SOURCE	/* sched_getaffinity */
 
@@ -518,6 +521,10 @@ split_start(struct kt_ahead *a)
 		if ((a->w[i].part = kt_reader_part(rd)) == NULL)
 			return -1;
 	}
+	/* The pieces in flight, and what their last events take past them. */
+	if (kt_reader_split_begin(rd, a->x, (uint64_t)(a->nslots + 4) *
+	    a->piece) == -1)
+		return -1;
 	for (i = 0; i < a->nw; i++)
 		a->w[i].started = kt_thread_start(&a->w[i].th, work, &a->w[i],
 		    "kt-part") == 0;
@@ -529,6 +536,7 @@ static int
 split_end(struct kt_ahead *a, struct kt_event *ev, struct kt_error *err)
 {
 	split_join(a);
+	kt_reader_split_end(a->rd);
 	a->split = 3;
 	a->curp = NULL;
 	return kt_reader_next(a->rd, ev, err);
@@ -566,6 +574,8 @@ split_next(struct kt_ahead *a, struct kt_event *ev,
 		}
 		if (a->at >= a->npieces)
 			return split_end(a, ev, err);
+		piece_span(a, a->at, &from, &to);
+		kt_reader_split_release(rd, from);
 		p = &a->slot[a->at % a->nslots];
 		pthread_mutex_lock(&a->mu);
 		/*
@@ -618,7 +628,7 @@ struct kt_ahead *
 kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 {
 	struct kt_ahead *a;
-	uint64_t min = SP_MIN, fb = kt_reader_file_bytes(rd);
+	uint64_t min = SP_MIN, fb = kt_reader_file_bytes(rd), hint;
 	const char *e = getenv("KT_SPLIT");
 	int i;
 
@@ -643,8 +653,10 @@ kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 		a->piece = strtoull(e, NULL, 10);
 		min = 0;
 	}
-	a->size = kt_reader_size(rd);
-	if (a->piece > 0 && kt_reader_splittable(rd) && a->size >= min) {
+	/* A gzip stream's end is unknown: its trailer says about how far. */
+	a->size = kt_reader_split_size(rd);
+	hint = kt_reader_size(rd) > 0 ? a->size : kt_reader_size_hint(rd);
+	if (a->piece > 0 && kt_reader_splittable(rd) && hint >= min) {
 		a->split = 1;		/* the pieces start after an event */
 		a->joined = 1;
 		return a;
@@ -767,6 +779,7 @@ kt_ahead_stop(struct kt_ahead *a)
 		return;
 	if (a->split) {
 		split_join(a);
+		kt_reader_split_end(a->rd);
 		split_free(a);
 		pthread_mutex_destroy(&a->mu);
 		pthread_cond_destroy(&a->cv);

@@ -168,10 +168,17 @@ void	 kt_event_finish_skim(struct kt_event *);
 
 /*
  * Split reading (read.c, for ahead.c): the events of a plain regular
- * JSON file read in parts on several threads.
+ * JSON file, or of a gzip file inflated on a thread (gz.c), read in
+ * parts on several threads.
  *
- * kt_reader_splittable: whether r reads such a file (not compressed,
- * archived, copied or a pipe).  kt_reader_split_point: where r stands
+ * kt_reader_splittable: whether r reads such a file (not otherwise
+ * compressed, archived, copied or a pipe).  kt_reader_split_size: the
+ * bytes to cut into parts (a gzip stream's: unknown, 2^62).
+ * kt_reader_split_begin(r, at, ahead): the split begins at r's offset at
+ * (a gzip stream keeps its bytes from there and inflates up to ahead
+ * more; 0, or -1 when it cannot); kt_reader_split_release(r, off): no
+ * part is looked for before off any more; kt_reader_split_end: the
+ * whole reader reads on alone.  kt_reader_split_point: where r stands
  * once it has given an event (the offset just past it), or -1 when it
  * cannot be split there.  kt_reader_part: a reader of r's file that
  * reads with pread (NULL when out of memory); its events' index is
@@ -217,6 +224,10 @@ int		 kt_reader_part_find(struct kt_reader *, uint64_t, uint64_t,
 		    uint64_t *);
 int		 kt_reader_resume(struct kt_reader *, uint64_t, int, uint64_t,
 		    struct kt_error *);
+uint64_t	 kt_reader_split_size(const struct kt_reader *);
+int		 kt_reader_split_begin(struct kt_reader *, uint64_t, uint64_t);
+void		 kt_reader_split_release(struct kt_reader *, uint64_t);
+void		 kt_reader_split_end(struct kt_reader *);
 uint64_t	 kt_reader_row(const struct kt_reader *, uint64_t);
 
 /* The JSON type of the value whose first byte is c (event.c). */
@@ -231,6 +242,18 @@ extern const unsigned char kt_ws[256];
  * gave is kept in order (kt_gz_kept), to hand to another decoder.
  * kt_gz_start, after kt_gz_keep_stop, inflates ahead on a thread of the
  * stream's own (kt_gz_free stops it): 0, or -1 (it reads on without).
+ *
+ * With that thread (kt_gz_threaded), the stream's bytes can be read by
+ * offset (counted from its first byte) from several threads: kt_gz_split
+ * keeps every byte from at on (pre, npre: the bytes from at that
+ * kt_gz_read gave already, which it gives again from rpos) and inflates
+ * up to ahead bytes past what is kept; kt_gz_pread gives n bytes at off
+ * (fewer only at the end, 0 past it, -1 with *msg, NULL: errno) and
+ * waits for them; kt_gz_release(off): no byte before off is read again;
+ * kt_gz_seek sets where kt_gz_read reads on; kt_gz_split_end: kt_gz_read
+ * drops what it reads again.  kt_gz_lines counts the newlines of a
+ * stream's first upto bytes (and the bytes after the last), inflating
+ * it again from rd: 0, or -1 when it has fewer.
  */
 struct kt_gz;
 struct kt_gz	*kt_gz_new(ssize_t (*)(void *, void *, size_t), void *);
@@ -241,6 +264,16 @@ const unsigned char *kt_gz_kept(const struct kt_gz *, size_t *);
 void		 kt_gz_keep_stop(struct kt_gz *);
 int		 kt_gz_start(struct kt_gz *);
 int		 kt_gz_available(void);
+int		 kt_gz_threaded(const struct kt_gz *);
+ssize_t		 kt_gz_pread(struct kt_gz *, void *, size_t, uint64_t,
+		    const char **);
+int		 kt_gz_split(struct kt_gz *, uint64_t, const void *, size_t,
+		    uint64_t, uint64_t);
+void		 kt_gz_release(struct kt_gz *, uint64_t);
+void		 kt_gz_seek(struct kt_gz *, uint64_t);
+void		 kt_gz_split_end(struct kt_gz *);
+int		 kt_gz_lines(ssize_t (*)(void *, void *, size_t), void *,
+		    uint64_t, long *, long *);
 
 /*
  * kt_json_minify's ways (write.c), each writing the minified n bytes of

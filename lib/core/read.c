@@ -57,6 +57,14 @@ struct kt_source {
 	struct kt_gz	*gz;
 	unsigned char	 gzhead[PEEK];	/* its first output, looked at */
 	size_t		 ngzhead, gzheadpos;
+	/*
+	 * A part reader's source of a gzip stream read split: the whole
+	 * reader's stream, read by offset (kt_gz_pread).  gzlazy: the
+	 * lines of a gzip stream are counted only when an error needs them
+	 * (by inflating it again), once it is read split.
+	 */
+	struct kt_gz	*pgz;
+	int		 gzlazy;
 	/* Compressed bytes the gzip probe read, for libarchive after all. */
 	unsigned char	*pre;
 	size_t		 npre, prepos;
@@ -327,6 +335,24 @@ take(const unsigned char *p, size_t len, size_t *pos, void *buf, size_t n)
 }
 
 /*
+ * A part reader's bytes at off: its file's, or its gzip stream's (whose
+ * errors it does not tell: the whole reader reads them again).
+ */
+static ssize_t
+part_pread(struct kt_source *s, void *buf, size_t n, uint64_t off)
+{
+	const char *msg;
+	ssize_t r;
+
+	if (s->pgz == NULL)
+		return fd_pread(s->fd, buf, n, off);
+	if ((r = kt_gz_pread(s->pgz, buf, n, off, &msg)) == -1 &&
+	    msg != NULL)
+		errno = EIO;
+	return r;
+}
+
+/*
  * A plain input's bytes, the peeked ones first, then the fd's (arg: the
  * source; also the gzip decoder's input).
  */
@@ -338,7 +364,7 @@ plain_read(void *arg, void *buf, size_t n)
 	if (s->peekpos < s->npeek)
 		return (ssize_t)take(s->peek, s->npeek, &s->peekpos, buf, n);
 	if (s->part) {
-		ssize_t r = fd_pread(s->fd, buf, n, s->at);
+		ssize_t r = part_pread(s, buf, n, s->at);
 
 		if (r > 0)
 			s->at += (uint64_t)r;
@@ -1136,16 +1162,22 @@ kt_reader_row(const struct kt_reader *r, uint64_t pos)
 }
 
 /* ------------------------------------------------------------------ */
-/* Split reading: a plain file's events read in parts (ahead.c). */
+/*
+ * Split reading: a plain file's events read in parts (ahead.c), or a
+ * gzip file's, from its decoder thread's window (gz.c).
+ */
 
 int
 kt_reader_splittable(const struct kt_reader *r)
 {
 	const struct kt_source *s = r->src;
 
-	return s != NULL && s->cur == r && s->ar == NULL && s->gz == NULL &&
-	    s->tee == -1 && !s->part && s->size > 0 &&
-	    r->limit == NOLIMIT && r->state != R_TSV;
+	/* A gzip stream: inflated on a thread, from a file opened here. */
+	return s != NULL && s->cur == r && s->ar == NULL &&
+	    (s->gz != NULL ? kt_gz_threaded(s->gz) && s->own_fd &&
+	    s->fsize > 0 : s->size > 0) &&
+	    s->tee == -1 && !s->part && r->limit == NOLIMIT &&
+	    r->state != R_TSV;
 }
 
 int
@@ -1176,6 +1208,8 @@ kt_reader_part(const struct kt_reader *r)
 	s->tee = -1;
 	s->part = 1;
 	s->size = r->src->size;
+	s->pgz = r->src->gz;
+	s->gzlazy = r->src->gz != NULL;
 	s->started = 1;
 	s->cur = p;
 	p->src = s;
@@ -1263,7 +1297,7 @@ kt_reader_part_find(struct kt_reader *p, uint64_t from, uint64_t to,
 		/* A few kB usually hold one: read more only when they do not. */
 		if (win > p->cap)
 			win = p->cap;
-		if ((got = fd_pread(p->src->fd, p->own, win, lo)) < 0)
+		if ((got = part_pread(p->src, p->own, win, lo)) < 0)
 			return -1;
 		while (i < (size_t)got && lo + i < to &&
 		    (q = memchr(p->own + i, '{', (size_t)got - i)) != NULL) {
@@ -1289,13 +1323,75 @@ int
 kt_reader_resume(struct kt_reader *r, uint64_t off, int at_event,
     uint64_t pos, struct kt_error *err)
 {
-	if (lseek(r->src->fd, (off_t)off, SEEK_SET) == (off_t)-1) {
+	struct kt_source *s = r->src;
+
+	if (s->gz != NULL) {
+		/* Read on from the stream's window; lines counted on error. */
+		kt_gz_seek(s->gz, off);
+		s->gzheadpos = s->ngzhead;
+		s->gzlazy = 1;
+	} else if (lseek(s->fd, (off_t)off, SEEK_SET) == (off_t)-1) {
 		kt_error_set(err, r->name, 0, 0, "%s", strerror(errno));
 		return -1;
 	}
-	r->src->peekpos = r->src->npeek;
+	s->peekpos = s->npeek;
 	reposition(r, off, at_event, pos);
 	return 0;
+}
+
+int
+kt_reader_split_begin(struct kt_reader *r, uint64_t at, uint64_t ahead)
+{
+	struct kt_source *s = r->src;
+	size_t k, n1, n2;
+	char *pre;
+	int rc;
+
+	if (s->gz == NULL)
+		return 0;
+	/*
+	 * The stream from at on: what the reader holds of it, the first
+	 * output not yet given, then the window's.
+	 */
+	if (at < r->base || at > r->base + r->hi)
+		return -1;
+	k = (size_t)(at - r->base);
+	n1 = r->hi - k;
+	n2 = s->ngzhead - s->gzheadpos;
+	if ((pre = malloc(n1 + n2 + 1)) == NULL)
+		return -1;
+	memcpy(pre, r->own + k, n1);
+	memcpy(pre + n1, s->gzhead + s->gzheadpos, n2);
+	rc = kt_gz_split(s->gz, at, pre, n1 + n2, r->base + r->hi, ahead);
+	free(pre);
+	if (rc == 0)
+		s->gzheadpos = s->ngzhead;
+	return rc;
+}
+
+void
+kt_reader_split_release(struct kt_reader *r, uint64_t off)
+{
+	/* A piece's first event is looked for from FIND_BACK before it. */
+	if (r->src->gz != NULL)
+		kt_gz_release(r->src->gz, off > FIND_BACK ? off - FIND_BACK :
+		    0);
+}
+
+void
+kt_reader_split_end(struct kt_reader *r)
+{
+	if (r->src != NULL && r->src->gz != NULL)
+		kt_gz_split_end(r->src->gz);
+}
+
+uint64_t
+kt_reader_split_size(const struct kt_reader *r)
+{
+	/* A gzip stream's end is known only when it comes. */
+	if (r->src != NULL && r->src->gz != NULL)
+		return UINT64_MAX >> 2;
+	return kt_reader_size(r);
 }
 
 const char *
@@ -1389,7 +1485,25 @@ kt_reader_size_hint(const struct kt_reader *r)
 static int
 lazy_lines(const struct kt_reader *r)
 {
-	return r->src != NULL && r->src->ar == NULL && r->src->size > 0;
+	return r->src != NULL && r->src->ar == NULL &&
+	    (r->src->size > 0 || r->src->gzlazy);
+}
+
+/* A file's compressed bytes in order from its start (kt_gz_lines). */
+struct fd_at {
+	int		 fd;
+	uint64_t	 at;
+};
+
+static ssize_t
+fd_read_at(void *arg, void *buf, size_t n)
+{
+	struct fd_at *f = arg;
+	ssize_t r = fd_pread(f->fd, buf, n, f->at);
+
+	if (r > 0)
+		f->at += (uint64_t)r;
+	return r;
 }
 
 /* Count the lines before the buffer from the file (lazy counting). */
@@ -1401,6 +1515,17 @@ count_before(const struct kt_reader *r, long *lines, long *col)
 
 	*lines = 0;
 	*col = 0;
+	if (r->src->gzlazy) {
+		struct fd_at f;
+
+		/* A part reader's errors are not told: no need to count. */
+		if (r->src->part)
+			return;
+		f.fd = r->src->fd;
+		f.at = 0;
+		(void)kt_gz_lines(fd_read_at, &f, r->base, lines, col);
+		return;
+	}
 	while (at < r->base) {
 		size_t want = r->base - at < sizeof(buf) ? (size_t)(r->base - at) :
 		    sizeof(buf), after;

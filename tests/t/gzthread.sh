@@ -1,6 +1,7 @@
 # tests/t/gzthread.sh: gzip input inflated on the reader's decoder thread
-# (lib/core/gz.c), on a trace larger than its ring (4 x 1 MiB), so that
-# buffers are filled, handed over and reused many times.  The judge is
+# (lib/core/gz.c), on a trace larger than its window (1 MB ahead, in
+# blocks of 512 kB), so that blocks are filled, handed over, dropped and
+# reused many times.  The judge is
 # gzip(1): kt on the .gz gives what kt gives on the text gzip -dc gives
 # (a file, and standard input), and a .gz damaged far into the stream
 # (its CRC, its end cut off, bytes after it) fails as gzip -t says it

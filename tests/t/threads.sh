@@ -208,6 +208,58 @@ if [ "$(grep -c '}, {\\"ph' tricky.json)" -gt 100 ]; then
 else
 	bad "threads split: the tricky trace has no separators in its names"
 fi
+# Split mode on gzip (kt(7) Threads): a gzip file of KT_SMALL_FILE
+# (512 kB) or more is inflated on its decoder thread into a window of the
+# stream that the pieces read by offset, and the lines and columns of an
+# error are counted by inflating the file again; one thread reads the
+# stream in order.  The inputs, each gzip -1 (large enough for the
+# thread): the generated trace, the tricky one, the tricky one cut at 80%
+# of its text (repaired; with --strict an error at its place), with a
+# key's quote broken at 2/3 of its text (an error at its line and
+# column), and with its stream cut 5000 bytes before its end (the gzip
+# error, after every event before it).
+gzip -1 -c g.json >g.gz
+gzip -1 -c tricky.json >tricky.gz
+python3 - <<'P' 2>/dev/null || bad "threads split: could not write the damaged gzip traces"
+t = open("tricky.json", "rb").read()
+open("tcut.json", "wb").write(t[:len(t) * 4 // 5])
+i = t.index(b'"ts"', len(t) * 2 // 3)
+open("broken.json", "wb").write(t[:i] + b"x" + t[i + 1:])
+P
+gzip -1 -c tcut.json >tcut.gz
+gzip -1 -c broken.json >broken.gz
+head -c $(($(wc -c <tricky.gz) - 5000)) tricky.gz >streamcut.gz
+for t in g.gz tricky.gz tcut.gz broken.gz streamcut.gz; do
+	if [ "$(wc -c <"$t")" -lt 524288 ]; then
+		bad "threads split: $t is under 512 kB: no decoder thread"
+	fi
+done
+for piece in 4096 777; do
+	for t in g.gz tricky.gz tcut.gz broken.gz streamcut.gz; do
+		for f in kt-gaps kt-summary kt-compact-lanes kt-correlate; do
+			KT_SPLIT=$piece same "$f $t, pieces of $piece" "$f" "$t"
+		done
+	done
+	KT_SPLIT=$piece same "kt-gaps --strict tcut.gz, pieces of $piece" \
+	    kt-gaps --strict tcut.gz
+done
+KT_SPLIT=4096 same "kt-ops g.gz, pieces of 4096" kt-ops g.gz
+# The broken one's error is told with its place, far into the stream.
+KT_SPLIT=4096 run "$KT_BIN/kt-gaps" broken.gz >/dev/null 2>broken.err
+want=$(gzip -dc broken.gz | head -c "$(python3 -c '
+t = open("tricky.json", "rb").read()
+print(t.index(b"\"ts\"", len(t) * 2 // 3))')" | wc -l)
+if grep -q "^kt-gaps: broken.gz:$((want + 1)):[0-9]*: " broken.err; then
+	ok "threads split: broken.gz's error at line $((want + 1)), counted by inflating it again"
+else
+	bad "threads split: broken.gz: want line $((want + 1)): $(head -1 broken.err)"
+fi
+KT_SPLIT=4096 run "$KT_BIN/kt-gaps" streamcut.gz >/dev/null 2>sc.err
+if grep -q "^kt-gaps: streamcut.gz: truncated gzip input" sc.err; then
+	ok "threads split: streamcut.gz: the gzip error after the events before it"
+else
+	bad "threads split: streamcut.gz: $(head -1 sc.err)"
+fi
 # The debug build (make scans) counts the pieces: on the generated trace
 # they were read on more than one thread and none was read again; on the
 # tricky one some guesses were read again and the split went on to the
@@ -235,6 +287,21 @@ if [ -n "$SB" ] && [ -x "$SB/kt-compact-lanes" ]; then
 		ok "threads split: tricky.json: $3 guesses read again, the split went on"
 	else
 		bad "threads split: tricky.json: pieces workers again ended scans: $*"
+	fi
+	# On gzip: the pieces read from the decoder's window, on workers too.
+	n=$(jq '.traceEvents | length' g.json 2>/dev/null)
+	set -- $(pieces g.gz)
+	if [ $# -eq 5 ] && [ "$1" -gt 1000 ] && [ "$2" -gt 0 ] &&
+	    [ "$3" -eq 0 ] && [ "$4" -eq 0 ] && [ "$5" = "$n" ]; then
+		ok "threads split: g.gz in $1 pieces, $2 on workers, each event scanned once"
+	else
+		bad "threads split: g.gz: pieces workers again ended scans: $* (events $n)"
+	fi
+	set -- $(pieces tricky.gz)
+	if [ $# -eq 5 ] && [ "$1" -gt 1000 ] && [ "$3" -gt 0 ] && [ "$4" -eq 0 ]; then
+		ok "threads split: tricky.gz: $3 guesses read again, the split went on"
+	else
+		bad "threads split: tricky.gz: pieces workers again ended scans: $*"
 	fi
 	set -- $(pieces cut.json)
 	if [ $# -eq 5 ] && [ "$4" -eq 1 ]; then
