@@ -1326,15 +1326,21 @@ kt_reader_resume(struct kt_reader *r, uint64_t off, int at_event,
 	struct kt_source *s = r->src;
 
 	if (s->gz != NULL) {
-		/* Read on from the stream's window; lines counted on error. */
+		/*
+		 * Read on from the stream's window; lines counted on error.
+		 * (The source's compressed bytes are the decoder thread's.)
+		 */
 		kt_gz_seek(s->gz, off);
 		s->gzheadpos = s->ngzhead;
 		s->gzlazy = 1;
-	} else if (lseek(s->fd, (off_t)off, SEEK_SET) == (off_t)-1) {
-		kt_error_set(err, r->name, 0, 0, "%s", strerror(errno));
-		return -1;
+	} else {
+		if (lseek(s->fd, (off_t)off, SEEK_SET) == (off_t)-1) {
+			kt_error_set(err, r->name, 0, 0, "%s",
+			    strerror(errno));
+			return -1;
+		}
+		s->peekpos = s->npeek;
 	}
-	s->peekpos = s->npeek;
 	reposition(r, off, at_event, pos);
 	return 0;
 }
