@@ -521,9 +521,12 @@ split_start(struct kt_ahead *a)
 		if ((a->w[i].part = kt_reader_part(rd)) == NULL)
 			return -1;
 	}
-	/* The pieces in flight, and what their last events take past them. */
-	if (kt_reader_split_begin(rd, a->x, (uint64_t)(a->nslots + 4) *
-	    a->piece) == -1)
+	/*
+	 * A gzip stream is inflated as far as the pieces in flight reach,
+	 * and what their last events usually take past them.
+	 */
+	if (kt_reader_split_begin(rd, a->x, (uint64_t)a->nslots * a->piece +
+	    (64u << 10)) == -1)
 		return -1;
 	for (i = 0; i < a->nw; i++)
 		a->w[i].started = kt_thread_start(&a->w[i].th, work, &a->w[i],

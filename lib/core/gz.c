@@ -34,7 +34,7 @@
 #include <isa-l/igzip_lib.h>
 
 #define GZ_IN	(1 << 18)	/* compressed bytes asked for at once */
-#define GZ_BLK	(1 << 19)	/* the decoder thread's blocks: bytes */
+#define GZ_BLK	(1 << 18)	/* the decoder thread's blocks: bytes */
 #define GZ_AHEAD (1 << 20)	/* inflated past the reader's place, at most */
 #define GZ_SPARE 8		/* free blocks kept for reuse */
 

@@ -1,6 +1,6 @@
 # tests/t/gzthread.sh: gzip input inflated on the reader's decoder thread
 # (lib/core/gz.c), on a trace larger than its window (1 MB ahead, in
-# blocks of 512 kB), so that blocks are filled, handed over, dropped and
+# blocks of 256 kB), so that blocks are filled, handed over, dropped and
 # reused many times.  The judge is
 # gzip(1): kt on the .gz gives what kt gives on the text gzip -dc gives
 # (a file, and standard input), and a .gz damaged far into the stream
