@@ -384,14 +384,22 @@ kt_overlap_new_with(const struct kt_model *m, const struct kt_rules *rs,
 	const uint32_t *bucket = classes;
 	struct kt_iv *comp = NULL, *comm = NULL, *all = NULL;
 	int64_t prev;
-	size_t i, k;
+	size_t i, k, nrows = 0;
 
 	if ((ov = calloc(1, sizeof(*ov))) == NULL)
 		goto nomem;
 	ov->m = m;
-	if ((bucket == NULL &&
-	    (bucket = own = kt_rules_classify(rs, m)) == NULL) ||
-	    (ov->r = kt_zalloc(m->nact + 1, sizeof(*ov->r))) == NULL ||
+	if (bucket == NULL &&
+	    (bucket = own = kt_rules_classify(rs, m)) == NULL)
+		goto nomem;
+	/* A row a communication kernel, every field of it set below. */
+	for (i = 0; i < m->ndevices; i++)
+		for (k = m->devices[i].first; k < (size_t)m->devices[i].first +
+		    m->devices[i].nact; k++)
+			if (m->act[k].kind == KT_KERNEL &&
+			    kt_rules_class(rs, bucket[k]) == KT_CLASS_COMM)
+				nrows++;
+	if ((ov->r = malloc((nrows + 1) * sizeof(*ov->r))) == NULL ||
 	    (ov->d = calloc(m->ndevices + 1, sizeof(*ov->d))) == NULL)
 		goto nomem;
 	for (i = 0; i < m->ndevices; i++) {
