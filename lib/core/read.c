@@ -405,10 +405,12 @@ gz_try(struct kt_source *s, struct kt_error *err)
 		kt_gz_keep_stop(s->gz);
 		/*
 		 * Inflate ahead on a second core (not for many readers, nor
-		 * for a small file, whose thread costs more than it saves).
+		 * for a small file, whose thread costs more than it saves,
+		 * unless KT_SPLIT asks for pieces of any file: for tests).
 		 */
 		if (!(s->flags & KT_READ_SMALL) &&
-		    !(s->fsize > 0 && s->fsize < KT_SMALL_FILE))
+		    (!(s->fsize > 0 && s->fsize < KT_SMALL_FILE) ||
+		    getenv("KT_SPLIT") != NULL))
 			(void)kt_gz_start(s->gz);
 		s->ngzhead = n;
 		s->size = 0;	/* not a plain file: no offsets into it */

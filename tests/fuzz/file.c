@@ -7,10 +7,12 @@
  * member stored or deflated (the small stored member is where an
  * overlapping copy once hid); the second byte's bits choose strict or
  * skimming reads.  Every trace of the source is then read to its end.
- * A plain file is also read in pieces (kt_ahead's split mode, kt(7)
- * Threads; the piece size from the second byte's other bits) and its
- * events, repairs and end compared with the one reader's: a difference
- * aborts.  Any crash, leak or sanitizer report is a bug.
+ * A plain or gzip file is also read in pieces (kt_ahead's split mode,
+ * kt(7) Threads; the piece size from the second byte's other bits; a
+ * gzip file's from its decoder thread's window, which KT_SPLIT starts
+ * for a file this small) and its events, repairs and end compared with
+ * the one reader's: a difference aborts.  Any crash, leak or sanitizer
+ * report is a bug.
  *
  * Speed (10 million runs must fit a campaign): the file is a memfd,
  * written again in place each run and opened by kt_source_open() as
@@ -176,9 +178,9 @@ fnv(const char *p, size_t n)
 }
 
 /*
- * Read the plain file at mempath with the one reader, then in pieces of
- * piece bytes (KT_SPLIT), and abort unless both give the same events,
- * the same repairs and the same end (status, message, place).
+ * Read the plain or gzip file at mempath with the one reader, then in
+ * pieces of piece bytes (KT_SPLIT), and abort unless both give the same
+ * events, the same repairs and the same end (status, message, place).
  */
 static void
 split_diff(unsigned flags, unsigned piece)
@@ -268,7 +270,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size -= 2;
 	if ((how == 0 ? put(data, size) : wrap(how, data, size)) == -1)
 		return 0;
-	if (how == 0 && (data[-1] & 4))
+	if ((how == 0 || how == 1) && (data[-1] & 4))
 		split_diff(flags, 8 + (unsigned)(data[-1] >> 3) * 61u);
 	if ((src = kt_source_open(mempath, NULL, flags, &err)) != NULL) {
 		while ((rc = kt_source_next(src, &r, &err)) == 1) {
