@@ -2144,6 +2144,109 @@ test_model_join_cache(void)
 	kt_buf_free(&b);
 }
 
+/*
+ * The join on two threads (70,000 kernels and more): each activity's
+ * launch, thread, op and step, and each step's GPU start, end and count,
+ * the same as on one thread (KT_MODEL_ONE_THREAD); the steps' by the
+ * trace's layout (kernel i launched in step i / 1000, at 10 i + 4 us for
+ * 5 us).  With extra the second device adds three kernels launched in
+ * step 10, the first at -1 ns (the counts' "none", so the step's start
+ * is taken again by the next one, as one thread counts in order): on the
+ * second half, which is counted apart, while step 10's other kernels are
+ * on the first (a min of the halves' starts would be 100004 us).
+ */
+static void
+join_threads(int extra)
+{
+	const size_t n = 70000, nsteps = 70;
+	struct kt_buf b = KT_BUF_INIT;
+	struct kt_model *m[2] = { NULL, NULL };
+	size_t i, k, bad_act = 0, bad_step = 0, bad_truth = 0;
+	int rc = 0, v;
+
+	rc |= kt_buf_adds(&b, "{\"traceEvents\":[\n");
+	for (k = 0; k < nsteps; k++)
+		rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"cpu_op\","
+		    "\"name\":\"ProfilerStep#%zu\",\"pid\":1,\"tid\":1,"
+		    "\"ts\":%zu,\"dur\":9999},\n", k, k * 10000);
+	for (i = 0; i < n + (extra ? 3 : 0); i++) {
+		unsigned long long t = i < n ? (unsigned long long)i * 10 :
+		    105004 + i - n;
+		const char *kts = i < n ? NULL : i == n ? "-0.001" :
+		    i == n + 1 ? "105000" : "105010";
+
+		rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"cuda_runtime\","
+		    "\"name\":\"cudaLaunchKernel\",\"pid\":1,\"tid\":1,"
+		    "\"ts\":%llu,\"dur\":1,\"args\":{\"correlation\":%zu}},\n",
+		    t + 1, i + 1);
+		if (kts == NULL)
+			rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"kernel\","
+			    "\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":%llu,"
+			    "\"dur\":5,\"args\":{\"correlation\":%zu,"
+			    "\"device\":0}}%s\n", t + 4, i + 1,
+			    i + 1 < n + (extra ? 3 : 0) ? "," : "");
+		else
+			rc |= kt_buf_printf(&b, "{\"ph\":\"X\",\"cat\":\"kernel\","
+			    "\"name\":\"k\",\"pid\":2,\"tid\":7,\"ts\":%s,"
+			    "\"dur\":5,\"args\":{\"correlation\":%zu,"
+			    "\"device\":1}}%s\n", kts, i + 1,
+			    i + 1 < n + 3 ? "," : "");
+	}
+	rc |= kt_buf_adds(&b, "]}");
+	CHECK(rc == 0);
+	for (v = 0; v < 2 && rc == 0; v++) {
+		struct kt_reader *rd = kt_reader_mem(b.p, b.n, "j", 0);
+
+		m[v] = rd == NULL ? NULL : kt_model_load_with(rd,
+		    v ? KT_MODEL_ONE_THREAD : 0, NULL, NULL);
+		CHECK(m[v] != NULL && m[v]->nact == n + (extra ? 3 : 0) &&
+		    m[v]->nsteps == nsteps);
+		kt_reader_free(rd);
+	}
+	if (m[0] != NULL && m[1] != NULL && m[0]->nact == m[1]->nact &&
+	    m[0]->nsteps == nsteps && m[1]->nsteps == nsteps) {
+		for (i = 0; i < m[0]->nact; i++) {
+			const struct kt_act *a = &m[0]->act[i], *o = &m[1]->act[i];
+
+			if (a->launch != o->launch || a->thread != o->thread ||
+			    a->op != o->op || a->step != o->step ||
+			    a->launch == KT_NO || a->step == KT_NO)
+				bad_act++;
+		}
+		for (k = 0; k < nsteps; k++) {
+			const struct kt_step *s = &m[0]->steps[k];
+			const struct kt_step *o = &m[1]->steps[k];
+			int64_t gs = (int64_t)(k * 10000 + 4) * 1000;
+			int64_t ge = (int64_t)(k * 10000 + 9990 + 9) * 1000;
+
+			if (s->gpu_start != o->gpu_start ||
+			    s->gpu_end != o->gpu_end || s->nact != o->nact)
+				bad_step++;
+			if (extra && k == 10) {
+				/* -1 ns, then 105000 us taken as the first. */
+				if (s->nact != 1003 || s->gpu_start !=
+				    INT64_C(105000000) || s->gpu_end != ge)
+					bad_truth++;
+			} else if (s->nact != 1000 || s->gpu_start != gs ||
+			    s->gpu_end != ge)
+				bad_truth++;
+		}
+	}
+	CHECK(bad_act == 0);
+	CHECK(bad_step == 0);
+	CHECK(bad_truth == 0);
+	kt_model_free(m[0]);
+	kt_model_free(m[1]);
+	kt_buf_free(&b);
+}
+
+static void
+test_model_join_threads(void)
+{
+	join_threads(0);
+	join_threads(1);
+}
+
 static void
 test_model(void)
 {
@@ -4370,6 +4473,7 @@ main(void)
 	test_idmemo();
 	test_model();
 	test_model_join_cache();
+	test_model_join_threads();
 	test_model_span_order();
 	test_sort_r();
 	test_qsort();

@@ -1596,8 +1596,9 @@ bind_flows(struct load *l)
 	return 0;
 }
 
-static void	act_step(struct kt_model *, struct kt_act *, int64_t,
-		    size_t *);
+static uint32_t	step_of(const struct kt_model *, const struct kt_act *,
+		    int64_t, size_t *);
+static void	step_count(struct kt_step *, const struct kt_act *);
 static int64_t	launch_ts(const struct kt_model *, const struct kt_act *);
 
 /*
@@ -1614,6 +1615,159 @@ op_around(const struct kt_model *m, uint32_t s)
 	return KT_NO;
 }
 
+#define JOIN_THREAD	(1u << 16)	/* activities joined on two threads,
+					   at least */
+
+/*
+ * What joins activities [lo, hi) to their calls (join_run): the calls of
+ * each correlation chained from a table indexed by it (head, next: when
+ * the correlations lie in [minc, minc + w], not many more than the
+ * calls), else join's sorted pairs; the activities' steps counted in
+ * steps (m->steps, or a part's own), odd set when a time of -1 (the
+ * counts' "none") was counted.
+ */
+struct join_part {
+	struct kt_model	*m;
+	const uint32_t	*head, *next;
+	int64_t		 minc;
+	size_t		 w;
+	const struct kt_pair *pairs;
+	size_t		 np;
+	size_t		 lo, hi;
+	struct kt_step	*steps;
+	int		 odd;
+};
+
+/* Activity a's launching call: the first of its correlation on its rank. */
+static void
+join_one(const struct join_part *p, struct kt_act *a)
+{
+	struct kt_model *m = p->m;
+	int64_t rank = m->devices[a->dev].rank;
+	size_t lo = 0, hi = p->np;
+	uint32_t k;
+
+	if (p->head != NULL) {
+		if (a->corr < p->minc || (uint64_t)(a->corr - p->minc) > p->w)
+			return;
+		for (k = p->head[a->corr - p->minc]; k != KT_NO; k = p->next[k])
+			if (m->threads[m->spans[k].thread].rank == rank) {
+				a->launch = k;
+				a->thread = m->spans[k].thread;
+				a->op = op_around(m, k);
+				return;
+			}
+		return;
+	}
+	if (a->corr < 0)
+		return;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->pairs[mid].key < (uint64_t)a->corr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < p->np && p->pairs[lo].key == (uint64_t)a->corr; lo++) {
+		const struct kt_span *s = &m->spans[p->pairs[lo].val];
+
+		if (m->threads[s->thread].rank == rank) {
+			a->launch = (uint32_t)p->pairs[lo].val;
+			a->thread = s->thread;
+			a->op = op_around(m, a->launch);
+			return;
+		}
+	}
+}
+
+/* Join activities [p->lo, p->hi) and count their steps in p->steps. */
+static void *
+join_run(void *arg)
+{
+	struct join_part *p = arg;
+	struct kt_model *m = p->m;
+	size_t i, hint = 0;
+
+	for (i = p->lo; i < p->hi; i++) {
+		struct kt_act *a = &m->act[i];
+
+		join_one(p, a);
+		/* Its step now, while its call's span is at hand. */
+		a->step = step_of(m, a, launch_ts(m, a), &hint);
+		if (a->step != KT_NO) {
+			if (a->ts == -1 || a->ts + a->dur == -1)
+				p->odd = 1;
+			step_count(&p->steps[a->step], a);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Join every activity as p says: on two threads when there are many and
+ * threads may be used, the second half's steps counted apart and added
+ * to the first's as one thread would have counted them in order.  0 or
+ * -1 (out of memory).
+ */
+static int
+join_acts(struct kt_model *m, struct join_part *p)
+{
+	struct join_part q;
+	pthread_t th;
+	size_t i;
+	int started = 0;
+
+	p->m = m;
+	p->lo = 0;
+	p->hi = m->nact;
+	p->steps = m->steps;
+	p->odd = 0;
+	if (m->nact >= JOIN_THREAD && !(m->flags & KT_MODEL_ONE_THREAD) &&
+	    kt_ahead_worth()) {
+		q = *p;
+		q.lo = p->hi = m->nact / 2;
+		if ((q.steps = malloc((m->nsteps + 1) * sizeof(*q.steps))) ==
+		    NULL)
+			return -1;
+		for (i = 0; i < m->nsteps; i++) {
+			q.steps[i].gpu_start = q.steps[i].gpu_end = -1;
+			q.steps[i].nact = 0;
+		}
+		started = kt_thread_start(&th, join_run, &q, "kt-join") == 0;
+		if (!started) {
+			free(q.steps);
+			p->hi = m->nact;
+		}
+	}
+	(void)join_run(p);
+	if (!started)
+		return 0;
+	pthread_join(th, NULL);
+	if (q.odd) {
+		/* A -1 among them: counted again, in order, as one thread. */
+		for (i = q.lo; i < q.hi; i++)
+			if (m->act[i].step != KT_NO)
+				step_count(&m->steps[m->act[i].step],
+				    &m->act[i]);
+	} else
+		for (i = 0; i < m->nsteps; i++) {
+			struct kt_step *st = &m->steps[i];
+			const struct kt_step *o = &q.steps[i];
+
+			/* Without a -1 among them, counts are min, max, sum. */
+			if (o->gpu_start != -1 && (st->gpu_start == -1 ||
+			    o->gpu_start < st->gpu_start))
+				st->gpu_start = o->gpu_start;
+			if (o->gpu_end != -1 && (st->gpu_end == -1 ||
+			    o->gpu_end > st->gpu_end))
+				st->gpu_end = o->gpu_end;
+			st->nact += o->nact;
+		}
+	free(q.steps);
+	return 0;
+}
+
 /*
  * join() where the calls' correlations lie in [minc, minc + w], not many
  * more than the calls: the calls of each correlation chained from a
@@ -1623,8 +1777,10 @@ op_around(const struct kt_model *m, uint32_t s)
 static int
 join_dense(struct kt_model *m, int64_t minc, size_t w)
 {
+	struct join_part p;
 	uint32_t *head, *next;
-	size_t i, hint = 0;
+	size_t i;
+	int rc;
 
 	if (m->nspans >= KT_NO || (head = malloc((w + 1) *
 	    sizeof(*head))) == NULL)
@@ -1642,35 +1798,26 @@ join_dense(struct kt_model *m, int64_t minc, size_t w)
 			next[i] = head[c];
 			head[c] = (uint32_t)i;
 		}
-	for (i = 0; i < m->nact; i++) {
-		struct kt_act *a = &m->act[i];
-		int64_t rank = m->devices[a->dev].rank;
-		uint32_t k;
-
-		if (a->corr >= minc && (uint64_t)(a->corr - minc) <= w)
-			for (k = head[a->corr - minc]; k != KT_NO; k = next[k])
-				if (m->threads[m->spans[k].thread].rank ==
-				    rank) {
-					a->launch = k;
-					a->thread = m->spans[k].thread;
-					a->op = op_around(m, k);
-					break;
-				}
-		/* Its step now, while its call's span is at hand. */
-		act_step(m, a, launch_ts(m, a), &hint);
-	}
+	memset(&p, 0, sizeof(p));
+	p.head = head;
+	p.next = next;
+	p.minc = minc;
+	p.w = w;
+	rc = join_acts(m, &p);
 	free(next);
 	free(head);
-	return 0;
+	return rc;
 }
 
 /* Join activities to runtime calls by correlation; assign steps. */
 static int
 join(struct kt_model *m)
 {
+	struct join_part p;
 	struct kt_pair *pairs;
-	size_t i, np = 0, hint = 0;
+	size_t i, np = 0;
 	int64_t minc = INT64_MAX, maxc = -1;
+	int rc;
 
 	for (i = 0; i < m->nspans; i++)
 		if (m->spans[i].corr >= 0) {
@@ -1695,37 +1842,12 @@ join(struct kt_model *m)
 		free(pairs);
 		return -1;
 	}
-	for (i = 0; i < m->nact; i++) {
-		struct kt_act *a = &m->act[i];
-		int64_t rank = m->devices[a->dev].rank;
-		size_t lo = 0, hi = np;
-
-		if (a->corr >= 0) {
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-
-				if (pairs[mid].key < (uint64_t)a->corr)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
-			for (; lo < np && pairs[lo].key == (uint64_t)a->corr;
-			    lo++) {
-				const struct kt_span *s =
-				    &m->spans[pairs[lo].val];
-
-				if (m->threads[s->thread].rank == rank) {
-					a->launch = (uint32_t)pairs[lo].val;
-					a->thread = s->thread;
-					a->op = op_around(m, a->launch);
-					break;
-				}
-			}
-		}
-		act_step(m, a, launch_ts(m, a), &hint);
-	}
+	memset(&p, 0, sizeof(p));
+	p.pairs = pairs;
+	p.np = np;
+	rc = join_acts(m, &p);
 	free(pairs);
-	return 0;
+	return rc;
 }
 
 /*
@@ -1736,30 +1858,43 @@ join(struct kt_model *m)
 static void
 act_step(struct kt_model *m, struct kt_act *a, int64_t lts, size_t *hint)
 {
-	int64_t rank = m->devices[a->dev].rank;
+	a->step = step_of(m, a, lts, hint);
+	if (a->step != KT_NO)
+		step_count(&m->steps[a->step], a);
+}
 
-	a->step = KT_NO;
+/* act_step's step for a, not counted. */
+static uint32_t
+step_of(const struct kt_model *m, const struct kt_act *a, int64_t lts,
+    size_t *hint)
+{
+	int64_t rank = m->devices[a->dev].rank;
+	uint32_t step = KT_NO;
+
 	if (m->nsteps == 0)
-		return;
+		return KT_NO;
 	if (a->launch != KT_NO)
-		a->step = step_at(m, rank, lts, hint);
+		step = step_at(m, rank, lts, hint);
 	/*
 	 * Launched before a slice's window (its call is there, or the
 	 * activity starts at the cut, cut by --clip): not a step of the
 	 * slice.
 	 */
-	if (a->step == KT_NO && (a->launch != KT_NO ? lts >= m->cut_start :
+	if (step == KT_NO && (a->launch != KT_NO ? lts >= m->cut_start :
 	    a->ts > m->cut_start))
-		a->step = step_at(m, rank, a->ts, hint);
-	if (a->step != KT_NO) {
-		struct kt_step *st = &m->steps[a->step];
+		step = step_at(m, rank, a->ts, hint);
+	return step;
+}
 
-		if (st->gpu_start == -1 || a->ts < st->gpu_start)
-			st->gpu_start = a->ts;
-		if (st->gpu_end == -1 || a->ts + a->dur > st->gpu_end)
-			st->gpu_end = a->ts + a->dur;
-		st->nact++;
-	}
+/* Count activity a in its step st: its GPU start, end, activities. */
+static void
+step_count(struct kt_step *st, const struct kt_act *a)
+{
+	if (st->gpu_start == -1 || a->ts < st->gpu_start)
+		st->gpu_start = a->ts;
+	if (st->gpu_end == -1 || a->ts + a->dur > st->gpu_end)
+		st->gpu_end = a->ts + a->dur;
+	st->nact++;
 }
 
 /* The start of activity a's launching call, or 0 when it has none. */
