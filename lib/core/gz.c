@@ -508,11 +508,15 @@ win_get(struct gzq *q, void *buf, size_t n, uint64_t off, const char **msg)
 			return -1;
 		}
 		if (off >= q->top && q->end != 0) {
-			pthread_mutex_unlock(&q->mu);
-			if (q->end > 0)
-				return 0;
+			int end = q->end, e = q->err;
+
 			*msg = q->msg;
-			errno = q->err;
+			pthread_mutex_unlock(&q->mu);
+			if (end > 0) {
+				*msg = NULL;
+				return 0;
+			}
+			errno = e;
 			return -1;
 		}
 		if (q->want < off + n) {
