@@ -592,7 +592,6 @@ split_next(struct kt_ahead *a, struct kt_event *ev,
 				pthread_cond_wait(&a->cv, &a->mu);
 		}
 		pthread_mutex_unlock(&a->mu);
-		piece_span(a, a->at, &from, &to);
 		if (a->at > 0 && a->expect >= to) {
 			/* An event from before covers it: nothing starts in it. */
 			piece_done(a, p);
@@ -658,7 +657,7 @@ kt_ahead_start(struct kt_reader *rd, void (*progress)(const struct kt_reader *))
 	}
 	/* A gzip stream's end is unknown: its trailer says about how far. */
 	a->size = kt_reader_split_size(rd);
-	hint = kt_reader_size(rd) > 0 ? a->size : kt_reader_size_hint(rd);
+	hint = kt_reader_size_hint(rd);
 	if (a->piece > 0 && kt_reader_splittable(rd) && hint >= min) {
 		a->split = 1;		/* the pieces start after an event */
 		a->joined = 1;

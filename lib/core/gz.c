@@ -372,7 +372,7 @@ decoder(void *arg)
 	unsigned char *b;
 	ssize_t r = 1;
 	size_t n;
-	int e;
+	int e, ok;
 
 	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
 	for (;;) {
@@ -386,29 +386,25 @@ decoder(void *arg)
 		}
 		b = q->nspare > 0 ? q->spare[--q->nspare] : NULL;
 		pthread_mutex_unlock(&q->mu);
-		if (b == NULL && (b = malloc(GZ_BLK)) == NULL) {
-			r = -1;
-			errno = ENOMEM;
-			msg = NULL;
-			n = 0;
-		} else {
-			pthread_mutex_lock(&q->mu);
-			if (blk_room(q) == -1) {
-				pthread_mutex_unlock(&q->mu);
-				free(b);
-				r = -1;
-				errno = ENOMEM;
-				msg = NULL;
-				n = 0;
-				goto done;
-			}
+		if (b == NULL)
+			b = malloc(GZ_BLK);
+		pthread_mutex_lock(&q->mu);
+		if ((ok = b != NULL && blk_room(q) == 0)) {
 			q->blk[q->nblk].p = b;
 			q->blk[q->nblk].off = q->top;
 			q->blk[q->nblk].len = 0;
 			q->blk[q->nblk].own = 1;
 			q->nblk++;
 			q->filling = 1;
-			pthread_mutex_unlock(&q->mu);
+		}
+		pthread_mutex_unlock(&q->mu);
+		if (!ok) {
+			free(b);
+			r = -1;
+			errno = ENOMEM;
+			msg = NULL;
+			n = 0;
+		} else
 			for (n = 0; n < GZ_BLK; ) {
 				if ((r = inflate_some(g, b + n, GZ_BLK - n,
 				    &msg)) <= 0)
@@ -420,8 +416,6 @@ decoder(void *arg)
 				pthread_cond_broadcast(&q->cv);
 				pthread_mutex_unlock(&q->mu);
 			}
-		}
-done:
 		e = errno;
 		pthread_mutex_lock(&q->mu);
 		if (q->filling) {
@@ -584,29 +578,30 @@ kt_gz_pread(struct kt_gz *g, void *buf, size_t n, uint64_t off,
 }
 
 int
-kt_gz_split(struct kt_gz *g, uint64_t at, const void *pre, size_t npre,
+kt_gz_split(struct kt_gz *g, uint64_t at, unsigned char *pre, size_t npre,
     uint64_t rpos, uint64_t ahead)
 {
 	struct gzq *q = g->q;
-	unsigned char *p = NULL;
 
-	if (q == NULL || (npre > 0 && (p = malloc(npre)) == NULL))
+	if (q == NULL) {
+		free(pre);
 		return -1;
+	}
 	pthread_mutex_lock(&q->mu);
 	if (npre > 0) {
 		if (blk_room(q) == -1) {
 			pthread_mutex_unlock(&q->mu);
-			free(p);
+			free(pre);
 			return -1;
 		}
-		memcpy(p, pre, npre);
 		memmove(q->blk + 1, q->blk, q->nblk * sizeof(*q->blk));
-		q->blk[0].p = p;
+		q->blk[0].p = pre;
 		q->blk[0].off = at;
 		q->blk[0].len = npre;
 		q->blk[0].own = 0;
 		q->nblk++;
-	}
+	} else
+		free(pre);
 	q->low = at;
 	q->rpos = rpos;
 	q->split = 1;
@@ -773,12 +768,12 @@ kt_gz_pread(struct kt_gz *g, void *buf, size_t n, uint64_t off,
 }
 
 int
-kt_gz_split(struct kt_gz *g, uint64_t at, const void *pre, size_t npre,
+kt_gz_split(struct kt_gz *g, uint64_t at, unsigned char *pre, size_t npre,
     uint64_t rpos, uint64_t ahead)
 {
 	(void)g;
 	(void)at;
-	(void)pre;
+	free(pre);
 	(void)npre;
 	(void)rpos;
 	(void)ahead;

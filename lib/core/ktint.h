@@ -246,7 +246,8 @@ extern const unsigned char kt_ws[256];
  * With that thread (kt_gz_threaded), the stream's bytes can be read by
  * offset (counted from its first byte) from several threads: kt_gz_split
  * keeps every byte from at on (pre, npre: the bytes from at that
- * kt_gz_read gave already, which it gives again from rpos) and inflates
+ * kt_gz_read gave already, which it gives again from rpos; pre, from
+ * malloc, is the window's now, or freed when it fails) and inflates
  * up to ahead bytes past what is kept; kt_gz_pread gives n bytes at off
  * (fewer only at the end, 0 past it, -1 with *msg, NULL: errno) and
  * waits for them; kt_gz_release(off): no byte before off is read again;
@@ -267,7 +268,7 @@ int		 kt_gz_available(void);
 int		 kt_gz_threaded(const struct kt_gz *);
 ssize_t		 kt_gz_pread(struct kt_gz *, void *, size_t, uint64_t,
 		    const char **);
-int		 kt_gz_split(struct kt_gz *, uint64_t, const void *, size_t,
+int		 kt_gz_split(struct kt_gz *, uint64_t, unsigned char *, size_t,
 		    uint64_t, uint64_t);
 void		 kt_gz_release(struct kt_gz *, uint64_t);
 void		 kt_gz_seek(struct kt_gz *, uint64_t);

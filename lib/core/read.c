@@ -1352,7 +1352,7 @@ kt_reader_split_begin(struct kt_reader *r, uint64_t at, uint64_t ahead)
 {
 	struct kt_source *s = r->src;
 	size_t k, n1, n2;
-	char *pre;
+	unsigned char *pre;
 	int rc;
 
 	if (s->gz == NULL)
@@ -1371,7 +1371,6 @@ kt_reader_split_begin(struct kt_reader *r, uint64_t at, uint64_t ahead)
 	memcpy(pre, r->own + k, n1);
 	memcpy(pre + n1, s->gzhead + s->gzheadpos, n2);
 	rc = kt_gz_split(s->gz, at, pre, n1 + n2, r->base + r->hi, ahead);
-	free(pre);
 	if (rc == 0)
 		s->gzheadpos = s->ngzhead;
 	return rc;
