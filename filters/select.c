@@ -10,7 +10,9 @@
  *
  * The input is read twice (a pipe or standard input is copied first):
  * pass 1 decides, by position, which events stay, and pass 2 writes
- * them.  A flow end (ph s, t, f) binds to a slice of its own thread
+ * them.  A plain JSON file written as JSON is read whole once: pass 1
+ * notes where each event is (kt_places, 8 bytes an event) and pass 2
+ * reads again only the bytes of the events kept.  A flow end (ph s, t, f) binds to a slice of its own thread
  * (FORMAT.md), which may come after it, and --links needs the model
  * (kt_model_load, read with KT_READ_POSITIONS between the two passes so
  * that its rows are positions), so no single pass can decide.
@@ -75,6 +77,18 @@ struct sel {
 	int		 tsv_in;	/* the input is the TSV form */
 	struct kt_buf	 tmp;
 	uint64_t	 hits, matched;	/* kept matches; all, before --limit */
+	/*
+	 * A plain JSON file written as JSON: where pass 1 read each event,
+	 * and its reader, kept for pass 2 (its metadata and row numbers),
+	 * with the rank to write as it stood at the first event.
+	 */
+	struct kt_hold	*hold;
+	struct kt_places *places;
+	struct kt_source *src1;
+	struct kt_reader *rd1;
+	int64_t		 rank_keep;
+	const char	*rank_how;
+	int		 rank_seen;
 };
 
 static void
@@ -533,6 +547,15 @@ flags_at(struct sel *s, uint64_t p)
 	return &s->ev[p];
 }
 
+/* The rank pass 2 writes, as rd says it now (at the first event). */
+static void
+rank_at(struct sel *s, const struct kt_reader *rd)
+{
+	s->rank_keep = kt_reader_rank_to_keep(rd);
+	(void)kt_reader_rank_how(rd, &s->rank_how);
+	s->rank_seen = 1;
+}
+
 /* Read every event once: its flags, the slices and the flow ends. */
 static void
 pass1(struct sel *s)
@@ -546,6 +569,15 @@ pass1(struct sel *s)
 	int rc, applied;
 	uint64_t n = 0;
 
+	if (!s->o.count && !s->o.tsv) {
+		if ((s->hold = kt_hold_new(s->path, s->name)) == NULL)
+			kt_cli_nomem();
+		if (!kt_hold_plain(s->hold)) {
+			kt_hold_free(s->hold);
+			s->hold = NULL;
+		} else if ((s->places = kt_places_new(s->hold)) == NULL)
+			kt_cli_nomem();
+	}
 	rd = kt_cli_open_one(s->path, s->name, s->o.co.member,
 	    s->o.co.rflags, &src);
 	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
@@ -555,6 +587,12 @@ pass1(struct sel *s)
 		*e = E_SEEN;
 		if ((++n & 0xffff) == 0)
 			kt_cli_progress(rd);
+		if (s->places != NULL) {
+			if (!s->rank_seen)
+				rank_at(s, rd);
+			if (kt_places_add(s->places, p, &ev, &err) == -1)
+				kt_cli_die(&err);
+		}
 		if (ev.ph == 'M') {
 			*e |= E_META;
 			continue;
@@ -593,6 +631,16 @@ pass1(struct sel *s)
 		}
 	}
 	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	if (s->places != NULL && !s->tsv_in) {
+		/* Pass 2 writes from the places, with this reader's metadata. */
+		if (!s->rank_seen)
+			rank_at(s, rd);
+		s->rd1 = rd;
+		s->src1 = src;
+		return;
+	}
+	kt_places_free(s->places);
+	s->places = NULL;
 	kt_reader_free(rd);
 	kt_source_close(src);
 }
@@ -818,6 +866,60 @@ pass2(struct sel *s)
 	kt_source_close(src);
 }
 
+/*
+ * Pass 2 from pass 1's places: the bytes of the events kept read again
+ * from the file (kt_hold checks that it did not change), the metadata
+ * and rows of pass 1's reader.  The same output as pass2().
+ */
+static void
+pass2_places(struct sel *s)
+{
+	struct kt_error err;
+	struct kt_out *out;
+	struct kt_writer *w;
+	const struct kt_meta *m;
+	struct kt_rows si;
+	const char *raw;
+	size_t nm, len;
+	uint64_t p, row;
+	int bad, applied, has;
+
+	memset(&err, 0, sizeof(err));
+	out = kt_cli_out_open(s->o.co.output, s->o.co.level);
+	if ((w = kt_writer_new(out, KT_WRITE_ROWS)) == NULL)
+		kt_cli_nomem();
+	if (kt_hold_check(s->hold, &err) == -1)
+		kt_cli_die(&err);
+	m = kt_reader_metas(s->rd1, &nm);
+	(void)kt_cli_keep_rank_as(w, s->rank_keep, kt_reader_name(s->rd1),
+	    s->rank_how);
+	bad = kt_writer_begin(w, m, nm, NULL, 0) == -1;
+	/* Each event's row: its ktSourceIndex's, as the reader gave it. */
+	has = kt_reader_rows(s->rd1, &si, &applied) && applied;
+	for (p = 0; !bad && p < s->nev; p++) {
+		if (!(s->ev[p] & E_KEEP))
+			continue;
+		switch (kt_places_get(s->places, p, &raw, &len, &err)) {
+		case -1:
+			kt_cli_die(&err);
+			break;
+		case 0:
+			continue;
+		}
+		row = has && p < si.n ? kt_rows_at(&si, p) : p;
+		/* The row of the original file (an unapplied index maps). */
+		if (s->si != NULL && p < s->nsi)
+			row = s->si[p];
+		bad = kt_writer_raw(w, raw, len, row) == -1;
+	}
+	if (!bad)
+		bad = kt_writer_end(w, m, nm) == -1;
+	if (!bad && kt_hold_check(s->hold, &err) == -1)
+		kt_cli_die(&err);
+	kt_cli_out_commit(out, bad, NULL);
+	kt_writer_free(w);
+}
+
 /* The events kept, metadata aside. */
 static uint64_t
 kept(const struct sel *s)
@@ -848,6 +950,10 @@ sel_free(struct sel *s)
 	kt_flows_free(s->flows);
 	kt_pidrank_free(s->pidrank);
 	kt_buf_free(&s->tmp);
+	kt_places_free(s->places);
+	kt_hold_free(s->hold);
+	kt_reader_free(s->rd1);
+	kt_source_close(s->src1);
 }
 
 int
@@ -876,6 +982,8 @@ main(int argc, char *argv[])
 	decide(&s);
 	if (s.o.count)
 		printf("%llu\n", (unsigned long long)kept(&s));
+	else if (s.places != NULL)
+		pass2_places(&s);
 	else
 		pass2(&s);
 	if (s.o.limit >= 0 && s.matched > s.hits)

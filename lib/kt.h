@@ -1266,6 +1266,13 @@ int	 kt_cli_report_repairs(const char *, const struct kt_repairs *);
  */
 int64_t	 kt_cli_keep_rank(struct kt_writer *, const struct kt_reader *);
 /*
+ * The same with what kt_reader_rank_to_keep and kt_reader_rank_how said
+ * earlier (a filter that writes after its reader is gone): rank (-1:
+ * none), the input's name, how.
+ */
+int64_t	 kt_cli_keep_rank_as(struct kt_writer *, int64_t, const char *,
+	    const char *);
+/*
  * A view's data condition: when m has no device activity at all (no
  * kernel, gpu_memcpy, gpu_memset or MTIA device event), say so in one
  * line and return 1 (the exit status), else 0.
@@ -1552,6 +1559,30 @@ int		 kt_hold_check(const struct kt_hold *, struct kt_error *);
 void		 kt_hold_free(struct kt_hold *);
 /* Copy bytes [from, to) of the file at path (to 0: to its end) to out. */
 int		 kt_file_copy(const char *, uint64_t, uint64_t, struct kt_out *);
+
+/*
+ * Places (lib/core/hold.c): where the events of a pass are, by their
+ * position, for a filter that decides in one pass and writes in a later
+ * step (kt-select, kt-inspect): 8 bytes an event read from a held plain
+ * file (its offset and length), its bytes copied otherwise (a repaired
+ * event; use places only where kt_hold_plain holds, else every event
+ * would be a copy).  The bytes are read again by kt_places_get.
+ */
+struct kt_places;
+
+/* New places over holder h (borrowed).  NULL when out of memory. */
+struct kt_places *kt_places_new(struct kt_hold *);
+/* Note ev, read at position pos (kt_reader_position).  0 or -1, err set. */
+int		 kt_places_add(struct kt_places *, uint64_t,
+		    const struct kt_event *, struct kt_error *);
+/*
+ * The bytes of the event at position pos in *raw, *len (borrowed until
+ * the next call: read positions in order): 1, 0 when no event was noted
+ * there, or -1 with err set (the file changed).
+ */
+int		 kt_places_get(struct kt_places *, uint64_t, const char **,
+		    size_t *, struct kt_error *);
+void		 kt_places_free(struct kt_places *);
 
 /* ------------------------------------------------------------------ */
 /*

@@ -1677,6 +1677,130 @@ test_sha256(void)
 	}
 }
 
+
+/*
+ * Places (kt_places): each event noted at its position gives its own
+ * bytes back, read again from the held file, or from a copy when the
+ * file does not have them (a repaired event, no holder); a position
+ * noted with no event gives 0; a file that changed after it was read
+ * gives -1.  Every event of a generated trace is compared with the
+ * reader's bytes, in order, skipping every third position.
+ */
+static void
+test_places(void)
+{
+	char path[] = "/tmp/kt-unit-places.XXXXXX";
+	struct kt_error err;
+	struct kt_event ev;
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_hold *h, *h2;
+	struct kt_places *pl[3];
+	struct kt_buf text = KT_BUF_INIT, want = KT_BUF_INIT;
+	uint64_t *wpos = NULL, p, n = 0, k;
+	size_t *wlen = NULL, cap = 0, len, at;
+	const char *raw;
+	FILE *f;
+	int fd, i, ok;
+
+	memset(&err, 0, sizeof(err));
+	/* 3000 events, every 7th a long name, one of 20 MB (a copy). */
+	kt_buf_adds(&text, "{\"traceEvents\": [\n");
+	for (i = 0; i < 3000; i++) {
+		char e[128];
+
+		if (i > 0)
+			kt_buf_adds(&text, ",\n");
+		snprintf(e, sizeof(e), "{\"ph\": \"X\", \"name\": \"e%d%s", i,
+		    i % 7 == 0 ? "_long_long_long_name" : "");
+		kt_buf_adds(&text, e);
+		if (i == 1500)
+			for (k = 0; k < ((uint64_t)20 << 20) / 8; k++)
+				kt_buf_adds(&text, "abcdefgh");
+		snprintf(e, sizeof(e), "\", \"pid\": 1, \"tid\": %d, \"ts\": "
+		    "%d, \"dur\": 1}", i % 3, i);
+		kt_buf_adds(&text, e);
+	}
+	kt_buf_adds(&text, "\n]}\n");
+	CHECK(!text.err);
+	if ((fd = mkstemp(path)) == -1 || write(fd, text.p, text.n) !=
+	    (ssize_t)text.n) {
+		CHECK(!"mkstemp");
+		kt_buf_free(&text);
+		return;
+	}
+	close(fd);
+	CHECK((h = kt_hold_new(path, path)) != NULL && kt_hold_plain(h));
+	CHECK((pl[0] = kt_places_new(h)) != NULL);
+	CHECK((pl[1] = kt_places_new(NULL)) != NULL);
+	CHECK((h2 = kt_hold_new(path, path)) != NULL);
+	CHECK((pl[2] = kt_places_new(h2)) != NULL);
+	CHECK((src = kt_source_open(path, NULL, 0, &err)) != NULL);
+	CHECK(kt_source_next(src, &rd, &err) == 1);
+	while (kt_reader_next(rd, &ev, &err) == 1) {
+		p = kt_reader_position(rd);
+		if (p % 3 == 1)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			wpos = realloc(wpos, cap * sizeof(*wpos));
+			wlen = realloc(wlen, cap * sizeof(*wlen));
+			CHECK(wpos != NULL && wlen != NULL);
+		}
+		wpos[n] = p;
+		wlen[n] = ev.len;
+		kt_buf_add(&want, ev.raw, ev.len);
+		n++;
+		/* Every 10th as a repaired one: kept as a copy. */
+		if (p % 10 == 0)
+			ev.flags |= KT_EV_REPAIRED;
+		CHECK(kt_places_add(pl[0], p, &ev, &err) == 0);
+		CHECK(kt_places_add(pl[1], p, &ev, &err) == 0);
+		CHECK(kt_places_add(pl[2], p, &ev, &err) == 0);
+	}
+	CHECK(n == 2000);
+	kt_reader_free(rd);
+	kt_source_close(src);
+	for (i = 0; i < 2; i++) {
+		ok = 1;
+		at = 0;
+		for (k = 0, p = 0; p < 3001; p++) {
+			int rc = kt_places_get(pl[i], p, &raw, &len, &err);
+
+			if (k < n && wpos[k] == p) {
+				ok &= rc == 1 && len == wlen[k] &&
+				    memcmp(raw, want.p + at, len) == 0;
+				at += wlen[k++];
+			} else
+				ok &= rc == 0;
+		}
+		CHECK(ok && k == n);
+	}
+	/*
+	 * The file changes (a byte put in front, every event moved): a
+	 * place read again is refused, a copy is still the event read.
+	 */
+	if ((f = fopen(path, "wb")) != NULL) {
+		fputc(' ', f);
+		fwrite(text.p, 1, text.n, f);
+		fclose(f);
+	}
+	CHECK(kt_places_get(pl[2], 3, &raw, &len, &err) == -1 &&
+	    strstr(err.msg, "changed") != NULL);
+	CHECK(kt_hold_check(h2, &err) == -1);
+	CHECK(kt_places_get(pl[2], 2990, &raw, &len, &err) == 1 &&
+	    memcmp(raw, "{\"ph\": \"X\", \"name\": \"e2990\"", 27) == 0);
+	for (i = 0; i < 3; i++)
+		kt_places_free(pl[i]);
+	kt_hold_free(h);
+	kt_hold_free(h2);
+	unlink(path);
+	free(wpos);
+	free(wlen);
+	kt_buf_free(&text);
+	kt_buf_free(&want);
+}
+
 /*
  * Holding events (lib/hold.c, through the store): a plain file's events
  * keep only their place in the file and are read again from it, others
@@ -4470,6 +4594,7 @@ main(void)
 	test_int_format_oracle();
 	test_sha256();
 	test_hold();
+	test_places();
 	test_idmemo();
 	test_model();
 	test_model_join_cache();

@@ -276,15 +276,22 @@ int64_t
 kt_cli_keep_rank(struct kt_writer *w, const struct kt_reader *rd)
 {
 	const char *how;
-	int64_t rank;
 
-	if ((rank = kt_writer_keep_rank(w, rd)) < 0)
-		return -1;
 	(void)kt_reader_rank_how(rd, &how);
+	return kt_cli_keep_rank_as(w, kt_reader_rank_to_keep(rd),
+	    kt_reader_name(rd), how);
+}
+
+int64_t
+kt_cli_keep_rank_as(struct kt_writer *w, int64_t rank, const char *name,
+    const char *how)
+{
+	if (rank < 0)
+		return -1;
+	kt_writer_rank(w, rank);
 	kt_cli_progress_done();
 	fprintf(stderr, "%s: %s: note: rank %lld (%s) written as "
-	    KT_KEY_RANK "\n", progname, kt_reader_name(rd), (long long)rank,
-	    how);
+	    KT_KEY_RANK "\n", progname, name, (long long)rank, how);
 	return rank;
 }
 

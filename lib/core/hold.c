@@ -397,3 +397,128 @@ kt_file_copy(const char *path, uint64_t from, uint64_t to,
 	close(fd);
 	return n == -1 ? -1 : 0;
 }
+
+/* ------------------------------------------------------------------ */
+/*
+ * Places: where each event of a pass is, by position, so that a later
+ * step reads again the bytes of the events it keeps instead of the
+ * whole input.  An entry is 8 bytes: PL_SEEN, and the event's offset in
+ * the held file and its length (PL_LENBITS), or PL_COPY and the number
+ * of a copy of its bytes (a repaired event, one of 16 MB or more, one
+ * past 256 GB).
+ */
+#define PL_SEEN		((uint64_t)1 << 63)
+#define PL_COPY		((uint64_t)1 << 62)
+#define PL_LENBITS	24
+#define PL_OFFBITS	38
+
+struct kt_places {
+	struct kt_hold	*h;		/* borrowed */
+	uint64_t	*v;		/* per position; 0: no event */
+	uint64_t	 n, cap;
+	struct kt_buf	 copy;		/* the copies' bytes */
+	uint64_t	*cpos;		/* copy k: bytes [cpos[k], cpos[k + 1]) */
+	size_t		 ncopies, capcopies;
+};
+
+struct kt_places *
+kt_places_new(struct kt_hold *h)
+{
+	struct kt_places *pl;
+
+	if ((pl = calloc(1, sizeof(*pl))) == NULL)
+		return NULL;
+	pl->h = h;
+	return pl;
+}
+
+void
+kt_places_free(struct kt_places *pl)
+{
+	if (pl == NULL)
+		return;
+	free(pl->v);
+	free(pl->cpos);
+	kt_buf_free(&pl->copy);
+	free(pl);
+}
+
+/* A copy of ev's bytes, as copy k in *k.  0 or -1 (no memory). */
+static int
+place_copy(struct kt_places *pl, const struct kt_event *ev, uint64_t *k)
+{
+	if (pl->ncopies + 2 > pl->capcopies) {
+		size_t c = pl->capcopies ? 2 * pl->capcopies : 64;
+		uint64_t *t;
+
+		if ((t = realloc(pl->cpos, c * sizeof(*t))) == NULL)
+			return -1;
+		pl->cpos = t;
+		pl->capcopies = c;
+	}
+	if (pl->ncopies == 0)
+		pl->cpos[0] = 0;
+	kt_buf_add(&pl->copy, ev->raw, ev->len);
+	if (pl->copy.err)
+		return -1;
+	*k = pl->ncopies++;
+	pl->cpos[pl->ncopies] = pl->copy.n;
+	return 0;
+}
+
+int
+kt_places_add(struct kt_places *pl, uint64_t pos, const struct kt_event *ev,
+    struct kt_error *err)
+{
+	uint64_t off, k;
+	int rc;
+
+	if (pos >= pl->cap) {
+		uint64_t c = pl->cap ? pl->cap : 4096, *t;
+
+		while (c <= pos)
+			c *= 2;
+		if (c > SIZE_MAX / sizeof(*t) ||
+		    (t = realloc(pl->v, (size_t)c * sizeof(*t))) == NULL)
+			goto nomem;
+		memset(t + pl->cap, 0, (size_t)(c - pl->cap) * sizeof(*t));
+		pl->v = t;
+		pl->cap = c;
+	}
+	if (pos >= pl->n)
+		pl->n = pos + 1;
+	if ((rc = kt_hold_where(pl->h, ev, &off, err)) == -1)
+		return -1;
+	if (rc == 1 && ev->len < ((size_t)1 << PL_LENBITS) &&
+	    off < ((uint64_t)1 << PL_OFFBITS)) {
+		pl->v[pos] = PL_SEEN | off << PL_LENBITS | ev->len;
+		return 0;
+	}
+	if (place_copy(pl, ev, &k) == -1)
+		goto nomem;
+	pl->v[pos] = PL_SEEN | PL_COPY | k;
+	return 0;
+nomem:
+	kt_error_set(err, NULL, 0, 0, "out of memory");
+	return -1;
+}
+
+int
+kt_places_get(struct kt_places *pl, uint64_t pos, const char **raw,
+    size_t *len, struct kt_error *err)
+{
+	uint64_t v;
+
+	if (pos >= pl->n || !((v = pl->v[pos]) & PL_SEEN))
+		return 0;
+	if (v & PL_COPY) {
+		uint64_t k = v & ~(PL_SEEN | PL_COPY);
+
+		*raw = pl->copy.p != NULL ? pl->copy.p + pl->cpos[k] : "";
+		*len = (size_t)(pl->cpos[k + 1] - pl->cpos[k]);
+		return 1;
+	}
+	*len = (size_t)(v & (((uint64_t)1 << PL_LENBITS) - 1));
+	*raw = kt_hold_bytes(pl->h, (v & ~PL_SEEN) >> PL_LENBITS, *len, err);
+	return *raw != NULL ? 1 : -1;
+}

@@ -12,7 +12,9 @@
 # event first (and scans its metadata events whole), layer-track writes
 # an input it cannot copy (compressed) by reading it a second time, and
 # made-up events written as TSV are scanned once each, and select reads
-# its input in two passes (decide, then write), with --links a third
+# its input in two passes (decide, then write) where it writes TSV or
+# reads a compressed file (a plain JSON file written as JSON: once, the
+# kept events' bytes read again by their places), with --links one more
 # (the model), and with --count only the first.
 . "$(dirname "$0")/../lib.sh"
 
@@ -122,14 +124,18 @@ gzip -c t.json >t.json.gz
 expect "layer-track of gzip (read twice)" "$((2 * N))" 0 \
     layer-track -a vectorized_layer_norm -n 4 t.json.gz
 
-# select: two passes (the first decides by position, the second writes),
-# the model between them with --links; --count writes nothing.
-expect "select --kind kernel (two passes)" "$((2 * N))" 0 \
+# select: the first pass decides by position; a plain JSON file written
+# as JSON is not scanned again (the kept events' bytes are read from
+# their places), TSV output and a compressed input are read in a second
+# pass; the model between them with --links; --count writes nothing.
+expect "select --kind kernel (one pass, places)" "$N" 0 \
     select --kind kernel t.json
+expect "select --kind kernel, gzip (two passes)" "$((2 * N))" 0 \
+    select --kind kernel t.json.gz
 expect "select --drop python_function --tsv (two passes)" "$((2 * N))" 0 \
     select --drop python_function --tsv t.json
-expect "select --kind kernel --links (two passes and the model)" \
-    "$((3 * N))" 0 select --kind kernel --links t.json
+expect "select --kind kernel --links (one pass and the model)" \
+    "$((2 * N))" 0 select --kind kernel --links t.json
 expect "select --count (one pass)" "$N" 0 select --kind kernel --count t.json
 
 # rank-tag: the survey skims every event (and scans the metadata whole),
