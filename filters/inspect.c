@@ -11,7 +11,9 @@
  * first): pass 1 the row number of each position and the flows, pass 2
  * the model (with KT_READ_POSITIONS, so that its rows are positions,
  * which a merged trace's row numbers are not), pass 3 the bytes of the
- * events printed.
+ * events printed.  A plain JSON file is read twice: pass 1 also notes
+ * where each event is (kt_places, 8 bytes an event), and pass 3 reads
+ * the bytes of the events printed from there.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -82,6 +84,8 @@ struct insp {
 	uint32_t		*hrec;
 	size_t			 nheld, capheld;
 	struct kt_store		*store;
+	struct kt_hold		*hold;	/* a plain JSON file: */
+	struct kt_places	*places; /* where pass 1 read each event */
 	struct kt_buf		 b;	/* one block of text */
 	struct kt_buf		 tmp;
 	struct kt_out		*out;
@@ -239,11 +243,19 @@ pass_rows(struct insp *s)
 	uint64_t p;
 	int rc, applied;
 
+	if ((s->hold = kt_hold_new(s->path, s->name)) == NULL)
+		kt_cli_nomem();
+	if (kt_hold_plain(s->hold) && (s->places = kt_places_new(s->hold)) ==
+	    NULL)
+		kt_cli_nomem();
 	rd = kt_cli_open_one(s->path, s->name, s->co.member, s->co.rflags,
 	    &src);
 	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
 		p = kt_reader_position(rd);
 		set_row(s, p, ev.index);
+		if (s->places != NULL && kt_places_add(s->places, p, &ev,
+		    &err) == -1)
+			kt_cli_die(&err);
 		if (kt_flows_add(s->flows, &ev, p) == -1)
 			kt_cli_nomem();
 	}
@@ -423,6 +435,41 @@ targets(struct insp *s)
 	return rc;
 }
 
+/* Pass 3 from pass 1's places: the events held, scanned again. */
+static void
+bytes_placed(struct insp *s)
+{
+	struct kt_event ev;
+	struct kt_error err;
+	const char *raw;
+	size_t i, len;
+	unsigned fl;
+
+	memset(&err, 0, sizeof(err));
+	if (kt_hold_check(s->hold, &err) == -1)
+		kt_cli_die(&err);
+	for (i = 0; i < s->nheld; i++) {
+		switch (kt_places_get(s->places, s->held[i], &raw, &len, &fl,
+		    &err)) {
+		case -1:
+			kt_cli_die(&err);
+			break;
+		case 0:
+			continue;
+		}
+		memset(&ev, 0, sizeof(ev));
+		if (kt_event_scan(raw, len, &ev, &err) == -1)
+			kt_cli_die(&err);
+		ev.index = s->rows[s->held[i]];
+		ev.flags |= fl;	/* repaired as pass 1 read it */
+		if (kt_store_add(s->store, NULL, &ev, &err) == NULL)
+			kt_cli_die(&err);
+		s->hrec[i] = (uint32_t)(kt_store_count(s->store) - 1);
+	}
+	if (kt_hold_check(s->hold, &err) == -1)
+		kt_cli_die(&err);
+}
+
 /* Pass 3: the bytes of the events held, in a store. */
 static void
 pass_bytes(struct insp *s)
@@ -442,6 +489,10 @@ pass_bytes(struct insp *s)
 		kt_cli_nomem();
 	for (i = 0; i < s->nheld; i++)
 		s->hrec[i] = NOREC;
+	if (s->places != NULL) {
+		bytes_placed(s);
+		return;
+	}
 	rd = kt_cli_open_one(s->path, s->name, s->co.member, s->co.rflags,
 	    &src);
 	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
@@ -1450,6 +1501,8 @@ insp_free(struct insp *s)
 	free(s->held);
 	free(s->hrec);
 	kt_store_free(s->store);
+	kt_places_free(s->places);
+	kt_hold_free(s->hold);
 	free(s->asks);
 	free(s->rows);
 	free(s->act_at);

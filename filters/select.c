@@ -899,7 +899,7 @@ pass2_places(struct sel *s)
 	for (p = 0; !bad && p < s->nev; p++) {
 		if (!(s->ev[p] & E_KEEP))
 			continue;
-		switch (kt_places_get(s->places, p, &raw, &len, &err)) {
+		switch (kt_places_get(s->places, p, &raw, &len, NULL, &err)) {
 		case -1:
 			kt_cli_die(&err);
 			break;

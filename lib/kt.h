@@ -1577,11 +1577,12 @@ int		 kt_places_add(struct kt_places *, uint64_t,
 		    const struct kt_event *, struct kt_error *);
 /*
  * The bytes of the event at position pos in *raw, *len (borrowed until
- * the next call: read positions in order): 1, 0 when no event was noted
- * there, or -1 with err set (the file changed).
+ * the next call: read positions in order), and in *flags (may be NULL)
+ * its KT_EV_REPAIRED and KT_EV_PATCHED as read: 1, 0 when no event was
+ * noted there, or -1 with err set (the file changed).
  */
 int		 kt_places_get(struct kt_places *, uint64_t, const char **,
-		    size_t *, struct kt_error *);
+		    size_t *, unsigned *, struct kt_error *);
 void		 kt_places_free(struct kt_places *);
 
 /* ------------------------------------------------------------------ */

@@ -1700,6 +1700,7 @@ test_places(void)
 	uint64_t *wpos = NULL, p, n = 0, k;
 	size_t *wlen = NULL, cap = 0, len, at;
 	const char *raw;
+	unsigned fl;
 	FILE *f;
 	int fd, i, ok;
 
@@ -1765,11 +1766,12 @@ test_places(void)
 		ok = 1;
 		at = 0;
 		for (k = 0, p = 0; p < 3001; p++) {
-			int rc = kt_places_get(pl[i], p, &raw, &len, &err);
+			int rc = kt_places_get(pl[i], p, &raw, &len, &fl, &err);
 
 			if (k < n && wpos[k] == p) {
 				ok &= rc == 1 && len == wlen[k] &&
-				    memcmp(raw, want.p + at, len) == 0;
+				    memcmp(raw, want.p + at, len) == 0 &&
+				    fl == (p % 10 == 0 ? KT_EV_REPAIRED : 0);
 				at += wlen[k++];
 			} else
 				ok &= rc == 0;
@@ -1785,10 +1787,11 @@ test_places(void)
 		fwrite(text.p, 1, text.n, f);
 		fclose(f);
 	}
-	CHECK(kt_places_get(pl[2], 3, &raw, &len, &err) == -1 &&
+	CHECK(kt_places_get(pl[2], 3, &raw, &len, NULL, &err) == -1 &&
 	    strstr(err.msg, "changed") != NULL);
 	CHECK(kt_hold_check(h2, &err) == -1);
-	CHECK(kt_places_get(pl[2], 2990, &raw, &len, &err) == 1 &&
+	CHECK(kt_places_get(pl[2], 2990, &raw, &len, &fl, &err) == 1 &&
+	    fl == KT_EV_REPAIRED &&
 	    memcmp(raw, "{\"ph\": \"X\", \"name\": \"e2990\"", 27) == 0);
 	for (i = 0; i < 3; i++)
 		kt_places_free(pl[i]);

@@ -418,6 +418,7 @@ struct kt_places {
 	uint64_t	 n, cap;
 	struct kt_buf	 copy;		/* the copies' bytes */
 	uint64_t	*cpos;		/* copy k: bytes [cpos[k], cpos[k + 1]) */
+	uint8_t		*cflags;	/* and its repairs (KT_EV_REPAIRED...) */
 	size_t		 ncopies, capcopies;
 };
 
@@ -439,6 +440,7 @@ kt_places_free(struct kt_places *pl)
 		return;
 	free(pl->v);
 	free(pl->cpos);
+	free(pl->cflags);
 	kt_buf_free(&pl->copy);
 	free(pl);
 }
@@ -450,10 +452,14 @@ place_copy(struct kt_places *pl, const struct kt_event *ev, uint64_t *k)
 	if (pl->ncopies + 2 > pl->capcopies) {
 		size_t c = pl->capcopies ? 2 * pl->capcopies : 64;
 		uint64_t *t;
+		uint8_t *f;
 
 		if ((t = realloc(pl->cpos, c * sizeof(*t))) == NULL)
 			return -1;
 		pl->cpos = t;
+		if ((f = realloc(pl->cflags, c)) == NULL)
+			return -1;
+		pl->cflags = f;
 		pl->capcopies = c;
 	}
 	if (pl->ncopies == 0)
@@ -461,6 +467,8 @@ place_copy(struct kt_places *pl, const struct kt_event *ev, uint64_t *k)
 	kt_buf_add(&pl->copy, ev->raw, ev->len);
 	if (pl->copy.err)
 		return -1;
+	pl->cflags[pl->ncopies] = (uint8_t)(ev->flags & (KT_EV_REPAIRED |
+	    KT_EV_PATCHED));
 	*k = pl->ncopies++;
 	pl->cpos[pl->ncopies] = pl->copy.n;
 	return 0;
@@ -505,15 +513,19 @@ nomem:
 
 int
 kt_places_get(struct kt_places *pl, uint64_t pos, const char **raw,
-    size_t *len, struct kt_error *err)
+    size_t *len, unsigned *flags, struct kt_error *err)
 {
 	uint64_t v;
 
 	if (pos >= pl->n || !((v = pl->v[pos]) & PL_SEEN))
 		return 0;
+	if (flags != NULL)
+		*flags = 0;
 	if (v & PL_COPY) {
 		uint64_t k = v & ~(PL_SEEN | PL_COPY);
 
+		if (flags != NULL)
+			*flags = pl->cflags[k];
 		*raw = pl->copy.p != NULL ? pl->copy.p + pl->cpos[k] : "";
 		*len = (size_t)(pl->cpos[k + 1] - pl->cpos[k]);
 		return 1;
