@@ -69,6 +69,13 @@ void	 kt_buf_free(struct kt_buf *);
  * process has threads.  NULL on overflow or when out of memory.
  */
 void	*kt_zalloc(size_t, size_t);
+/*
+ * Advice that [p, p + n), a large array about to be written through, be
+ * backed by transparent huge pages where the system gives them on
+ * request (one page fault per 2 MB instead of 512); nothing below 4 MB.
+ * Advice only: the memory is the same either way.
+ */
+void	 kt_mem_huge(void *, size_t);
 
 /*
  * An arena: memory handed out in large chunks that never move, freed all

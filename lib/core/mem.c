@@ -3,6 +3,10 @@
  * move (so pointers into it stay valid), and an intern table that maps
  * byte strings (thread keys, names) to small dense ids.
  */
+#define _DEFAULT_SOURCE	/* MADV_HUGEPAGE */
+
+#include <sys/mman.h>
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +14,22 @@
 #include "kt.h"
 
 #define ARENA_CHUNK	(64u << 20)
+#define HUGE_PAGE	((uintptr_t)2 << 20)
+
+void
+kt_mem_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+	uintptr_t e = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
+
+	if (p != NULL && n >= 2 * HUGE_PAGE && e > a)
+		(void)madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
 
 struct chunk {
 	struct chunk	*next;
@@ -32,6 +52,7 @@ kt_zalloc(size_t n, size_t sz)
 		return calloc(1, 1);
 	if (n > SIZE_MAX / sz || (p = malloc(n * sz)) == NULL)
 		return NULL;
+	kt_mem_huge(p, n * sz);
 	/* Not to be folded into a calloc by the compiler (GCC does). */
 	__asm__ volatile("" : : "r"(p) : "memory");
 	memset(p, 0, n * sz);

@@ -50,6 +50,7 @@ vec_push(struct vec *v, size_t sz)
 			return NULL;
 		v->p = p;
 		v->cap = cap;
+		kt_mem_huge(p, cap * sz);
 	}
 	memset((char *)v->p + v->n * sz, 0, sz);
 	return (char *)v->p + v->n++ * sz;
@@ -71,6 +72,7 @@ vec_reserve(struct vec *v, size_t n, size_t sz)
 		return -1;
 	v->p = p;
 	v->cap = n;
+	kt_mem_huge(p, n * sz);
 	return 0;
 }
 
@@ -2046,6 +2048,7 @@ spans_join(struct spans_job *j)
 			if ((o = realloc(v->p, l->nspans * sizeof(*o))) ==
 			    NULL)
 				goto out;
+			kt_mem_huge(o, l->nspans * sizeof(*o));
 			v->p = NULL;
 			v->n = v->cap = 0;
 			m->spans = o;
