@@ -109,7 +109,7 @@ $(O)/build/afl-launch: tests/fuzz/afl/launch.c
 # The filters that hold or write events built again with -DKT_DEBUG_SCANS
 # (in $(O)/build-scans), counting the events they scan: tests/t/scans.sh
 # checks that each input event is scanned once.
-SCAN_FILTERS = normalize slice-window compact-lanes layer-track rank-tag select
+SCAN_FILTERS = normalize slice-window compact-lanes layer-track rank-tag select inspect
 scans:
 	@$(MAKE) --no-print-directory O=$(O)/build-scans \
 	    CFLAGS="$(CFLAGS) -DKT_DEBUG_SCANS" LDFLAGS="$(LDFLAGS)" \

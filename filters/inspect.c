@@ -11,9 +11,10 @@
  * first): pass 1 the row number of each position and the flows, pass 2
  * the model (with KT_READ_POSITIONS, so that its rows are positions,
  * which a merged trace's row numbers are not), pass 3 the bytes of the
- * events printed.  A plain JSON file is read twice: pass 1 also notes
- * where each event is (kt_places, 8 bytes an event), and pass 3 reads
- * the bytes of the events printed from there.
+ * events printed.  A plain JSON file is read once: passes 1 and 2 are one
+ * read (kt_cli_model_each: the model by position, and with each event
+ * read, its row, its flow end or slice, and where it is, kt_places), and
+ * pass 3 reads again the bytes of the events printed from their places.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -232,6 +233,53 @@ set_row(struct insp *s, uint64_t p, uint64_t row)
 	s->rows[p] = row;
 }
 
+/*
+ * Passes 1 and 2 in one read (a plain JSON file): each event read for the
+ * model (by position, KT_READ_POSITIONS) also gives its row (the
+ * ktSourceIndex's, mapped at the end), its flow end or slice and its
+ * place.
+ */
+static int
+each_event(void *arg, const struct kt_event *ev, struct kt_error *err)
+{
+	struct insp *s = arg;
+	uint64_t p = ev->index;		/* its position */
+
+	set_row(s, p, p);
+	if (kt_flows_add(s->flows, ev, p) == -1) {
+		kt_error_set(err, NULL, 0, 0, "out of memory");
+		return -1;
+	}
+	return kt_places_add(s->places, p, ev, err);
+}
+
+static void
+rows_and_model(struct insp *s)
+{
+	struct kt_source *src;
+	struct kt_reader *rd;
+	struct kt_rows si;
+	uint64_t p;
+
+	rd = kt_cli_open_one(s->path, s->name, s->co.member,
+	    s->co.rflags | KT_READ_POSITIONS, &src);
+	s->m = kt_cli_model_each(rd, KT_MODEL_SEQ, each_event, s);
+	kt_cli_one_trace(src, s->name, "several traces: pick one with "
+	    "--member", 0);
+	/* Row p is the ktSourceIndex's (before or after the events). */
+	if (kt_reader_srcindex(rd, &si))
+		for (p = 0; p < s->npos && p < si.n; p++)
+			if (s->rows[p] != UNSEEN)
+				s->rows[p] = kt_rows_at(&si, p);
+	s->rank = kt_reader_rank(rd);
+	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	kt_reader_free(rd);
+	kt_source_close(src);
+	if (kt_flows_bind(s->flows) == -1)
+		kt_cli_nomem();
+	s->fl = kt_flows_ends(s->flows, &s->nfl);
+}
+
 static void
 pass_rows(struct insp *s)
 {
@@ -245,17 +293,17 @@ pass_rows(struct insp *s)
 
 	if ((s->hold = kt_hold_new(s->path, s->name)) == NULL)
 		kt_cli_nomem();
-	if (kt_hold_plain(s->hold) && (s->places = kt_places_new(s->hold)) ==
-	    NULL)
-		kt_cli_nomem();
+	if (kt_hold_plain(s->hold)) {
+		if ((s->places = kt_places_new(s->hold)) == NULL)
+			kt_cli_nomem();
+		rows_and_model(s);
+		return;
+	}
 	rd = kt_cli_open_one(s->path, s->name, s->co.member, s->co.rflags,
 	    &src);
 	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
 		p = kt_reader_position(rd);
 		set_row(s, p, ev.index);
-		if (s->places != NULL && kt_places_add(s->places, p, &ev,
-		    &err) == -1)
-			kt_cli_die(&err);
 		if (kt_flows_add(s->flows, &ev, p) == -1)
 			kt_cli_nomem();
 	}
@@ -287,11 +335,13 @@ pass_model(struct insp *s)
 	uint64_t n = s->npos ? s->npos : 1;
 	size_t i;
 
-	rd = kt_cli_open_one(s->path, s->name, s->co.member,
-	    s->co.rflags | KT_READ_POSITIONS, &src);
-	s->m = kt_cli_model_with(rd, KT_MODEL_SEQ);
-	kt_reader_free(rd);
-	kt_source_close(src);
+	if (s->m == NULL) {	/* not read with the rows */
+		rd = kt_cli_open_one(s->path, s->name, s->co.member,
+		    s->co.rflags | KT_READ_POSITIONS, &src);
+		s->m = kt_cli_model_with(rd, KT_MODEL_SEQ);
+		kt_reader_free(rd);
+		kt_source_close(src);
+	}
 	if ((s->ch = kt_chains_new(s->m, s->skip, &err)) == NULL)
 		kt_cli_die(&err);
 	if ((s->act_at = malloc(n * sizeof(*s->act_at))) == NULL ||

@@ -845,6 +845,14 @@ kt_rows_at(const struct kt_rows *r, size_t i)
 int			 kt_reader_rows(const struct kt_reader *,
 			    struct kt_rows *, int *);
 /*
+ * The input's ktSourceIndex as read, whatever the reader's flags (also
+ * with KT_READ_POSITIONS, for a filter that numbers events by position
+ * and wants their rows too: row p is rows[p] where p < n, else p): 1, or
+ * 0 when there is none.
+ */
+int			 kt_reader_srcindex(const struct kt_reader *,
+			    struct kt_rows *);
+/*
  * Before reading any event, take the top-level keys after traceEvents
  * from the end of the file (plain files only), so that a filter can stop
  * early and still write them, and so that a ktSourceIndex among them
@@ -1320,6 +1328,10 @@ struct kt_model;
 int		 kt_cli_threads(void);
 struct kt_model	*kt_cli_model(struct kt_reader *);
 struct kt_model	*kt_cli_model_with(struct kt_reader *, unsigned);
+/* kt_cli_model_with, with kt_model_load_each's each and ctx. */
+struct kt_model	*kt_cli_model_each(struct kt_reader *, unsigned,
+		    int (*)(void *, const struct kt_event *, struct kt_error *),
+		    void *);
 /*
  * kt_cli_model_with that returns NULL with err set instead of exiting,
  * with progress on the terminal or without (on a worker thread: several
@@ -2006,6 +2018,17 @@ struct kt_model	*kt_model_load(struct kt_reader *,
 #define KT_MODEL_ONE_THREAD 0x10
 struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
+/*
+ * The same, calling each(ctx, ev, err) with every event read, in order,
+ * on the caller's thread, before the model takes it: for a filter that
+ * needs more of each event than the model keeps, in the same read
+ * (kt-inspect: the flows, where each event is).  each returns 0, or -1
+ * with err set to end the load (NULL returned).
+ */
+struct kt_model	*kt_model_load_each(struct kt_reader *, unsigned,
+		    void (*)(const struct kt_reader *),
+		    int (*)(void *, const struct kt_event *, struct kt_error *),
+		    void *, struct kt_error *);
 void		 kt_model_free(struct kt_model *);
 /*
  * Make the steps again from the spans (user_annotation, cpu_op or

@@ -1971,6 +1971,95 @@ test_hold(void)
 	unlink(path);
 }
 
+
+/*
+ * kt_model_load_each: each event read is handed to the callback, in the
+ * file's order, before the model takes it (positions 0..n-1 with
+ * KT_READ_POSITIONS, the model the same as without a callback), and a
+ * callback's -1 ends the load with its error.  kt_reader_srcindex gives
+ * a ktSourceIndex after the events also with KT_READ_POSITIONS.
+ */
+struct each_seen {
+	uint64_t	 pos[16];
+	int		 kinds[16];
+	size_t		 n;
+	size_t		 stop;		/* fail at this event (0: never) */
+};
+
+static int
+each_note(void *arg, const struct kt_event *ev, struct kt_error *err)
+{
+	struct each_seen *es = arg;
+
+	if (es->n < 16) {
+		es->pos[es->n] = ev->index;
+		es->kinds[es->n] = (int)ev->kind;
+	}
+	if (++es->n == es->stop) {
+		kt_error_set(err, "each", 0, 0, "stopped at %zu", es->n);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+test_model_each(void)
+{
+	static const char trace[] =
+	    "{\"traceEvents\": [\n"
+	    "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"a\",\"pid\":1,"
+	    "\"tid\":1,\"ts\":10,\"dur\":5},\n"
+	    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":1,"
+	    "\"args\":{\"name\":\"main\"}},\n"
+	    "{\"ph\":\"X\",\"cat\":\"cuda_runtime\",\"name\":\"cudaLaunchKernel\","
+	    "\"pid\":1,\"tid\":1,\"ts\":11,\"dur\":2,\"args\":{\"correlation\":7}},\n"
+	    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,"
+	    "\"ts\":20,\"dur\":3,\"args\":{\"device\":0,\"stream\":7,"
+	    "\"correlation\":7}}\n"
+	    "], \"ktSourceIndex\": [40, 41, 42, 43]}\n";
+	struct each_seen es;
+	struct kt_reader *rd;
+	struct kt_model *m, *m0;
+	struct kt_error err;
+	struct kt_rows si;
+	size_t i;
+
+	memset(&es, 0, sizeof(es));
+	rd = kt_reader_mem(trace, sizeof(trace) - 1, "each", 0);
+	m0 = rd != NULL ? kt_model_load(rd, NULL, &err) : NULL;
+	CHECK(m0 != NULL);
+	kt_reader_free(rd);
+	rd = kt_reader_mem(trace, sizeof(trace) - 1, "each",
+	    KT_READ_POSITIONS);
+	m = rd != NULL ? kt_model_load_each(rd, KT_MODEL_ONE_THREAD, NULL,
+	    each_note, &es, &err) : NULL;
+	CHECK(m != NULL && es.n == 4);
+	for (i = 0; i < 4; i++)
+		CHECK(es.pos[i] == i);
+	CHECK(es.kinds[0] == KT_CPU_OP && es.kinds[3] == KT_KERNEL);
+	CHECK(m != NULL && m0 != NULL && m->nact == 1 && m0->nact == 1 &&
+	    m->nspans == 2 && m0->nspans == 2);
+	/* Rows by position here, the index's without the flag. */
+	CHECK(m != NULL && m->act[0].index == 3 && m0 != NULL &&
+	    m0->act[0].index == 43);
+	CHECK(m != NULL && m->act[0].launch != KT_NO);
+	CHECK(kt_reader_srcindex(rd, &si) == 1 && si.n == 4 &&
+	    kt_rows_at(&si, 2) == 42);
+	CHECK(kt_reader_rows(rd, &si, NULL) == 0);
+	kt_model_free(m);
+	kt_model_free(m0);
+	kt_reader_free(rd);
+	/* The callback's -1: no model, its error. */
+	memset(&es, 0, sizeof(es));
+	es.stop = 2;
+	rd = kt_reader_mem(trace, sizeof(trace) - 1, "each", 0);
+	m = rd != NULL ? kt_model_load_each(rd, 0, NULL, each_note, &es,
+	    &err) : NULL;
+	CHECK(m == NULL && es.n == 2 && strstr(err.msg, "stopped at 2") !=
+	    NULL);
+	kt_reader_free(rd);
+}
+
 /*
  * The model's spans in (thread, ts, longest first, row) order, whatever
  * order a thread's events come in: thread 1 in three runs of rising ts
@@ -4603,6 +4692,7 @@ main(void)
 	test_model_join_cache();
 	test_model_join_threads();
 	test_model_span_order();
+	test_model_each();
 	test_sort_r();
 	test_qsort();
 	test_iv_add();

@@ -559,16 +559,18 @@ kt_cli_model(struct kt_reader *rd)
 	return kt_cli_model_with(rd, 0);
 }
 
-struct kt_model *
-kt_cli_model_try(struct kt_reader *rd, unsigned flags, int progress,
-    struct kt_error *err)
+/* kt_cli_model_try with each and ctx (kt_model_load_each). */
+static struct kt_model *
+model_try(struct kt_reader *rd, unsigned flags, int progress,
+    int (*each)(void *, const struct kt_event *, struct kt_error *),
+    void *ctx, struct kt_error *err)
 {
 	struct kt_model *m;
 
 	if (!kt_cli_threads())
 		flags |= KT_MODEL_ONE_THREAD;
-	m = kt_model_load_with(rd, flags, progress ? kt_cli_progress : NULL,
-	    err);
+	m = kt_model_load_each(rd, flags, progress ? kt_cli_progress : NULL,
+	    each, ctx, err);
 	if (m != NULL && cli_step_regex != NULL &&
 	    kt_model_step_regex(m, cli_step_regex, err) == -1) {
 		kt_model_free(m);
@@ -580,12 +582,27 @@ kt_cli_model_try(struct kt_reader *rd, unsigned flags, int progress,
 }
 
 struct kt_model *
+kt_cli_model_try(struct kt_reader *rd, unsigned flags, int progress,
+    struct kt_error *err)
+{
+	return model_try(rd, flags, progress, NULL, NULL, err);
+}
+
+struct kt_model *
 kt_cli_model_with(struct kt_reader *rd, unsigned flags)
+{
+	return kt_cli_model_each(rd, flags, NULL, NULL);
+}
+
+struct kt_model *
+kt_cli_model_each(struct kt_reader *rd, unsigned flags,
+    int (*each)(void *, const struct kt_event *, struct kt_error *),
+    void *ctx)
 {
 	struct kt_error err;
 	struct kt_model *m;
 
-	if ((m = kt_cli_model_try(rd, flags, 1, &err)) == NULL)
+	if ((m = model_try(rd, flags, 1, each, ctx, &err)) == NULL)
 		kt_cli_die(&err);
 	return m;
 }

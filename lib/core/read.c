@@ -1134,6 +1134,18 @@ kt_reader_rows(const struct kt_reader *r, struct kt_rows *rows, int *applied)
 	return 1;
 }
 
+int
+kt_reader_srcindex(const struct kt_reader *r, struct kt_rows *rows)
+{
+	memset(rows, 0, sizeof(*rows));
+	if (r->si32 == NULL && r->si64 == NULL)
+		return 0;
+	rows->r32 = r->si32;
+	rows->r64 = r->si64;
+	rows->n = r->nsrcindex;
+	return 1;
+}
+
 uint64_t
 kt_reader_position(const struct kt_reader *r)
 {

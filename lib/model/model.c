@@ -2133,6 +2133,15 @@ struct kt_model *
 kt_model_load_with(struct kt_reader *rd, unsigned flags,
     void (*progress)(const struct kt_reader *), struct kt_error *err)
 {
+	return kt_model_load_each(rd, flags, progress, NULL, NULL, err);
+}
+
+struct kt_model *
+kt_model_load_each(struct kt_reader *rd, unsigned flags,
+    void (*progress)(const struct kt_reader *),
+    int (*each)(void *, const struct kt_event *, struct kt_error *),
+    void *ctx, struct kt_error *err)
+{
 	struct load l;
 	struct kt_model *m;
 	struct kt_event ev;
@@ -2181,6 +2190,10 @@ kt_model_load_with(struct kt_reader *rd, unsigned flags,
 		if (ah == NULL && progress != NULL &&
 		    (m->nevents & 0x3fff) == 0)
 			progress(rd);
+		if (each != NULL && each(ctx, e, err) == -1) {
+			rc = -1;
+			break;
+		}
 		if ((rc = take(&l, e)) == -1)
 			goto nomem;
 		if (rc == -2) {

@@ -138,6 +138,25 @@ expect "select --kind kernel --links (one pass and the model)" \
     "$((2 * N))" 0 select --kind kernel --links t.json
 expect "select --count (one pass)" "$N" 0 select --kind kernel --count t.json
 
+# inspect: a plain JSON file is read once (the model, the rows, flows
+# and places together), and the events printed are scanned again from
+# their places, a few each (printed, kt_store_event); a gzip file is read
+# three times (rows and flows, the model, the printed events' bytes).
+for _in in t.json t.json.gz; do
+	_got=$(counts inspect 1,2,3 "$_in")
+	set -- $_got
+	if [ "$(cat st)" -ne 0 ]; then
+		bad "scans: inspect $_in: exit $(cat st): $(head -1 err)"
+	elif [ "$_in" = t.json ] && [ "$1" -ge "$N" ] && [ "$1" -lt "$((N + 200))" ]; then
+		ok "scans: inspect $_in (one read and $(($1 - N)) again): $_got"
+	elif [ "$_in" = t.json.gz ] && [ "$1" -ge "$((3 * N))" ] &&
+	    [ "$1" -lt "$((3 * N + 200))" ]; then
+		ok "scans: inspect $_in (three reads): $_got"
+	else
+		bad "scans: inspect $_in: $_got scans and skims"
+	fi
+done
+
 # rank-tag: the survey skims every event (and scans the metadata whole),
 # the write pass scans every event once.
 expect "rank-tag" "$((N + M))" "$N" rank-tag t.json
