@@ -862,8 +862,28 @@ int
 kt_skim_value(struct kt_scanner *sc, const char *buf, size_t pos,
     size_t end, size_t *endp, struct kt_event *ev)
 {
-	int rc = skim_value(sc, buf, pos, end, endp, ev);
+	int rc;
 
+#ifdef KT_SCAN_HAVE_AVX2
+	if (sc->path == 0)
+		sc->path = kt_scan_path_best();
+	/*
+	 * A plain event (the AVX2 walk takes it: no escape, no byte of
+	 * UTF-8, valid JSON) has the same top-level fields skim_value
+	 * finds, at the same places, and the walk over bit masks is faster
+	 * than the skimmer's byte loop: keep its top-level fields alone.
+	 */
+	if (sc->path == KT_SCAN_AVX2 &&
+	    fast_event_avx2(sc, buf, pos, end, endp, ev) == KT_SCAN_OK) {
+		memset(&ev->f[KT_F_FIRSTARG], 0, (KT_NFIELDS -
+		    KT_F_FIRSTARG) * sizeof(ev->f[0]));
+		ev->known = KT_FBIT(KT_F_FIRSTARG) - 1;
+		sc->plain_nums = 0;
+		COUNT(1);
+		return KT_SCAN_OK;
+	}
+#endif
+	rc = skim_value(sc, buf, pos, end, endp, ev);
 	if (rc == KT_SCAN_OK)
 		COUNT(1);
 	return rc;
