@@ -5,7 +5,8 @@
  * flows, shapes, collectives, CUDA graphs) and so what each kt view can
  * and cannot say about it.  One pass over the events, keeping counts
  * and one record per distinct rank, device, stream, thread and step, so
- * that memory grows with those and never with the events.
+ * that memory grows with those and never with the events.  The events
+ * are read and scanned on every CPU where there are several (kt_ahead).
  * kt-summary(1) defines every row.
  */
 #define _GNU_SOURCE		/* memmem(3) */
@@ -968,6 +969,8 @@ main(int argc, char *argv[])
 	struct kt_table *t;
 	struct kt_error err;
 	struct kt_event ev;
+	const struct kt_event *e;
+	struct kt_ahead *ah = NULL;
 	struct sum s;
 	const char *name;
 	int ch, rc;
@@ -998,11 +1001,15 @@ main(int argc, char *argv[])
 	name = argc ? argv[0] : "<stdin>";
 	rd = kt_cli_open_one(argc ? argv[0] : "-", name, co.member,
 	    co.rflags, &src);
-	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
-		take(&s, &ev);
-		if ((s.events & 0x3fff) == 0)
+	/* Read and scan on every CPU (a large plain file in pieces). */
+	if (kt_cli_threads())
+		ah = kt_ahead_start(rd, kt_cli_progress);
+	while ((rc = kt_ahead_get(ah, rd, &ev, &e, &err)) == 1) {
+		take(&s, e);
+		if (ah == NULL && (s.events & 0x3fff) == 0)
 			kt_cli_progress(rd);
 	}
+	kt_ahead_stop(ah);
 	if (rc == -1)
 		kt_cli_die(&err);
 	kt_cli_progress_done();

@@ -130,7 +130,7 @@ fi
 
 # With --strict the cut trace is an error on both: one line with its
 # place, nothing on stdout.
-for f in kt-gaps kt-correlate kt-compact-lanes; do
+for f in kt-gaps kt-correlate kt-compact-lanes kt-summary; do
 	KT_THREADS=1 run "$KT_BIN/$f" --strict cut.json >one.out 2>one.err
 	r1=$?
 	run "$KT_BIN/$f" --strict cut.json >two.out 2>two.err
@@ -197,7 +197,7 @@ for piece in 4096 777; do
 done
 KT_SPLIT=4096 same "kt-memory g.json, pieces of 4096" kt-memory g.json
 KT_SPLIT=4096 same "kt-ops g.json, pieces of 4096" kt-ops g.json
-for f in kt-gaps kt-correlate kt-compact-lanes; do
+for f in kt-gaps kt-correlate kt-compact-lanes kt-summary; do
 	KT_SPLIT=4096 same "$f --strict cut.json, pieces" "$f" --strict cut.json
 	KT_SPLIT=4096 same "$f --strict tricky.json, pieces" "$f" --strict tricky.json
 done
