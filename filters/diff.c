@@ -459,6 +459,7 @@ main(int argc, char *argv[])
 	static const char *const metric[3] = { "wall", "busy", "idle" };
 	struct opts o;
 	struct run runs[2];
+	struct kt_sha256_job *job[2] = { NULL, NULL };
 	struct kt_diff *d;
 	struct kt_rules *rs;
 	struct kt_table *t;
@@ -535,7 +536,15 @@ main(int argc, char *argv[])
 		snprintf(r->date, sizeof(r->date), "-");
 		r->dir = strcmp(r->path, "-") != 0 && stat(r->path, &st) ==
 		    0 && S_ISDIR(st.st_mode);
-		file_sha(r->dir ? "-" : r->path, r->sha);
+		/* A regular file is hashed on a thread while it is read. */
+		snprintf(r->sha, sizeof(r->sha), "-");
+		if (!r->dir && strcmp(r->path, "-") != 0 && stat(r->path,
+		    &st) == 0 && S_ISREG(st.st_mode)) {
+			if ((job[i] = kt_sha256_start(r->path,
+			    kt_cli_threads())) == NULL)
+				kt_cli_nomem();
+		} else
+			file_sha(r->dir ? "-" : r->path, r->sha);
 		if (r->dir)
 			add_dir(d, i, r, &o);
 		else if (is_table(r->path))
@@ -545,6 +554,10 @@ main(int argc, char *argv[])
 		if (kt_diff_nsteps(d, i) > 0)
 			r->steps = (long long)kt_diff_nsteps(d, i);
 	}
+	for (i = 0; i < 2; i++)
+		if (job[i] != NULL && kt_sha256_wait(job[i], runs[i].sha,
+		    NULL) == -1)
+			snprintf(runs[i].sha, sizeof(runs[i].sha), "-");
 	for (v = 0; (kt_diff_view(d, v, &only)) != NULL; v++)
 		if (only >= 0)
 			kt_cli_warn("view %s: only in run %c (%s), not "
