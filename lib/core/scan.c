@@ -867,18 +867,9 @@ kt_skim_value(struct kt_scanner *sc, const char *buf, size_t pos,
 #ifdef KT_SCAN_HAVE_AVX2
 	if (sc->path == 0)
 		sc->path = kt_scan_path_best();
-	/*
-	 * A plain event (the AVX2 walk takes it: no escape, no byte of
-	 * UTF-8, valid JSON) has the same top-level fields skim_value
-	 * finds, at the same places, and the walk over bit masks is faster
-	 * than the skimmer's byte loop: keep its top-level fields alone.
-	 */
+	/* A plain event: the walk over bit masks (scan_fast.h). */
 	if (sc->path == KT_SCAN_AVX2 &&
-	    fast_event_avx2(sc, buf, pos, end, endp, ev) == KT_SCAN_OK) {
-		memset(&ev->f[KT_F_FIRSTARG], 0, (KT_NFIELDS -
-		    KT_F_FIRSTARG) * sizeof(ev->f[0]));
-		ev->known = KT_FBIT(KT_F_FIRSTARG) - 1;
-		sc->plain_nums = 0;
+	    skim_event_avx2(sc, buf, pos, end, endp, ev) == KT_SCAN_OK) {
 		COUNT(1);
 		return KT_SCAN_OK;
 	}

@@ -371,5 +371,127 @@ key_here: {
 #undef TOKEN
 }
 
+/*
+ * The survey's skim of the event at buf[pos] (KT_READ_SKIM): its
+ * top-level fields as skim_value finds them (a string with its quotes,
+ * an object or array whole, a scalar's bytes up to the separator less
+ * white space, each typed by its first byte, nothing checked inside),
+ * walking the same bit masks but stepping over every nested value by its
+ * brackets alone.  FAST_NO for anything but a plain event (a byte the
+ * masks flag: an escape, UTF-8, a control byte; a key, separator or
+ * value out of place; past the data), which skim_value then reads.
+ */
+AVX2 static int
+skim_event_avx2(struct kt_scanner *sc, const char *buf, size_t pos,
+    size_t end, size_t *endp, struct kt_event *ev)
+{
+	const unsigned char *b = (const unsigned char *)buf;
+	struct fast_walk w;
+	size_t t, e, vstart, ks, d;
+	uint64_t tok;
+	int kf, type;
+	unsigned char c;
+
+	if (b[pos] != '{')
+		return FAST_NO;
+	fast_zero(ev);
+	ev->known = KT_FBIT(KT_F_FIRSTARG) - 1;
+	sc->nedits = 0;
+	sc->nkeys = 0;
+	sc->plain_nums = 0;
+	w.b = b;
+	w.end = end;
+	w.base = pos;
+	w.cy.instr = w.cy.scalar = 0;
+#define TOKEN() do {							\
+	while (tok == 0) {						\
+		if (w.k.bad != 0)					\
+			return FAST_NO;					\
+		w.base += 64;						\
+		if (fast_block(&w) == -1)				\
+			return FAST_NO;					\
+		tok = w.k.tok;						\
+	}								\
+	t = w.base + (size_t)__builtin_ctzll(tok);			\
+	tok &= tok - 1;							\
+	c = b[t];							\
+} while (0)
+	if (fast_block(&w) == -1)
+		return FAST_NO;
+	tok = w.k.tok;
+	TOKEN();		/* the event's { */
+	TOKEN();
+	if (c == '}')
+		goto done;
+	for (;;) {
+		/* A key, its colon, its value. */
+		if (c != '"')
+			return FAST_NO;
+		ks = t;
+		TOKEN();	/* the closing quote */
+		kf = top_field(b + ks + 1, t - ks - 1);
+		sc->nkeys++;
+		TOKEN();
+		if (c != ':')
+			return FAST_NO;
+		TOKEN();
+		vstart = t;
+		switch (c) {
+		case '"':
+			TOKEN();
+			e = t + 1;
+			type = KT_STRING;
+			TOKEN();
+			break;
+		case '{':
+		case '[':
+			/* Over what it holds: its brackets counted. */
+			for (d = 1; d > 0;) {
+				TOKEN();
+				if (c == '{' || c == '[')
+					d++;
+				else if (c == '}' || c == ']')
+					d--;
+				else if (c == '"')
+					TOKEN();
+			}
+			e = t + 1;
+			type = b[vstart] == '{' ? KT_OBJECT : KT_ARRAY;
+			TOKEN();
+			break;
+		case ',':
+		case ':':
+		case '}':
+		case ']':
+			return FAST_NO;
+		default:
+			/* A scalar, up to the separator after it. */
+			TOKEN();
+			for (e = t; e > vstart && kt_ws[b[e - 1]]; e--)
+				;
+			type = b[vstart] == 't' ? KT_TRUE : b[vstart] == 'f' ?
+			    KT_FALSE : b[vstart] == 'n' ? KT_NULL : KT_NUMBER;
+			break;
+		}
+		if (kf >= 0) {
+			ev->f[kf].off = (uint32_t)(vstart - pos);
+			ev->f[kf].len = (uint32_t)(e - vstart);
+			ev->f[kf].type = (uint8_t)type;
+		}
+		if (c == '}')
+			break;
+		if (c != ',')
+			return FAST_NO;
+		TOKEN();
+	}
+done:
+	/* The rest of the block is the next event's. */
+	if ((w.k.bad & (((uint64_t)2 << (t - w.base)) - 1)) != 0)
+		return FAST_NO;
+	*endp = t + 1;
+	return KT_SCAN_OK;
+#undef TOKEN
+}
+
 #undef EQ32
 #undef MASK64
