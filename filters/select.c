@@ -556,17 +556,52 @@ rank_at(struct sel *s, const struct kt_reader *rd)
 	s->rank_seen = 1;
 }
 
-/* Read every event once: its flags, the slices and the flow ends. */
+/* What event ev, at position p, is (pass 1). */
+static void
+take_event(struct sel *s, const struct kt_reader *rd,
+    const struct kt_event *ev, uint64_t p)
+{
+	struct kt_error err;
+	uint8_t *e = flags_at(s, p);
+
+	*e = E_SEEN;
+	if (s->places != NULL && kt_places_add(s->places, p, ev, &err) == -1)
+		kt_cli_die(&err);
+	if (ev->ph == 'M') {
+		*e |= E_META;
+		return;
+	}
+	if (ev->kind == KT_FLOW)
+		*e |= E_FLOW;
+	if (kt_flows_add(s->flows, ev, p) == -1)
+		kt_cli_nomem();
+	if (s->o.drop & (1u << ev->kind))
+		*e |= E_DROP;
+	if (passes(s, rd, ev))
+		*e |= E_PASS;
+	if (s->o.nids && asked(&s->o, ev->index))
+		*e |= E_ID;
+}
+
+/*
+ * Read every event once: its flags, the slices and the flow ends.  A
+ * plain JSON file (places) is read on every CPU after its first event
+ * (kt_ahead), numbered by position (KT_READ_POSITIONS), its rows mapped
+ * at the end; what needs the reader (the rank, the keys before the
+ * events) is taken at the first event.
+ */
 static void
 pass1(struct sel *s)
 {
 	struct kt_source *src;
 	struct kt_reader *rd;
 	struct kt_event ev;
+	const struct kt_event *e;
+	struct kt_ahead *ah = NULL;
 	struct kt_error err;
 	struct kt_rows si;
 	size_t k;
-	int rc, applied;
+	int rc, applied, ahead = 0, mapped = 0;
 	uint64_t n = 0;
 
 	if (!s->o.count && !s->o.tsv) {
@@ -578,44 +613,42 @@ pass1(struct sel *s)
 		} else if ((s->places = kt_places_new(s->hold)) == NULL)
 			kt_cli_nomem();
 	}
+	ahead = s->places != NULL && kt_cli_threads();
 	rd = kt_cli_open_one(s->path, s->name, s->o.co.member,
-	    s->o.co.rflags, &src);
-	while ((rc = kt_reader_next(rd, &ev, &err)) == 1) {
-		uint64_t p = kt_reader_position(rd);
-		uint8_t *e = flags_at(s, p);
+	    s->o.co.rflags | (ahead ? KT_READ_POSITIONS : 0), &src);
+	while ((rc = kt_ahead_get(ah, rd, &ev, &e, &err)) == 1) {
+		uint64_t p = ahead ? e->index : kt_reader_position(rd);
 
-		*e = E_SEEN;
-		if ((++n & 0xffff) == 0)
+		if (ah == NULL && (++n & 0xffff) == 0)
 			kt_cli_progress(rd);
-		if (s->places != NULL) {
-			if (!s->rank_seen)
-				rank_at(s, rd);
-			if (kt_places_add(s->places, p, &ev, &err) == -1)
-				kt_cli_die(&err);
+		if (s->places != NULL && !s->rank_seen)
+			rank_at(s, rd);
+		if (ahead && !s->rank_known) {
+			/* The keys before traceEvents: all there are now. */
+			s->rank = kt_reader_rank(rd);
+			s->rank_known = 1;
 		}
-		if (ev.ph == 'M') {
-			*e |= E_META;
-			continue;
-		}
-		if (ev.kind == KT_FLOW)
-			*e |= E_FLOW;
-		if (kt_flows_add(s->flows, &ev, p) == -1)
-			kt_cli_nomem();
-		if (s->o.drop & (1u << ev.kind))
-			*e |= E_DROP;
-		if (passes(s, rd, &ev))
-			*e |= E_PASS;
-		if (s->o.nids && asked(&s->o, ev.index))
-			*e |= E_ID;
+		take_event(s, rd, e, p);
+		if (ahead == 1 && ah == NULL &&
+		    (ah = kt_ahead_start(rd, kt_cli_progress)) == NULL)
+			ahead = 2;	/* read on here, by position still */
 	}
+	kt_ahead_stop(ah);
 	if (rc == -1)
 		kt_cli_die(&err);
 	kt_cli_progress_done();
 	kt_cli_one_trace(src, s->name, "several traces: pick one with "
 	    "--member", 0);
 	s->tsv_in = kt_reader_form(rd) == KT_FORM_TSV;
-	/* A ktSourceIndex after the events numbered them by position. */
-	if (kt_reader_rows(rd, &si, &applied) && !applied) {
+	/*
+	 * A ktSourceIndex after the events numbered them by position, and
+	 * so did KT_READ_POSITIONS any.
+	 */
+	if (ahead)
+		mapped = kt_reader_srcindex(rd, &si);
+	else
+		mapped = kt_reader_rows(rd, &si, &applied) && !applied;
+	if (mapped) {
 		uint64_t p;
 
 		if ((s->si = malloc((si.n ? si.n : 1) * sizeof(*s->si))) ==

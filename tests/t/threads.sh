@@ -1,5 +1,5 @@
 # tests/t/threads.sh: the filters that read on a second thread (kt(7)
-# Threads: the analysis views, correlate, ops, select --links, summary,
+# Threads: the analysis views, correlate, ops, select, summary,
 # diff, views, compact-lanes) give the same output, messages and status
 # as on one thread (KT_THREADS=1, whose output the other scripts judge
 # against jq, Python and ktgen's truth): on a generated trace of many
@@ -65,6 +65,9 @@ for t in $inputs; do
 		same "$f $b" "$f" "$t"
 	done
 	same "kt-select --links $b" kt-select --links -k kernel "$t"
+	same "kt-select $b" kt-select -k kernel,cpu_op -i 3,500,9000 "$t"
+	KT_SPLIT=4096 same "kt-select $b, pieces of 4096" kt-select \
+	    -k kernel -n 'gemm|nccl' "$t"
 	same "kt-correlate --json $b" kt-correlate --json "$t"
 	same "kt-inspect $b" kt-inspect 0 5 100 "$t"
 	same "kt-diff $b" kt-diff g2.json "$t"
