@@ -10,9 +10,10 @@
  *
  * The input is read twice (a pipe or standard input is copied first):
  * pass 1 decides, by position, which events stay, and pass 2 writes
- * them.  A plain JSON file written as JSON is read whole once: pass 1
- * notes where each event is (kt_places, 8 bytes an event) and pass 2
- * reads again only the bytes of the events kept.  A flow end (ph s, t, f) binds to a slice of its own thread
+ * them.  A plain JSON file written as JSON is read whole once, on every
+ * CPU: pass 1 notes where each event is (kt_places, 8 bytes an event)
+ * and pass 2 reads again only the bytes of the events kept.  A flow end
+ * (ph s, t, f) binds to a slice of its own thread
  * (FORMAT.md), which may come after it, and --links needs the model
  * (kt_model_load, read with KT_READ_POSITIONS between the two passes so
  * that its rows are positions), so no single pass can decide.
