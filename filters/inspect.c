@@ -234,6 +234,28 @@ set_row(struct insp *s, uint64_t p, uint64_t row)
 }
 
 /*
+ * The end of pass 1: each row through si (when not NULL), the trace's
+ * rank, the repairs told, the reader closed, the flows bound.
+ */
+static void
+rows_done(struct insp *s, struct kt_reader *rd, struct kt_source *src,
+    const struct kt_rows *si)
+{
+	uint64_t p;
+
+	for (p = 0; si != NULL && p < s->npos && p < si->n; p++)
+		if (s->rows[p] != UNSEEN)
+			s->rows[p] = kt_rows_at(si, p);
+	s->rank = kt_reader_rank(rd);
+	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
+	kt_reader_free(rd);
+	kt_source_close(src);
+	if (kt_flows_bind(s->flows) == -1)
+		kt_cli_nomem();
+	s->fl = kt_flows_ends(s->flows, &s->nfl);
+}
+
+/*
  * Passes 1 and 2 in one read (a plain JSON file): each event read for the
  * model (by position, KT_READ_POSITIONS) also gives its row (the
  * ktSourceIndex's, mapped at the end), its flow end or slice and its
@@ -259,7 +281,6 @@ rows_and_model(struct insp *s)
 	struct kt_source *src;
 	struct kt_reader *rd;
 	struct kt_rows si;
-	uint64_t p;
 
 	rd = kt_cli_open_one(s->path, s->name, s->co.member,
 	    s->co.rflags | KT_READ_POSITIONS, &src);
@@ -267,17 +288,7 @@ rows_and_model(struct insp *s)
 	kt_cli_one_trace(src, s->name, "several traces: pick one with "
 	    "--member", 0);
 	/* Row p is the ktSourceIndex's (before or after the events). */
-	if (kt_reader_srcindex(rd, &si))
-		for (p = 0; p < s->npos && p < si.n; p++)
-			if (s->rows[p] != UNSEEN)
-				s->rows[p] = kt_rows_at(&si, p);
-	s->rank = kt_reader_rank(rd);
-	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
-	kt_reader_free(rd);
-	kt_source_close(src);
-	if (kt_flows_bind(s->flows) == -1)
-		kt_cli_nomem();
-	s->fl = kt_flows_ends(s->flows, &s->nfl);
+	rows_done(s, rd, src, kt_reader_srcindex(rd, &si) ? &si : NULL);
 }
 
 static void
@@ -312,17 +323,8 @@ pass_rows(struct insp *s)
 	kt_cli_one_trace(src, s->name, "several traces: pick one with "
 	    "--member", 0);
 	/* A ktSourceIndex after the events numbered them by position. */
-	if (kt_reader_rows(rd, &si, &applied) && !applied)
-		for (p = 0; p < s->npos && p < si.n; p++)
-			if (s->rows[p] != UNSEEN)
-				s->rows[p] = kt_rows_at(&si, p);
-	s->rank = kt_reader_rank(rd);
-	kt_cli_report_repairs(kt_reader_name(rd), kt_reader_repairs(rd));
-	kt_reader_free(rd);
-	kt_source_close(src);
-	if (kt_flows_bind(s->flows) == -1)
-		kt_cli_nomem();
-	s->fl = kt_flows_ends(s->flows, &s->nfl);
+	rows_done(s, rd, src, kt_reader_rows(rd, &si, &applied) &&
+	    !applied ? &si : NULL);
 }
 
 /* Pass 2: the model, by position, and where each position is in it. */

@@ -1126,12 +1126,7 @@ kt_reader_rows(const struct kt_reader *r, struct kt_rows *rows, int *applied)
 	}
 	if (applied != NULL)
 		*applied = !r->srcindex_after;
-	if (r->si32 == NULL && r->si64 == NULL)
-		return 0;
-	rows->r32 = r->si32;
-	rows->r64 = r->si64;
-	rows->n = r->nsrcindex;
-	return 1;
+	return kt_reader_srcindex(r, rows);
 }
 
 int

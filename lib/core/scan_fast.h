@@ -183,6 +183,36 @@ fast_block(struct fast_walk *w)
 	return 0;
 }
 
+/* Start walk w at the event at b[pos], the data ending at end. */
+AVX2 static inline ALWAYS void
+fast_walk_init(struct fast_walk *w, const unsigned char *b, size_t pos,
+    size_t end)
+{
+	w->b = b;
+	w->end = end;
+	w->base = pos;
+	w->cy.instr = w->cy.scalar = 0;
+}
+
+/*
+ * The walk's next token t (its byte c), past the blocks with none left
+ * (tok: the current block's left); FAST_NO past the data or at a byte
+ * the walk does not take.  For the walks below (locals w, tok, t, c, b).
+ */
+#define TOKEN() do {							\
+	while (tok == 0) {						\
+		if (w.k.bad != 0)					\
+			return FAST_NO;					\
+		w.base += 64;						\
+		if (fast_block(&w) == -1)				\
+			return FAST_NO;					\
+		tok = w.k.tok;						\
+	}								\
+	t = w.base + (size_t)__builtin_ctzll(tok);			\
+	tok &= tok - 1;							\
+	c = b[t];							\
+} while (0)
+
 /*
  * Scan the event at buf[pos] as kt_scan_value does, or return FAST_NO
  * (with ev and sc in no particular state) for the full scanner.
@@ -207,24 +237,7 @@ fast_event_avx2(struct kt_scanner *sc, const char *buf, size_t pos,
 	sc->nkeys = 0;
 	sc->plain_nums = 1;
 
-	w.b = b;
-	w.end = end;
-	w.base = pos;
-	w.cy.instr = w.cy.scalar = 0;
-	/* The next token t (its byte c), past the blocks with none left. */
-#define TOKEN() do {							\
-	while (tok == 0) {						\
-		if (w.k.bad != 0)					\
-			return FAST_NO;					\
-		w.base += 64;						\
-		if (fast_block(&w) == -1)				\
-			return FAST_NO;					\
-		tok = w.k.tok;						\
-	}								\
-	t = w.base + (size_t)__builtin_ctzll(tok);			\
-	tok &= tok - 1;							\
-	c = b[t];							\
-} while (0)
+	fast_walk_init(&w, b, pos, end);
 	if (fast_block(&w) == -1)
 		return FAST_NO;
 	tok = w.k.tok;
@@ -368,7 +381,6 @@ key_here: {
 		return FAST_NO;
 	goto value;
 }
-#undef TOKEN
 }
 
 /*
@@ -399,23 +411,7 @@ skim_event_avx2(struct kt_scanner *sc, const char *buf, size_t pos,
 	sc->nedits = 0;
 	sc->nkeys = 0;
 	sc->plain_nums = 0;
-	w.b = b;
-	w.end = end;
-	w.base = pos;
-	w.cy.instr = w.cy.scalar = 0;
-#define TOKEN() do {							\
-	while (tok == 0) {						\
-		if (w.k.bad != 0)					\
-			return FAST_NO;					\
-		w.base += 64;						\
-		if (fast_block(&w) == -1)				\
-			return FAST_NO;					\
-		tok = w.k.tok;						\
-	}								\
-	t = w.base + (size_t)__builtin_ctzll(tok);			\
-	tok &= tok - 1;							\
-	c = b[t];							\
-} while (0)
+	fast_walk_init(&w, b, pos, end);
 	if (fast_block(&w) == -1)
 		return FAST_NO;
 	tok = w.k.tok;
@@ -490,8 +486,8 @@ done:
 		return FAST_NO;
 	*endp = t + 1;
 	return KT_SCAN_OK;
-#undef TOKEN
 }
 
+#undef TOKEN
 #undef EQ32
 #undef MASK64
