@@ -72,8 +72,9 @@ void	*kt_zalloc(size_t, size_t);
 /*
  * Advice that [p, p + n), a large array about to be written through, be
  * backed by transparent huge pages where the system gives them on
- * request (one page fault per 2 MB instead of 512); nothing below 4 MB.
- * Advice only: the memory is the same either way.
+ * request (one page fault per 2 MB instead of 512); nothing below 16 MB
+ * (a smaller trace's arrays would only grow by part of a huge page).
+ * Advice only: the contents are the same either way.
  */
 void	 kt_mem_huge(void *, size_t);
 

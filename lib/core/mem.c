@@ -23,7 +23,7 @@ kt_mem_huge(void *p, size_t n)
 	uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	uintptr_t e = ((uintptr_t)p + n) & ~(HUGE_PAGE - 1);
 
-	if (p != NULL && n >= 2 * HUGE_PAGE && e > a)
+	if (p != NULL && n >= 8 * HUGE_PAGE && e > a)
 		(void)madvise((void *)a, (size_t)(e - a), MADV_HUGEPAGE);
 #else
 	(void)p;
