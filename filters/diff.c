@@ -466,7 +466,7 @@ main(int argc, char *argv[])
 	struct kt_error err;
 	struct kt_cli_table ct;
 	struct stat st;
-	int ch, i, rc = 0, only;
+	int ch, i, rc = 0, only, reg;
 	size_t v;
 
 	memset(&o, 0, sizeof(o));
@@ -534,12 +534,12 @@ main(int argc, char *argv[])
 		r->path = argv[i];
 		r->steps = -1;
 		snprintf(r->date, sizeof(r->date), "-");
-		r->dir = strcmp(r->path, "-") != 0 && stat(r->path, &st) ==
-		    0 && S_ISDIR(st.st_mode);
+		reg = strcmp(r->path, "-") != 0 && stat(r->path, &st) == 0;
+		r->dir = reg && S_ISDIR(st.st_mode);
+		reg = reg && S_ISREG(st.st_mode);
 		/* A regular file is hashed on a thread while it is read. */
 		snprintf(r->sha, sizeof(r->sha), "-");
-		if (!r->dir && strcmp(r->path, "-") != 0 && stat(r->path,
-		    &st) == 0 && S_ISREG(st.st_mode)) {
+		if (reg) {
 			if ((job[i] = kt_sha256_start(r->path,
 			    kt_cli_threads())) == NULL)
 				kt_cli_nomem();

@@ -70,7 +70,8 @@ struct sel {
 	struct kt_flows	*flows;		/* the slices and flow ends */
 	const struct kt_flow_end *fl;	/* bound, by (flow, position) */
 	size_t		 nfl;
-	uint64_t	*si;		/* pass 1's ktSourceIndex, unapplied */
+	uint64_t	*si;		/* pass 1's ktSourceIndex when the rows
+				   are positions (after the events, places) */
 	size_t		 nsi;
 	int64_t		 rank;		/* the trace's, or -1 */
 	int		 rank_known;
@@ -80,7 +81,7 @@ struct sel {
 	uint64_t	 hits, matched;	/* kept matches; all, before --limit */
 	/*
 	 * A plain JSON file written as JSON: where pass 1 read each event,
-	 * and its reader, kept for pass 2 (its metadata and row numbers),
+	 * and its reader, kept for pass 2 (its metadata; the rows are si),
 	 * with the rank to write as it stood at the first event.
 	 */
 	struct kt_hold	*hold;
@@ -586,9 +587,9 @@ take_event(struct sel *s, const struct kt_reader *rd,
 
 /*
  * Read every event once: its flags, the slices and the flow ends.  A
- * plain JSON file (places) is read on every CPU after its first event
- * (kt_ahead), numbered by position (KT_READ_POSITIONS), its rows mapped
- * at the end; what needs the reader (the rank, the keys before the
+ * plain JSON file (places) is numbered by position (KT_READ_POSITIONS),
+ * its rows mapped at the end, and read on every CPU after its first
+ * event (kt_ahead); what needs the reader (the rank, the keys before the
  * events) is taken at the first event.
  */
 static void
@@ -602,7 +603,7 @@ pass1(struct sel *s)
 	struct kt_error err;
 	struct kt_rows si;
 	size_t k;
-	int rc, applied, ahead = 0, mapped = 0;
+	int rc, applied, positions, ahead, mapped;
 	uint64_t n = 0;
 
 	if (!s->o.count && !s->o.tsv) {
@@ -614,25 +615,26 @@ pass1(struct sel *s)
 		} else if ((s->places = kt_places_new(s->hold)) == NULL)
 			kt_cli_nomem();
 	}
-	ahead = s->places != NULL && kt_cli_threads();
+	positions = s->places != NULL;
+	ahead = positions && kt_cli_threads();
 	rd = kt_cli_open_one(s->path, s->name, s->o.co.member,
-	    s->o.co.rflags | (ahead ? KT_READ_POSITIONS : 0), &src);
+	    s->o.co.rflags | (positions ? KT_READ_POSITIONS : 0), &src);
 	while ((rc = kt_ahead_get(ah, rd, &ev, &e, &err)) == 1) {
-		uint64_t p = ahead ? e->index : kt_reader_position(rd);
+		uint64_t p = positions ? e->index : kt_reader_position(rd);
 
 		if (ah == NULL && (++n & 0xffff) == 0)
 			kt_cli_progress(rd);
 		if (s->places != NULL && !s->rank_seen)
 			rank_at(s, rd);
-		if (ahead && !s->rank_known) {
+		if (positions && !s->rank_known) {
 			/* The keys before traceEvents: all there are now. */
 			s->rank = kt_reader_rank(rd);
 			s->rank_known = 1;
 		}
 		take_event(s, rd, e, p);
-		if (ahead == 1 && ah == NULL &&
+		if (ahead && ah == NULL &&
 		    (ah = kt_ahead_start(rd, kt_cli_progress)) == NULL)
-			ahead = 2;	/* read on here, by position still */
+			ahead = 0;	/* read on here */
 	}
 	kt_ahead_stop(ah);
 	if (rc == -1)
@@ -645,7 +647,7 @@ pass1(struct sel *s)
 	 * A ktSourceIndex after the events numbered them by position, and
 	 * so did KT_READ_POSITIONS any.
 	 */
-	if (ahead)
+	if (positions)
 		mapped = kt_reader_srcindex(rd, &si);
 	else
 		mapped = kt_reader_rows(rd, &si, &applied) && !applied;
@@ -903,7 +905,8 @@ pass2(struct sel *s)
 /*
  * Pass 2 from pass 1's places: the bytes of the events kept read again
  * from the file (kt_hold checks that it did not change), the metadata
- * and rows of pass 1's reader.  The same output as pass2().
+ * of pass 1's reader, the rows of its ktSourceIndex (si).  The same
+ * output as pass2().
  */
 static void
 pass2_places(struct sel *s)
@@ -912,11 +915,10 @@ pass2_places(struct sel *s)
 	struct kt_out *out;
 	struct kt_writer *w;
 	const struct kt_meta *m;
-	struct kt_rows si;
 	const char *raw;
 	size_t nm, len;
-	uint64_t p, row;
-	int bad, applied, has;
+	uint64_t p;
+	int bad;
 
 	memset(&err, 0, sizeof(err));
 	out = kt_cli_out_open(s->o.co.output, s->o.co.level);
@@ -928,8 +930,6 @@ pass2_places(struct sel *s)
 	(void)kt_cli_keep_rank_as(w, s->rank_keep, kt_reader_name(s->rd1),
 	    s->rank_how);
 	bad = kt_writer_begin(w, m, nm, NULL, 0) == -1;
-	/* Each event's row: its ktSourceIndex's, as the reader gave it. */
-	has = kt_reader_rows(s->rd1, &si, &applied) && applied;
 	for (p = 0; !bad && p < s->nev; p++) {
 		if (!(s->ev[p] & E_KEEP))
 			continue;
@@ -940,11 +940,9 @@ pass2_places(struct sel *s)
 		case 0:
 			continue;
 		}
-		row = has && p < si.n ? kt_rows_at(&si, p) : p;
-		/* The row of the original file (an unapplied index maps). */
-		if (s->si != NULL && p < s->nsi)
-			row = s->si[p];
-		bad = kt_writer_raw(w, raw, len, row) == -1;
+		/* The row of the original file: its ktSourceIndex's. */
+		bad = kt_writer_raw(w, raw, len, s->si != NULL && p < s->nsi ?
+		    s->si[p] : p) == -1;
 	}
 	if (!bad)
 		bad = kt_writer_end(w, m, nm) == -1;

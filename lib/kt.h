@@ -981,13 +981,11 @@ void	 kt_writer_origin(struct kt_writer *, int64_t);
 /*
  * Before kt_writer_begin(): write "ktRank": rank among the keys before
  * traceEvents (rank >= 0), so that the rank an input's file name gave
- * survives a pipe.  kt_writer_keep_rank() does it when rd's rank came
- * from its name (not from distributedInfo or ktRank, and rd is no
- * merged trace: no ktRanks) and returns that rank, else -1.
+ * survives a pipe.  kt_reader_rank_to_keep() gives that rank when rd's
+ * rank came from its name (not from distributedInfo or ktRank, and rd is
+ * no merged trace: no ktRanks), else -1.
  */
 void	 kt_writer_rank(struct kt_writer *, int64_t);
-int64_t	 kt_writer_keep_rank(struct kt_writer *, const struct kt_reader *);
-/* The rank kt_writer_keep_rank() would write for rd, or -1. */
 int64_t	 kt_reader_rank_to_keep(const struct kt_reader *);
 int	 kt_writer_event(struct kt_writer *, const struct kt_event *);
 /*
@@ -1275,16 +1273,16 @@ int	 kt_cli_merge_write(struct kt_table *, const struct kt_error *,
 /* Print one stderr line per kind of repair; returns the number of kinds. */
 int	 kt_cli_report_repairs(const char *, const struct kt_repairs *);
 /*
- * Before kt_writer_begin(): kt_writer_keep_rank(w, rd), and when it adds
- * ktRank, say so on stderr ("note: rank N (file name: rank-N) written as
- * ktRank"), for the output is then not the input's bytes alone.  Returns
- * the rank added, or -1.
+ * Before kt_writer_begin(): kt_writer_rank(w, kt_reader_rank_to_keep(rd))
+ * when that rank is one, and say so on stderr ("note: rank N (file name:
+ * rank-N) written as ktRank"), for the output is then not the input's
+ * bytes alone.  Returns the rank added, or -1.
  */
 int64_t	 kt_cli_keep_rank(struct kt_writer *, const struct kt_reader *);
 /*
  * The same with what kt_reader_rank_to_keep and kt_reader_rank_how said
- * earlier (a filter that writes after its reader is gone): rank (-1:
- * none), the input's name, how.
+ * earlier (a filter that writes after its reader read on, kt-select):
+ * rank (-1: none), the input's name, how.
  */
 int64_t	 kt_cli_keep_rank_as(struct kt_writer *, int64_t, const char *,
 	    const char *);

@@ -1077,16 +1077,6 @@ kt_reader_rank_to_keep(const struct kt_reader *rd)
 	return rank;
 }
 
-int64_t
-kt_writer_keep_rank(struct kt_writer *w, const struct kt_reader *rd)
-{
-	int64_t rank = kt_reader_rank_to_keep(rd);
-
-	if (rank >= 0)
-		kt_writer_rank(w, rank);
-	return rank;
-}
-
 void
 kt_writer_origin(struct kt_writer *w, int64_t ns)
 {
