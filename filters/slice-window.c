@@ -433,19 +433,6 @@ store_new(uint32_t fields)
 }
 
 /*
- * Does the reader's event ev follow the writer's separator in the input,
- * as the reader saw it?  (A window's log joins such events: DLOG_JOIN.)
- */
-static int
-sep_before(const struct kt_reader *rd, const struct kt_event *ev)
-{
-	const size_t seplen = sizeof(KT_WRITE_SEP) - 1;
-	const char *p = kt_reader_before(rd, ev, seplen);
-
-	return p != NULL && memcmp(p, KT_WRITE_SEP, seplen) == 0;
-}
-
-/*
  * Hold ev as st's last record, with its flow (NOFLOW: none); rd, when
  * not NULL, read it (a store with a holder keeps its place).
  */
@@ -461,7 +448,7 @@ keep_ev(struct kt_store *st, const struct kt_reader *rd,
 	r->aux = flow;
 	if (ev->ph == 's')
 		r->tag |= TAG_IS_S;
-	if (rd != NULL && sep_before(rd, ev))
+	if (rd != NULL && (ev->flags & KT_EV_SEP))
 		r->tag |= TAG_SEP;
 	return r;
 }
@@ -834,7 +821,7 @@ defer_ev(struct sw *sw, struct window *w, const struct kt_event *ev,
 	if (rc == 1) {
 		int join = w->dend != 0 && off == w->dend +
 		    sizeof(KT_WRITE_SEP) - 1 && (sep == 1 || (sep == -1 &&
-		    sep_before(sw->rd, ev)));
+		    (ev->flags & KT_EV_SEP)));
 
 		w->dend = off + ev->len;
 		defer_add(sw, w, off, ev->len, 0, join);
@@ -2581,9 +2568,11 @@ feed_sorted(struct sw *sw, struct held *hd, int sorted)
 static int
 run(struct sw *sw)
 {
-	struct kt_event ev;
+	struct kt_event evbuf;
+	const struct kt_event *e;
 	struct kt_error err;
 	struct held hd;
+	struct kt_ahead *ah = NULL;
 	uint64_t last = 0;
 	int rc, sorted = 1, early = 0, seen_event = 0, meta_first = 0;
 
@@ -2594,11 +2583,18 @@ run(struct sw *sw)
 	    (sw->o.has_rank ? KT_FBIT(KT_F_RANK) : 0), sw->holder)) == NULL ||
 	    (hd.copies = kt_store_new(0, 0, NULL)) == NULL)
 		kt_cli_nomem();
-	while ((rc = kt_reader_next(sw->rd, &ev, &err)) == 1) {
-		uint64_t key = order_key(&ev);
+	/*
+	 * A plain file, its end known, is read in pieces on every CPU
+	 * (kt_ahead): nothing below asks the reader where it stands.
+	 */
+	if (sw->tee == -1 && !sw->deferred && sw->tail_known &&
+	    kt_hold_plain(sw->holder) && kt_ahead_worth())
+		ah = kt_ahead_start(sw->rd, kt_cli_progress);
+	while ((rc = kt_ahead_get(ah, sw->rd, &evbuf, &e, &err)) == 1) {
+		uint64_t key = order_key(e);
 
 		/* Metadata may come anywhere; times must not go back. */
-		if (ev.ph != 'M') {
+		if (e->ph != 'M') {
 			if (key < last)
 				sorted = 0;
 			last = key > last ? key : last;
@@ -2606,13 +2602,13 @@ run(struct sw *sw)
 		} else if (!seen_event)
 			meta_first = 1;
 		sw->nseen++;
-		if ((sw->nseen & 0xffff) == 0)
+		if ((sw->nseen & 0xffff) == 0 && ah == NULL)
 			kt_cli_progress(sw->rd);
 		if (sorted && sw->nseen > PROBE_EVENTS && !sw->hold_all) {
 			sw->streaming = 1;
 			sw->commit_early = sw->tail_known && meta_first;
 			feed_held(sw, &hd);
-			feed(sw, &ev);
+			feed(sw, e);
 			/*
 			 * Stop early only when the metadata came first (as kt
 			 * normalize writes it): else some may still come.
@@ -2628,6 +2624,7 @@ run(struct sw *sw)
 			 * Out of order, read from a pipe: read the rest into
 			 * its copy, and from there again (main).
 			 */
+			kt_ahead_stop(ah);
 			held_free(&hd);
 			return 3;
 		}
@@ -2638,6 +2635,7 @@ run(struct sw *sw)
 			 * would be copied whole into memory.  Read it again,
 			 * held as an index (deferred).
 			 */
+			kt_ahead_stop(ah);
 			held_free(&hd);
 			return 2;
 		}
@@ -2646,11 +2644,13 @@ run(struct sw *sw)
 			 * Out of order after the events streamed: cut the
 			 * windows again from the input held and sorted.
 			 */
+			kt_ahead_stop(ah);
 			held_free(&hd);
 			return 1;
 		}
-		hold(sw, &hd, &ev);
+		hold(sw, &hd, e);
 	}
+	kt_ahead_stop(ah);
 	if (rc == -1)
 		kt_cli_die(&err);
 	if (hd.n > 0) {
@@ -2665,7 +2665,7 @@ run(struct sw *sw)
 		 */
 		if (sw->tee != -1 && kt_source_untee(sw->src) == 0)
 			sw->tee = -1;
-		while ((rc = kt_reader_next(sw->rd, &ev, &err)) == 1)
+		while ((rc = kt_reader_next(sw->rd, &evbuf, &err)) == 1)
 			;
 		if (rc == -1)
 			kt_cli_die(&err);

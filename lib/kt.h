@@ -333,6 +333,15 @@ enum kt_field {
 #define KT_EV_TS_SUBNS	0x0008	/* ts has digits below 1 ns */
 #define KT_EV_DUR_SUBNS	0x0010
 #define KT_EV_PATCHED	0x0020	/* raw was patched from TSV columns */
+/*
+ * The writer's separator (KT_WRITE_SEP) comes just before the event in
+ * the input, as the reader saw it: set by kt_reader_next (and kt_ahead's
+ * pieces) when it still had those bytes, which it may not have at the
+ * edge of a buffer or a piece.  A hint, for a filter that copies runs of
+ * the input's events as they stand (kt-slice-window); a store's records
+ * do not keep it.
+ */
+#define KT_EV_SEP	0x0100
 
 /*
  * One event.  raw/len is the event object's bytes, borrowed from the
@@ -795,14 +804,6 @@ const char		*kt_reader_name(const struct kt_reader *);
  * damaged) of the event the last kt_reader_next() returned.
  */
 uint64_t		 kt_reader_position(const struct kt_reader *);
-/*
- * The n bytes of the input just before event ev, which the last
- * kt_reader_next() returned, while the reader still has them: ev's bytes
- * are the input's, not a repaired copy; else NULL.  Borrowed until the
- * next call.
- */
-const char		*kt_reader_before(const struct kt_reader *,
-			    const struct kt_event *, size_t);
 enum kt_form		 kt_reader_form(const struct kt_reader *);
 /* The top-level keys read so far, in input order (borrowed). */
 const struct kt_meta	*kt_reader_metas(const struct kt_reader *, size_t *);

@@ -4361,6 +4361,172 @@ test_rows(void)
 }
 
 /*
+ * kt_few_digits against a digit-by-digit count on random words over
+ * digits, the bytes around them ('/' and ':' beside '0' and '9') and
+ * high ones (0xfa-0xff carry when 6 is added).  One check: it fails with
+ * a count off by one or a value from the wrong end of the word.
+ */
+static void
+test_few_digits(void)
+{
+	static const char alpha[] = "0123456789/:, ]\xfa\xff\x10";
+	uint64_t x = 88172645463325252ULL, v, want;
+	unsigned n, k, bad = 0;
+	char w[8];
+	int i, j;
+
+	for (i = 0; i < 200000; i++) {
+		for (j = 0; j < 8; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			/* Mostly digits, so that long runs come too. */
+			w[j] = (x >> 8) % 4 != 0 ? (char)('0' + x % 10) :
+			    alpha[x % (sizeof(alpha) - 1)];
+		}
+		for (k = 0, want = 0; k < 8 && w[k] >= '0' && w[k] <= '9'; k++)
+			want = want * 10 + (uint64_t)(w[k] - '0');
+		v = 12345;
+		n = kt_few_digits(w, &v);
+		if (n != k || (k < 8 && v != want))
+			bad++;
+	}
+	CHECK(bad == 0);
+}
+
+/*
+ * KT_EV_SEP: set on an event that the writer's separator comes before
+ * in the input, not on the first, one after other white space, or a
+ * repaired copy (its control character removed).
+ */
+static void
+test_sep_flag(void)
+{
+	static const char text[] = "{\"traceEvents\": [{\"ph\":\"i\"},\n  "
+	    "{\"ph\":\"i\"}, {\"ph\":\"i\"},\n  {\"ph\":\"i\x01\"},\n  "
+	    "{\"ph\":\"i\"}]}";
+	static const int want[] = { 0, 1, 0, 0, 1 };
+	struct kt_reader *r = kt_reader_mem(text, sizeof(text) - 1, "sep",
+	    0);
+	struct kt_event ev;
+	struct kt_error err;
+	int i = 0, bad = 0;
+
+	while (r != NULL && kt_reader_next(r, &ev, &err) == 1) {
+		bad += i >= 5 || ((ev.flags & KT_EV_SEP) != 0) != want[i];
+		i++;
+	}
+	CHECK(i == 5 && bad == 0);
+	kt_reader_free(r);
+}
+
+/*
+ * A long ktSourceIndex (2 MB, read from a file in 512 KiB buffers, and
+ * from memory), its rows of 1 to 19 digits, leading zeros, values past
+ * 2^32, after commas with and without white space: every row as
+ * written.  And what is refused or repaired inside a long run: a row
+ * of 20 digits, an empty one, a sign; a trailing comma (one repair).
+ */
+static void
+test_rows_long(void)
+{
+	static const char *const seps[] = { ",", ",", ",", ",", ", ",
+	    ",\n  ", " ,", "\t,\r\n" };
+	char path[] = "/tmp/kt-unit-rows.XXXXXX";
+	struct kt_buf b = KT_BUF_INIT;
+	uint64_t *want = NULL, x = 0x9e3779b97f4a7c15ULL;
+	size_t n = 250000, i, bad = 0, t;
+	int fd, pass;
+
+	if ((want = calloc(n, sizeof(*want))) == NULL) {
+		CHECK(!"calloc");
+		return;
+	}
+	kt_buf_adds(&b, "{\"ktSourceIndex\": [");
+	for (i = 0; i < n; i++) {
+		unsigned d;
+		uint64_t p = 1;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		d = x % 16 != 0 ? 1 + (unsigned)(x >> 8) % 8 :
+		    1 + (unsigned)(x >> 8) % 19;
+		for (t = 1; t < d; t++)
+			p *= 10;
+		want[i] = (x >> 12) % (p * 10);
+		if (i > 0)
+			kt_buf_adds(&b, seps[(x >> 40) % 8]);
+		if ((x >> 44) % 64 == 0)
+			kt_buf_adds(&b, "00");		/* leading zeros */
+		kt_buf_printf(&b, "%llu", (unsigned long long)want[i]);
+	}
+	kt_buf_adds(&b, "], \"traceEvents\": [{\"ph\": \"i\", \"ts\": 1}]}\n");
+	CHECK(!b.err);
+	if ((fd = mkstemp(path)) == -1 || write(fd, b.p, b.n) != (ssize_t)b.n) {
+		CHECK(!"temporary file");
+		goto out;
+	}
+	close(fd);
+	for (pass = 0; pass < 2; pass++) {
+		struct kt_source *src = NULL;
+		struct kt_reader *r = NULL;
+		struct kt_event ev;
+		struct kt_error err;
+		struct kt_rows rows;
+		int applied;
+
+		if (pass == 0) {
+			if ((src = kt_source_open(path, NULL, KT_READ_SMALL,
+			    &err)) == NULL || kt_source_next(src, &r, &err) != 1)
+				r = NULL;
+		} else
+			r = kt_reader_mem(b.p, b.n, "rows.json", 0);
+		CHECK(r != NULL && kt_reader_next(r, &ev, &err) == 1);
+		CHECK(r != NULL && kt_reader_rows(r, &rows, &applied) &&
+		    rows.n == n && ev.index == want[0]);
+		for (i = 0; r != NULL && i < rows.n && i < n; i++)
+			bad += kt_rows_at(&rows, i) != want[i];
+		CHECK(bad == 0);
+		kt_reader_free(r);
+		kt_source_close(src);
+	}
+	/* Damage in the middle of a long run of rows. */
+	{
+		static const char *const cuts[] = { "12345678901234567890",
+		    "", "-5", "5,]" };
+		size_t at = b.n / 2;
+
+		while (b.p[at] != ',')
+			at++;
+		for (t = 0; t < 4; t++) {
+			struct kt_buf c = KT_BUF_INIT;
+			struct kt_reader *r;
+			struct kt_event ev;
+			struct kt_error err;
+			int rc;
+
+			kt_buf_add(&c, b.p, at + 1);
+			kt_buf_adds(&c, cuts[t]);
+			if (t < 3)
+				kt_buf_add(&c, b.p + at, b.n - at);
+			else
+				kt_buf_adds(&c, ", \"traceEvents\": []}");
+			r = kt_reader_mem(c.p, c.n, "rows.json", 0);
+			rc = r != NULL ? kt_reader_next(r, &ev, &err) : 1;
+			if (t < 3)
+				CHECK(rc == -1 && strstr(err.msg,
+				    "ktSourceIndex") != NULL);
+			else
+				CHECK(rc == 0 && kt_reader_repairs(r)->n[
+				    KT_R_TRAILING_COMMA] == 1);
+			kt_reader_free(r);
+			kt_buf_free(&c);
+		}
+	}
+out:
+	unlink(path);
+	free(want);
+	kt_buf_free(&b);
+}
+
+/*
  * The AVX2 path's walk over bit masks (kt_scan_fast) against the
  * portable scanner, on random events of Kineto's shape: the keys the
  * scanner records at every depth, strings with the bytes of JSON's
@@ -4687,6 +4853,9 @@ main(void)
 	test_sha256();
 	test_hold();
 	test_places();
+	test_few_digits();
+	test_sep_flag();
+	test_rows_long();
 	test_idmemo();
 	test_model();
 	test_model_join_cache();

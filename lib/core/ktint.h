@@ -44,6 +44,40 @@ kt_eight_digits(const char *s, uint64_t *v)
 }
 
 /*
+ * How many decimal digits s[0..8) begins with, and when fewer than 8,
+ * their value in *v (0 for none): the digits moved to the top of the
+ * word, below them zeros, combined as kt_eight_digits does.
+ */
+static inline unsigned
+kt_few_digits(const char *s, uint64_t *v)
+{
+	uint64_t x, nd;
+	unsigned n;
+
+	memcpy(&x, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	/* A byte's high nibble not 3, or not 3 with 6 added: no digit. */
+	nd = ((x & 0xf0f0f0f0f0f0f0f0ULL) ^ 0x3030303030303030ULL) |
+	    (((x + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) ^
+	    0x3030303030303030ULL);
+	if (nd == 0)
+		return 8;
+	if ((n = (unsigned)__builtin_ctzll(nd) / 8) == 0) {
+		*v = 0;
+		return 0;
+	}
+	/* Below the first non-digit no borrow: the digits' values. */
+	x = (x - 0x3030303030303030ULL) << (8 * (8 - n));
+	x = (x * 10 + (x >> 8)) & 0x00ff00ff00ff00ffULL;
+	x = (x * 100 + (x >> 16)) & 0x0000ffff0000ffffULL;
+	x = (x * 10000 + (x >> 32)) & 0xffffffffULL;
+	*v = x;
+	return n;
+}
+
+/*
  * libarchive's functions that the sources use, loaded by the source that
  * needs them (arch.c): kt_arch_load, 0, or -1 with why set ("needs
  * libarchive (...)"); kt_arch_unload when the source closes.

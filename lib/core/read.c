@@ -1147,18 +1147,21 @@ kt_reader_position(const struct kt_reader *r)
 	return r->pos > 0 ? r->pos - 1 : 0;
 }
 
-const char *
-kt_reader_before(const struct kt_reader *r, const struct kt_event *ev,
-    size_t n)
+/*
+ * Does the writer's separator come just before ev, which reader_next
+ * just returned, in r's buffer?  ev's bytes must be the input's, at their
+ * place, not a repaired copy.
+ */
+static int
+sep_before(const struct kt_reader *r, const struct kt_event *ev)
 {
+	const size_t n = sizeof(KT_WRITE_SEP) - 1;
 	uintptr_t b = (uintptr_t)r->buf, e = (uintptr_t)ev->raw;
 
-	/* Its bytes are the buffer's, at its place, with n more before. */
-	if (r->buf == NULL || ev->raw == NULL || e < b + n ||
-	    e - b > r->hi || ev->len > r->hi - (e - b) ||
-	    r->base + (e - b) + ev->len != ev->end)
-		return NULL;
-	return ev->raw - n;
+	return r->buf != NULL && ev->raw != NULL && e >= b + n &&
+	    e - b <= r->hi && ev->len <= r->hi - (e - b) &&
+	    r->base + (e - b) + ev->len == ev->end &&
+	    memcmp(ev->raw - n, KT_WRITE_SEP, n) == 0;
 }
 
 uint64_t
@@ -1958,6 +1961,42 @@ stream_srcindex(struct kt_reader *r, uint64_t from, struct kt_error *err)
 			state = 2;
 			continue;
 		}
+		if (state != 1 && r->hi - r->lo > 24) {
+			/*
+			 * Rows "d,d,..." with no white space, all within the
+			 * buffer, taken at once; anything else stops it at a
+			 * row's start, for the loop to take as it comes.
+			 */
+			const char *p = r->buf + r->lo, *t;
+			const char *lim = r->buf + r->hi - 21;
+			size_t was = r->lo;
+			unsigned n;
+
+			while (p < lim) {
+				if ((n = kt_few_digits(p, &u)) < 8)
+					t = p + n;
+				else
+					for (u = 0, t = p; *t >= '0' &&
+					    *t <= '9' && t - p < 20; t++)
+						u = u * 10 + (uint64_t)(*t -
+						    '0');
+				if (t == p || t - p > 19 || *t != ',')
+					break;
+				if (b.a64 == NULL && u <= UINT32_MAX &&
+				    b.n < b.cap)
+					b.a32[b.n++] = (uint32_t)u;
+				else if (rows_push(&b, u) == -1) {
+					rc = fail_at(r, r->lo, err,
+					    "out of memory");
+					goto fail;
+				}
+				p = t + 1;
+			}
+			if ((r->lo = (size_t)(p - r->buf)) != was) {
+				state = 2;
+				continue;
+			}
+		}
 		/* A row: its digits whole in the buffer, then what ends them. */
 		for (;;) {
 			for (q = r->lo; q < r->hi && r->buf[q] >= '0' &&
@@ -2393,8 +2432,11 @@ kt_reader_next(struct kt_reader *r, struct kt_event *ev,
 {
 	int rc = reader_next(r, ev, err);
 
-	if (rc == 1)
+	if (rc == 1) {
 		ev->end = r->base + r->lo;
+		if (sep_before(r, ev))
+			ev->flags |= KT_EV_SEP;
+	}
 	return rc;
 }
 

@@ -217,7 +217,8 @@ split_diff(unsigned flags, unsigned piece)
 		s[n].end = ev.end;
 		s[n].len = ev.len;
 		s[n].hash = fnv(ev.raw, ev.len);
-		s[n].flags = ev.flags;
+		/* KT_EV_SEP is a hint: a piece's first event lacks it. */
+		s[n].flags = ev.flags & ~(unsigned)KT_EV_SEP;
 		n++;
 	}
 	rep = *kt_reader_repairs(r);
@@ -233,7 +234,7 @@ split_diff(unsigned flags, unsigned piece)
 	while ((rc2 = kt_ahead_next(ah, r, &ev, &e2)) == 1) {
 		if (i >= n || s[i].index != ev.index || s[i].end != ev.end ||
 		    s[i].len != ev.len || s[i].hash != fnv(ev.raw, ev.len) ||
-		    s[i].flags != ev.flags)
+		    s[i].flags != (ev.flags & ~(unsigned)KT_EV_SEP))
 			abort();
 		i++;
 	}

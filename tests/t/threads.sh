@@ -189,6 +189,10 @@ if [ -d "$dam" ]; then
 		[ -s "$d" ] && splits="$splits $d"
 	done
 fi
+# kt-slice-window streams a sorted file (kt normalize's, gs.json, and
+# gs.json cut short) and holds an unsorted one, in pieces either way.
+run "$KT_BIN/kt-normalize" g.json >gs.json 2>/dev/null
+head -c 3000000 gs.json >gscut.json
 for piece in 4096 777; do
 	for t in $splits; do
 		b=$(basename "$t")
@@ -197,6 +201,13 @@ for piece in 4096 777; do
 		done
 		KT_SPLIT=$piece same "kt-correlate $b, pieces of $piece" kt-correlate "$t"
 	done
+	for t in $splits gs.json gscut.json; do
+		b=$(basename "$t")
+		KT_SPLIT=$piece same "kt-slice-window $b, pieces of $piece" \
+		    kt-slice-window --from 0s "$t"
+	done
+	KT_SPLIT=$piece same "kt-slice-window --steps 6-7 gs.json, pieces of $piece" \
+	    kt-slice-window --steps 6-7 --clip gs.json
 done
 KT_SPLIT=4096 same "kt-memory g.json, pieces of 4096" kt-memory g.json
 KT_SPLIT=4096 same "kt-ops g.json, pieces of 4096" kt-ops g.json
@@ -269,9 +280,13 @@ fi
 # end; on the cut one the split ended early (its last piece fails).
 SB=${KT_SCANS_BIN:-}
 if [ -n "$SB" ] && [ -x "$SB/kt-compact-lanes" ]; then
-	# pieces FILE: "PIECES WORKERS AGAIN ENDED SCANS", and the output in dbg.out.
+	# pieces FILE [FILTER ARGS]: "PIECES WORKERS AGAIN ENDED SCANS" of
+	# the filter (kt-compact-lanes), and the output in dbg.out.
 	pieces() {
-		KT_DEBUG_SCANS=1 KT_SPLIT=4096 "$SB/kt-compact-lanes" "$1" \
+		_pf=$1
+		shift
+		[ $# -gt 0 ] || set -- kt-compact-lanes
+		KT_DEBUG_SCANS=1 KT_SPLIT=4096 "$SB/$@" "$_pf" \
 		    >dbg.out 2>dbg.err
 		_s=$(sed -n 's/.*debug: \([0-9]*\) scans.*/\1/p' dbg.err)
 		sed -n 's/.*debug: split: \([0-9]*\) pieces, \([0-9]*\) on workers, \([0-9]*\) read again, \([0-9]*\) ended early/\1 \2 \3 \4/p' \
@@ -305,6 +320,16 @@ if [ -n "$SB" ] && [ -x "$SB/kt-compact-lanes" ]; then
 		ok "threads split: tricky.gz: $3 guesses read again, the split went on"
 	else
 		bad "threads split: tricky.gz: pieces workers again ended scans: $*"
+	fi
+	# kt-slice-window streams the sorted one in pieces, each event
+	# scanned once (the copy of the output aside, which reads bytes).
+	n=$(jq '.traceEvents | length' gs.json 2>/dev/null)
+	set -- $(pieces gs.json kt-slice-window --from 0s)
+	if [ $# -eq 5 ] && [ "$1" -gt 1000 ] && [ "$2" -gt 0 ] &&
+	    [ "$3" -eq 0 ] && [ "$4" -eq 0 ] && [ "$5" = "$n" ]; then
+		ok "threads split: kt-slice-window gs.json in $1 pieces, $2 on workers, each event scanned once"
+	else
+		bad "threads split: kt-slice-window gs.json: pieces workers again ended scans: $* (events $n)"
 	fi
 	set -- $(pieces cut.json)
 	if [ $# -eq 5 ] && [ "$4" -eq 1 ]; then
