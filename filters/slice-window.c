@@ -219,36 +219,6 @@ struct opts {
 };
 
 /*
- * Flow keys, (cat, name, id) as text, to dense ids (a record's aux),
- * handed out in the order the keys come.  Most ids are integers, and a
- * trace's flows take them in order: a key is (its cat and name's number,
- * the integer), in a table where eight consecutive ids share a run of
- * slots, so that a flow's end finds its start in the cache lines its
- * neighbours' starts used.  Any other id (a string, leading zeros, -0, a
- * fraction, past 18 digits) is its text's number in text, with FLOW_TEXT
- * set in the cat and name's number.  An integer's text is canonical, so
- * that two texts are two keys.
- */
-#define FLOW_TEXT	((uint32_t)1 << 31)
-
-struct flowkey {
-	int64_t		 v;		/* the integer, or the text's number */
-	uint32_t	 cn;		/* the cat and name's number */
-};
-
-struct flowmap {
-	struct kt_intern *catname;	/* "cat\tname" */
-	struct kt_buf	 key;		/* the last cat and name, its number */
-	uint32_t	 keycn;
-	struct kt_intern *text;		/* ids that are not integers */
-	uint32_t	*slots;		/* 1 + a key's place in keys; 0: empty */
-	size_t		 nslots;	/* a power of two */
-	struct flowkey	*keys;		/* as they came: key i has id i */
-	size_t		 nkeys;
-	size_t		 capkeys;
-};
-
-/*
  * Everything one run keeps, made in main() and passed down: the
  * options, the input, what a window starting later needs (the open
  * events, the counter values, the metadata events), the windows, and
@@ -280,7 +250,7 @@ struct sw {
 	int		 streaming;	/* the input is streamed: may restart */
 	struct kt_hold	*holder;	/* a plain input file: what hd holds
 					   are places in it (lib/core/hold.c) */
-	struct flowmap	 flows;		/* flow keys to their ids */
+	struct kt_flowkeys *flowkeys;	/* flow keys to their ids */
 	struct kt_pidrank *pidrank;	/* --rank: ranks of pids, for flows */
 	struct kt_intern *tracks;	/* counter tracks */
 	struct kt_store	*lastc;		/* per track: last counter event */
@@ -453,107 +423,15 @@ keep_ev(struct kt_store *st, const struct kt_reader *rd,
 	return r;
 }
 
-/* The slot of (cn, v): eight consecutive v to a run of slots. */
-static size_t
-flow_slot(const struct flowmap *fm, uint32_t cn, int64_t v)
-{
-	uint64_t h = ((uint64_t)v >> 3 ^ (uint64_t)cn * 0xff51afd7ed558ccdULL) *
-	    0x9e3779b97f4a7c15ULL;
-
-	return (size_t)((h >> 20 << 3 | ((uint64_t)v & 7)) & (fm->nslots - 1));
-}
-
-static void
-flowmap_grow(struct flowmap *fm)
-{
-	size_t i, j;
-
-	free(fm->slots);
-	fm->nslots = fm->nslots ? 2 * fm->nslots : 4096;
-	if ((fm->slots = kt_zalloc(fm->nslots, sizeof(*fm->slots))) == NULL)
-		kt_cli_nomem();
-	for (i = 0; i < fm->nkeys; i++) {
-		j = flow_slot(fm, fm->keys[i].cn, fm->keys[i].v);
-		while (fm->slots[j] != 0)
-			j = (j + 1) & (fm->nslots - 1);
-		fm->slots[j] = (uint32_t)i + 1;
-	}
-}
-
-/* The integer of an id's text when it is canonical (-?[1-9][0-9]{0,17}
- * or 0), else -1. */
-static int
-flow_int(const char *p, size_t n, int64_t *v)
-{
-	size_t i = 0;
-	int64_t x = 0;
-
-	if (n > 0 && p[0] == '-')
-		i = 1;
-	if (n == i || n - i > 18 || (p[i] == '0' && (n - i > 1 || i == 1)))
-		return -1;
-	for (; i < n; i++) {
-		if (p[i] < '0' || p[i] > '9')
-			return -1;
-		x = x * 10 + (p[i] - '0');
-	}
-	*v = p[0] == '-' ? -x : x;
-	return 0;
-}
-
-/* The flow key id of a flow event: (cat, name, id). */
+/* The flow key id of a flow event: (cat, name, id), kt_flowkeys. */
 static uint32_t
 flow_key(struct sw *sw, const struct kt_event *ev)
 {
-	struct flowmap *fm = &sw->flows;
-	struct flowkey *k;
-	const char *cat, *name, *id;
-	size_t cn, nn, in, j;
-	int64_t v, x;
-	uint32_t c;
+	int64_t k;
 
-	cat = kt_event_field(ev, KT_F_CAT, &cn);
-	name = kt_event_field(ev, KT_F_NAME, &nn);
-	id = kt_event_field(ev, KT_F_ID, &in);
-	/* The cat and name's number: most often the last one's. */
-	if (fm->key.n != cn + 1 + nn || (cn > 0 && memcmp(fm->key.p, cat,
-	    cn) != 0) || (nn > 0 && memcmp(fm->key.p + cn + 1, name, nn) != 0)) {
-		fm->key.n = 0;
-		kt_buf_add(&fm->key, cat ? cat : "", cn);
-		kt_buf_addc(&fm->key, '\t');
-		kt_buf_add(&fm->key, name ? name : "", nn);
-		if ((x = kt_intern_put(fm->catname, fm->key.p, fm->key.n)) == -1 ||
-		    x >= FLOW_TEXT)
-			kt_cli_nomem();
-		fm->keycn = (uint32_t)x;
-	}
-	c = fm->keycn;
-	if (id == NULL || flow_int(id, in, &v) == -1) {
-		if ((v = kt_intern_put(fm->text, id ? id : "", in)) == -1)
-			kt_cli_nomem();
-		c |= FLOW_TEXT;
-	}
-	if (2 * (fm->nkeys + 1) > fm->nslots)
-		flowmap_grow(fm);
-	j = flow_slot(fm, c, v);
-	while (fm->slots[j] != 0) {
-		k = &fm->keys[fm->slots[j] - 1];
-		if (k->v == v && k->cn == c)
-			return fm->slots[j] - 1;
-		j = (j + 1) & (fm->nslots - 1);
-	}
-	if (fm->nkeys == fm->capkeys) {
-		size_t cap = fm->capkeys ? 2 * fm->capkeys : 1024;
-
-		if ((k = realloc(fm->keys, cap * sizeof(*k))) == NULL)
-			kt_cli_nomem();
-		fm->keys = k;
-		fm->capkeys = cap;
-	}
-	fm->keys[fm->nkeys].v = v;
-	fm->keys[fm->nkeys].cn = c;
-	fm->slots[j] = (uint32_t)++fm->nkeys;
-	return fm->slots[j] - 1;
+	if ((k = kt_flowkeys_put(sw->flowkeys, ev)) == -1)
+		kt_cli_nomem();
+	return (uint32_t)k;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2955,8 +2833,7 @@ sw_open(struct sw *sw)
 		    sw->o.co.rflags, &sw->src);
 	if ((sw->holder = kt_hold_new(sw->path, sw->name)) == NULL)
 		kt_cli_nomem();
-	if ((sw->flows.catname = kt_intern_new()) == NULL ||
-	    (sw->flows.text = kt_intern_new()) == NULL ||
+	if ((sw->flowkeys = kt_flowkeys_new()) == NULL ||
 	    (sw->tracks = kt_intern_new()) == NULL ||
 	    (sw->pidrank = kt_pidrank_new()) == NULL)
 		kt_cli_nomem();
@@ -2995,12 +2872,8 @@ sw_close(struct sw *sw)
 	free(sw->pregend);
 	kt_store_free(sw->lastc);
 	free(sw->wins);
-	kt_intern_free(sw->flows.catname);
-	kt_intern_free(sw->flows.text);
-	kt_buf_free(&sw->flows.key);
-	free(sw->flows.slots);
-	free(sw->flows.keys);
-	memset(&sw->flows, 0, sizeof(sw->flows));
+	kt_flowkeys_free(sw->flowkeys);
+	sw->flowkeys = NULL;
 	kt_intern_free(sw->tracks);
 	kt_pidrank_free(sw->pidrank);
 	kt_hold_free(sw->holder);

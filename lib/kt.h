@@ -2256,6 +2256,27 @@ struct kt_flow_end {
 					   without bp "e") */
 };
 
+/*
+ * Flow keys, (cat, name, id) as written, to dense numbers handed out in
+ * the order the keys come (0, 1, ...): kt_flowkeys_put gives ev's, or -1
+ * when out of memory.  Most ids are integers, and a trace's flows take
+ * them in order: such a key is kept as (its cat and name's number, the
+ * integer), in a table where eight consecutive ids share a run of slots,
+ * so that a flow's end finds its start in the cache lines its
+ * neighbours' starts used; the cat and name are most often the last
+ * key's.  Any other id (a string, leading zeros, -0, a fraction, past 18
+ * digits) is kept as its text's number.  An integer's text is canonical,
+ * so that two texts are two keys.  16 bytes a key, a table of 8 to 16
+ * bytes a key, and the texts of the cat and name pairs and of the other
+ * ids.
+ */
+struct kt_flowkeys;
+
+struct kt_flowkeys	*kt_flowkeys_new(void);
+void			 kt_flowkeys_free(struct kt_flowkeys *);
+int64_t			 kt_flowkeys_put(struct kt_flowkeys *,
+			    const struct kt_event *);
+
 struct kt_flows;
 
 /* A new, empty set of slices and flow ends; NULL when out of memory. */

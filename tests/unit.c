@@ -4393,6 +4393,64 @@ test_few_digits(void)
 }
 
 /*
+ * kt_flowkeys against the text of (cat, name, id) interned, in the order
+ * the keys come: 30000 flow events over three cats and names, integer
+ * ids (in runs, as Kineto's), their texts that are not canonical (a
+ * string, leading zeros, -0, a fraction, 19 digits) and none.  Fails with
+ * a string "5" taken for 5, or a cat or name left out of the key.
+ */
+static void
+test_flowkeys(void)
+{
+	static const char *const cats[] = { "\"ac2g\"", "\"fwdbwd\"", "1" };
+	static const char *const names[] = { "\"ac2g\"", "\"x\"", "\"\"" };
+	static const char *const odd[] = { "\"5\"", "05", "-0", "5.0",
+	    "1234567890123456789", "-5", "0", "\"0x1f\"" };
+	struct kt_flowkeys *fk = kt_flowkeys_new();
+	struct kt_intern *oracle = kt_intern_new();
+	struct kt_buf t = KT_BUF_INIT, k = KT_BUF_INIT;
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	int i, bad = 0, nkeys = 0;
+
+	for (i = 0; fk != NULL && oracle != NULL && i < 30000; i++) {
+		struct kt_event ev;
+		char id[32];
+		const char *c, *n;
+		int64_t got, want;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		c = cats[(x >> 3) % 16 == 0 ? (x >> 8) % 3 : 0];
+		n = names[(x >> 5) % 16 == 0 ? (x >> 10) % 3 : 0];
+		if ((x >> 12) % 8 == 0)
+			snprintf(id, sizeof(id), "%s", odd[(x >> 16) % 8]);
+		else
+			snprintf(id, sizeof(id), "%d", i / 2 - (int)((x >> 20) % 4));
+		t.n = 0;
+		kt_buf_printf(&t, "{\"ph\": \"s\", \"cat\": %s, \"name\": %s, "
+		    "%s%s%s\"ts\": 1}", c, n, (x >> 24) % 64 == 0 ? "" :
+		    "\"id\": ", (x >> 24) % 64 == 0 ? "" : id,
+		    (x >> 24) % 64 == 0 ? "" : ", ");
+		memset(&ev, 0, sizeof(ev));
+		if (kt_event_scan(t.p, t.n, &ev, NULL) == -1) {
+			bad++;
+			continue;
+		}
+		k.n = 0;
+		kt_buf_printf(&k, "%s\t%s\t%s", c, n, (x >> 24) % 64 == 0 ?
+		    "" : id);
+		want = kt_intern_put(oracle, k.p, k.n);
+		got = kt_flowkeys_put(fk, &ev);
+		bad += got != want;
+		nkeys = (int)want + 1 > nkeys ? (int)want + 1 : nkeys;
+	}
+	CHECK(fk != NULL && oracle != NULL && bad == 0 && nkeys > 10000);
+	kt_flowkeys_free(fk);
+	kt_intern_free(oracle);
+	kt_buf_free(&t);
+	kt_buf_free(&k);
+}
+
+/*
  * KT_EV_SEP: set on an event that the writer's separator comes before
  * in the input, not on the first, one after other white space, or a
  * repaired copy (its control character removed).
@@ -4854,6 +4912,7 @@ main(void)
 	test_hold();
 	test_places();
 	test_few_digits();
+	test_flowkeys();
 	test_sep_flag();
 	test_rows_long();
 	test_idmemo();

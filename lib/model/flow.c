@@ -29,9 +29,173 @@ struct kt_flows {
 	struct kt_flow_end	*fl;
 	size_t			 nfl, capfl;
 	struct kt_intern	*threads;
-	struct kt_intern	*keys;
+	struct kt_idmemo	 memo;		/* the last event's thread */
+	struct kt_flowkeys	*keys;
 	struct kt_buf		 tmp;
 };
+
+/* ------------------------------------------------------------------ */
+/* Flow keys (kt.h). */
+
+#define FLOW_TEXT	((uint32_t)1 << 31)	/* cn: v is a text's number */
+
+struct flowkey {
+	int64_t		 v;		/* the integer, or the text's number */
+	uint32_t	 cn;		/* the cat and name's number */
+};
+
+struct kt_flowkeys {
+	struct kt_intern *catname;	/* "cat\tname" */
+	struct kt_buf	 key;		/* the last cat and name, its number */
+	uint32_t	 keycn;
+	struct kt_intern *text;		/* ids that are not integers */
+	uint32_t	*slots;		/* 1 + a key's place in keys; 0: empty */
+	size_t		 nslots;	/* a power of two */
+	struct flowkey	*keys;		/* as they came: key i has number i */
+	size_t		 nkeys;
+	size_t		 capkeys;
+};
+
+struct kt_flowkeys *
+kt_flowkeys_new(void)
+{
+	struct kt_flowkeys *fk;
+
+	if ((fk = calloc(1, sizeof(*fk))) == NULL)
+		return NULL;
+	if ((fk->catname = kt_intern_new()) == NULL ||
+	    (fk->text = kt_intern_new()) == NULL) {
+		kt_flowkeys_free(fk);
+		return NULL;
+	}
+	return fk;
+}
+
+void
+kt_flowkeys_free(struct kt_flowkeys *fk)
+{
+	if (fk == NULL)
+		return;
+	kt_intern_free(fk->catname);
+	kt_intern_free(fk->text);
+	kt_buf_free(&fk->key);
+	free(fk->slots);
+	free(fk->keys);
+	free(fk);
+}
+
+/* The slot of (cn, v): eight consecutive v to a run of slots. */
+static size_t
+flow_slot(const struct kt_flowkeys *fk, uint32_t cn, int64_t v)
+{
+	uint64_t h = ((uint64_t)v >> 3 ^ (uint64_t)cn * 0xff51afd7ed558ccdULL) *
+	    0x9e3779b97f4a7c15ULL;
+
+	return (size_t)((h >> 20 << 3 | ((uint64_t)v & 7)) & (fk->nslots - 1));
+}
+
+static int
+flowkeys_grow(struct kt_flowkeys *fk)
+{
+	size_t i, j, n = fk->nslots ? 2 * fk->nslots : 4096;
+	uint32_t *s;
+
+	if ((s = kt_zalloc(n, sizeof(*s))) == NULL)
+		return -1;
+	free(fk->slots);
+	fk->slots = s;
+	fk->nslots = n;
+	for (i = 0; i < fk->nkeys; i++) {
+		j = flow_slot(fk, fk->keys[i].cn, fk->keys[i].v);
+		while (fk->slots[j] != 0)
+			j = (j + 1) & (fk->nslots - 1);
+		fk->slots[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/*
+ * The integer of an id's text when it is canonical (-?[1-9][0-9]{0,17}
+ * or 0), else -1.
+ */
+static int
+flow_int(const char *p, size_t n, int64_t *v)
+{
+	size_t i = 0;
+	int64_t x = 0;
+
+	if (n > 0 && p[0] == '-')
+		i = 1;
+	if (n == i || n - i > 18 || (p[i] == '0' && (n - i > 1 || i == 1)))
+		return -1;
+	for (; i < n; i++) {
+		if (p[i] < '0' || p[i] > '9')
+			return -1;
+		x = x * 10 + (p[i] - '0');
+	}
+	*v = p[0] == '-' ? -x : x;
+	return 0;
+}
+
+int64_t
+kt_flowkeys_put(struct kt_flowkeys *fk, const struct kt_event *ev)
+{
+	struct flowkey *k;
+	const char *cat, *name, *id;
+	size_t cn, nn, in, j;
+	int64_t v, x;
+	uint32_t c;
+
+	cat = kt_event_field(ev, KT_F_CAT, &cn);
+	name = kt_event_field(ev, KT_F_NAME, &nn);
+	id = kt_event_field(ev, KT_F_ID, &in);
+	/* The cat and name's number: most often the last one's. */
+	if (fk->key.n != cn + 1 + nn || (cn > 0 && memcmp(fk->key.p, cat,
+	    cn) != 0) || (nn > 0 && memcmp(fk->key.p + cn + 1, name, nn) != 0)) {
+		fk->key.n = 0;
+		kt_buf_add(&fk->key, cat ? cat : "", cn);
+		kt_buf_addc(&fk->key, '\t');
+		kt_buf_add(&fk->key, name ? name : "", nn);
+		if (fk->key.err || (x = kt_intern_put(fk->catname, fk->key.p,
+		    fk->key.n)) == -1 || x >= FLOW_TEXT) {
+			fk->key.n = 0;
+			return -1;
+		}
+		fk->keycn = (uint32_t)x;
+	}
+	c = fk->keycn;
+	if (id == NULL || flow_int(id, in, &v) == -1) {
+		if ((v = kt_intern_put(fk->text, id ? id : "", in)) == -1)
+			return -1;
+		c |= FLOW_TEXT;
+	}
+	if (2 * (fk->nkeys + 1) > fk->nslots && flowkeys_grow(fk) == -1)
+		return -1;
+	j = flow_slot(fk, c, v);
+	while (fk->slots[j] != 0) {
+		k = &fk->keys[fk->slots[j] - 1];
+		if (k->v == v && k->cn == c)
+			return fk->slots[j] - 1;
+		j = (j + 1) & (fk->nslots - 1);
+	}
+	if (fk->nkeys >= UINT32_MAX - 1)
+		return -1;
+	if (fk->nkeys == fk->capkeys) {
+		size_t cap = fk->capkeys ? 2 * fk->capkeys : 1024;
+
+		if ((k = realloc(fk->keys, cap * sizeof(*k))) == NULL)
+			return -1;
+		fk->keys = k;
+		fk->capkeys = cap;
+	}
+	fk->keys[fk->nkeys].v = v;
+	fk->keys[fk->nkeys].cn = c;
+	fk->slots[j] = (uint32_t)++fk->nkeys;
+	return fk->slots[j] - 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Flow ends and their slices. */
 
 struct kt_flows *
 kt_flows_new(void)
@@ -40,8 +204,9 @@ kt_flows_new(void)
 
 	if ((f = calloc(1, sizeof(*f))) == NULL)
 		return NULL;
+	kt_idmemo_init(&f->memo);
 	if ((f->threads = kt_intern_new()) == NULL ||
-	    (f->keys = kt_intern_new()) == NULL) {
+	    (f->keys = kt_flowkeys_new()) == NULL) {
 		kt_flows_free(f);
 		return NULL;
 	}
@@ -56,39 +221,27 @@ kt_flows_free(struct kt_flows *f)
 	free(f->sl);
 	free(f->fl);
 	kt_intern_free(f->threads);
-	kt_intern_free(f->keys);
+	kt_flowkeys_free(f->keys);
 	kt_buf_free(&f->tmp);
 	free(f);
 }
 
-/* The interned thread key of ev, or -1. */
+/* The interned thread key of ev, or -1: most often the last event's. */
 static int64_t
 thread_of(struct kt_flows *f, const struct kt_event *ev)
 {
+	uint32_t hit;
+	int64_t id;
+
+	if (kt_idmemo_hit(&f->memo, ev, 0, 1, &hit))
+		return hit;
 	f->tmp.n = 0;
-	if (kt_event_thread_key(ev, &f->tmp) == -1)
+	if (kt_event_thread_key(ev, &f->tmp) == -1 ||
+	    (id = kt_intern_put(f->threads, f->tmp.p ? f->tmp.p : "",
+	    f->tmp.n)) == -1)
 		return -1;
-	return kt_intern_put(f->threads, f->tmp.p ? f->tmp.p : "", f->tmp.n);
-}
-
-/* The interned key of a flow, (cat, name, id) as written, or -1. */
-static int64_t
-flow_key(struct kt_flows *f, const struct kt_event *ev)
-{
-	static const enum kt_field parts[] = { KT_F_CAT, KT_F_NAME, KT_F_ID };
-	struct kt_buf *k = &f->tmp;
-	const char *p;
-	size_t i, n;
-
-	k->n = 0;
-	for (i = 0; i < 3; i++) {
-		p = kt_event_field(ev, parts[i], &n);
-		kt_buf_add(k, p ? p : "", n);
-		kt_buf_addc(k, '\t');
-	}
-	if (k->err)
-		return -1;
-	return kt_intern_put(f->keys, k->p, k->n);
+	kt_idmemo_keep(&f->memo, ev, 0, 1, (uint32_t)id);
+	return id;
 }
 
 static int
@@ -130,7 +283,8 @@ add_flow(struct kt_flows *f, const struct kt_event *ev, uint64_t pos)
 		f->fl = e;
 		f->capfl = c;
 	}
-	if ((key = flow_key(f, ev)) == -1 || (th = thread_of(f, ev)) == -1)
+	if ((key = kt_flowkeys_put(f->keys, ev)) == -1 ||
+	    (th = thread_of(f, ev)) == -1)
 		return -1;
 	e = &f->fl[f->nfl++];
 	e->ts = (ev->flags & KT_EV_TS) ? ev->ts : INT64_MIN;
