@@ -2667,6 +2667,60 @@ sorted_stably(const struct srec *r, size_t n)
 	return 1;
 }
 
+/* An element of 40 bytes, as kt_flows' slices: the moves of insertion. */
+struct srec40 {
+	int	 key;
+	int	 pos;
+	char	 pad[32];
+};
+
+static int
+cmp_srec40(const void *a, const void *b, void *ctx)
+{
+	const struct srec40 *x = a, *y = b;
+
+	(void)ctx;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/*
+ * kt_sort_r on 40-byte elements (taken out and put back, not swapped):
+ * random keys with many equal, in sizes around the runs of 16, and
+ * nearly in order; ordered by key, equal keys in their first order, the
+ * padding moved with its element.
+ */
+static void
+test_sort_r40(void)
+{
+	static const int sizes[] = { 2, 15, 16, 17, 33, 1000, 4099 };
+	size_t k, i, bad = 0;
+	uint64_t x = 777;
+
+	for (k = 0; k < 2 * sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = (size_t)sizes[k % 7];
+		struct srec40 *r = calloc(n, sizeof(*r));
+
+		if (r == NULL)
+			return;
+		for (i = 0; i < n; i++) {
+			xorshift(&x);
+			r[i].key = k < 7 ? (int)(x % 7) : (int)i / 3 -
+			    (x % 50 == 0 ? 20 : 0);
+			r[i].pos = (int)i;
+			memset(r[i].pad, (int)(i & 0xff), sizeof(r[i].pad));
+		}
+		kt_sort_r(r, n, sizeof(*r), cmp_srec40, NULL);
+		for (i = 0; i < n; i++)
+			bad += (i > 0 && (r[i - 1].key > r[i].key ||
+			    (r[i - 1].key == r[i].key &&
+			    r[i - 1].pos > r[i].pos))) ||
+			    r[i].pad[0] != (char)(r[i].pos & 0xff) ||
+			    r[i].pad[31] != (char)(r[i].pos & 0xff);
+		free(r);
+	}
+	CHECK(bad == 0);
+}
+
 /* kt_sort_r: ordered by key, equal keys in their first order (checked
  * element by element against the definition, not another sort). */
 static void
@@ -4922,6 +4976,7 @@ main(void)
 	test_model_span_order();
 	test_model_each();
 	test_sort_r();
+	test_sort_r40();
 	test_qsort();
 	test_iv_add();
 	test_cpus();

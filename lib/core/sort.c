@@ -109,19 +109,37 @@ swap(char *x, char *y, size_t sz)
 }
 
 /*
- * Insertion sort of a[0..n) by adjacent swaps (stable, no memory): for
- * short runs, and the fallback when the merge buffer cannot be had.
+ * Insertion sort of a[0..n) (stable, no memory): for short runs, and the
+ * fallback when the merge buffer cannot be had.  An element of up to 128
+ * bytes is taken out and the greater ones before it moved up at once;
+ * a larger one goes back by adjacent swaps.
  */
 static void
 insertion(char *a, size_t n, size_t sz,
     int (*cmp)(const void *, const void *, void *), void *ctx)
 {
+	union {
+		char	 c[128];
+		uint64_t u;		/* aligned as the arrays sorted */
+		void	*p;
+	} t;
 	size_t i, j;
 
-	for (i = 1; i < n; i++)
-		for (j = i; j > 0 && cmp(a + (j - 1) * sz, a + j * sz, ctx) > 0;
-		    j--)
-			swap(a + (j - 1) * sz, a + j * sz, sz);
+	for (i = 1; i < n; i++) {
+		if (cmp(a + (i - 1) * sz, a + i * sz, ctx) <= 0)
+			continue;
+		if (sz > sizeof(t.c)) {
+			for (j = i; j > 0 && cmp(a + (j - 1) * sz, a + j * sz,
+			    ctx) > 0; j--)
+				swap(a + (j - 1) * sz, a + j * sz, sz);
+			continue;
+		}
+		memcpy(t.c, a + i * sz, sz);
+		for (j = i - 1; j > 0 && cmp(a + (j - 1) * sz, t.c, ctx) > 0; j--)
+			;
+		memmove(a + (j + 1) * sz, a + j * sz, (i - j) * sz);
+		memcpy(a + j * sz, t.c, sz);
+	}
 }
 
 void
