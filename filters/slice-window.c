@@ -2463,10 +2463,11 @@ run(struct sw *sw)
 		kt_cli_nomem();
 	/*
 	 * A plain file, its end known, is read in pieces on every CPU
-	 * (kt_ahead): nothing below asks the reader where it stands.
+	 * (kt_ahead; not with KT_THREADS=1): nothing below asks the reader
+	 * where it stands.
 	 */
 	if (sw->tee == -1 && !sw->deferred && sw->tail_known &&
-	    kt_hold_plain(sw->holder) && kt_ahead_worth())
+	    kt_hold_plain(sw->holder) && kt_cli_threads())
 		ah = kt_ahead_start(sw->rd, kt_cli_progress);
 	while ((rc = kt_ahead_get(ah, sw->rd, &evbuf, &e, &err)) == 1) {
 		uint64_t key = order_key(e);
