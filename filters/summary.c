@@ -9,8 +9,6 @@
  * are read and scanned on every CPU where there are several (kt_ahead).
  * kt-summary(1) defines every row.
  */
-#define _GNU_SOURCE		/* memmem(3) */
-
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -61,6 +59,8 @@ struct step {
 	int64_t		 dur;
 };
 
+#define NONE	UINT32_MAX
+
 /* A growable array of records of one size. */
 struct vec {
 	void		*p;
@@ -92,6 +92,14 @@ struct sum {
 	struct vec	 thread_rank;	/* int64_t rank of each thread */
 	struct cached	*cache;
 	struct kt_buf	 key, name;
+	/* The last event's ids: a trace's events come in runs of one. */
+	struct kt_idmemo threadmemo, devmemo;
+	int		 has_last;	/* last_rank, last_rid set */
+	int64_t		 last_rank;
+	uint32_t	 last_rid;
+	uint32_t	 last_sv;	/* last_dv's last_stream, or NONE */
+	uint32_t	 last_dv;
+	int64_t		 last_stream;
 
 	uint64_t	 events;
 	uint64_t	 kind[KT_NKINDS];
@@ -138,7 +146,7 @@ args_have(const struct kt_event *ev, const char *s)
 	const struct kt_val *a = &ev->f[KT_F_ARGS];
 
 	return a->type == KT_OBJECT &&
-	    memmem(ev->raw + a->off, a->len, s, strlen(s)) != NULL;
+	    kt_memfind(ev->raw + a->off, a->len, s, strlen(s)) != NULL;
 }
 
 /* An integer field, or dflt when absent or not one. */
@@ -182,6 +190,10 @@ count_rank(struct sum *s, int64_t rank)
 	int fresh;
 	uint32_t id;
 
+	if (s->has_last && rank == s->last_rank) {
+		((struct rank *)s->ranks.p)[s->last_rid].events++;
+		return;
+	}
 	kt_buf_clear(&s->key);
 	kt_buf_add(&s->key, &rank, sizeof(rank));
 	if (s->key.err)
@@ -193,6 +205,9 @@ count_rank(struct sum *s, int64_t rank)
 		r->rank = rank;
 	}
 	((struct rank *)s->ranks.p)[id].events++;
+	s->last_rank = rank;
+	s->last_rid = id;
+	s->has_last = 1;
 }
 
 /* A CPU span's thread (pid, tid of its rank), counted once. */
@@ -200,12 +215,16 @@ static void
 count_thread(struct sum *s, const struct kt_event *ev, int64_t rank)
 {
 	int fresh;
+	uint32_t id;
 
+	if (kt_idmemo_hit(&s->threadmemo, ev, rank, 1, &id))
+		return;
 	key_start(s, rank);
 	kt_event_thread_key(ev, &s->key);
 	if (s->key.err)
 		kt_cli_nomem();
-	(void)key_id(s, s->threadkeys, &fresh);
+	id = key_id(s, s->threadkeys, &fresh);
+	kt_idmemo_keep(&s->threadmemo, ev, rank, 1, id);
 	if (fresh)
 		*(int64_t *)vec_push(&s->thread_rank, sizeof(int64_t)) = rank;
 }
@@ -221,14 +240,17 @@ count_activity(struct sum *s, const struct kt_event *ev, int64_t rank)
 	char num[32];
 	uint32_t dv, sv;
 	int64_t stream;
-	int fresh;
+	int fresh = 0;
 
-	key_start(s, rank);
-	kt_event_id_text(ev, KT_F_PID, &pt, &pn);	/* by value */
-	kt_buf_add(&s->key, pt, pn);
-	if (s->key.err)
-		kt_cli_nomem();
-	dv = key_id(s, s->devkeys, &fresh);
+	if (!kt_idmemo_hit(&s->devmemo, ev, rank, 0, &dv)) {
+		key_start(s, rank);
+		kt_event_id_text(ev, KT_F_PID, &pt, &pn); /* by value */
+		kt_buf_add(&s->key, pt, pn);
+		if (s->key.err)
+			kt_cli_nomem();
+		dv = key_id(s, s->devkeys, &fresh);
+		kt_idmemo_keep(&s->devmemo, ev, rank, 0, dv);
+	}
 	if (fresh) {
 		d = vec_push(&s->devs, sizeof(*d));
 		memset(d, 0, sizeof(*d));
@@ -238,12 +260,21 @@ count_activity(struct sum *s, const struct kt_event *ev, int64_t rank)
 	d = &((struct dev *)s->devs.p)[dv];
 	d->n[ev->kind == KT_KERNEL ? 0 : ev->kind == KT_GPU_MEMCPY ? 1 : 2]++;
 	stream = int_or(ev, KT_F_STREAM, int_or(ev, KT_F_TID, -1));
-	kt_buf_clear(&s->key);
-	kt_buf_add(&s->key, &dv, sizeof(dv));
-	kt_buf_add(&s->key, num, kt_int_format(stream, num));
-	if (s->key.err)
-		kt_cli_nomem();
-	sv = key_id(s, s->streamkeys, &fresh);
+	fresh = 0;
+	if (s->last_sv != NONE && s->last_dv == dv &&
+	    s->last_stream == stream)
+		sv = s->last_sv;
+	else {
+		kt_buf_clear(&s->key);
+		kt_buf_add(&s->key, &dv, sizeof(dv));
+		kt_buf_add(&s->key, num, kt_int_format(stream, num));
+		if (s->key.err)
+			kt_cli_nomem();
+		sv = key_id(s, s->streamkeys, &fresh);
+		s->last_dv = dv;
+		s->last_stream = stream;
+		s->last_sv = sv;
+	}
 	if (fresh) {
 		st = vec_push(&s->streams, sizeof(*st));
 		memset(st, 0, sizeof(*st));
@@ -263,14 +294,10 @@ is_comm(struct sum *s, const struct kt_event *ev)
 	const struct kt_val *nm = &ev->f[KT_F_NAME];
 	const char *raw = ev->raw + nm->off;
 	struct cached *c;
-	uint32_t h = 2166136261u;
-	size_t i;
 
 	if (nm->type != KT_STRING || nm->len < 2)
 		return 0;
-	for (i = 0; i < nm->len; i++)
-		h = (h ^ (unsigned char)raw[i]) * 16777619u;
-	c = &s->cache[h % NCACHE];
+	c = &s->cache[kt_hash(raw, nm->len) % NCACHE];
 	if (c->set && c->raw.n == nm->len && memcmp(c->raw.p, raw,
 	    nm->len) == 0)
 		return c->comm;
@@ -976,6 +1003,9 @@ main(int argc, char *argv[])
 	int ch, rc;
 
 	memset(&s, 0, sizeof(s));
+	kt_idmemo_init(&s.threadmemo);
+	kt_idmemo_init(&s.devmemo);
+	s.last_sv = NONE;
 	kt_cli_init("kt-summary");
 	while ((ch = getopt_long(argc, argv, "hjm:o:STtV", longopts,
 	    NULL)) != -1)

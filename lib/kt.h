@@ -103,6 +103,8 @@ int64_t		 kt_intern_find(const struct kt_intern *, const char *, size_t);
 const char	*kt_intern_get(const struct kt_intern *, uint32_t, size_t *);
 size_t		 kt_intern_count(const struct kt_intern *);
 void		 kt_intern_free(struct kt_intern *);
+/* The intern table's hash of n bytes (eight at a time), for a filter's own. */
+uint32_t	 kt_hash(const void *, size_t);
 
 /* Sort pairs by key, stably (equal keys keep their order).  0 or -1. */
 struct kt_pair {
@@ -1037,6 +1039,12 @@ int	 kt_json_escape(struct kt_buf *, const char *, size_t);
  * escape keeps the character after the backslash.  0 or -1 (memory).
  */
 int	 kt_json_unescape(const char *, size_t, struct kt_buf *);
+
+/*
+ * memmem(3) for the short texts of one event: the first place of the
+ * needle's n bytes in the haystack's, or NULL.
+ */
+const char *kt_memfind(const char *, size_t, const char *, size_t);
 
 /*
  * A top-level key's value as a new jansson DOM (json_decref it), or NULL

@@ -4447,6 +4447,63 @@ test_few_digits(void)
 }
 
 /*
+ * kt_memfind against a byte-by-byte search: 300000 haystacks of 0-200
+ * bytes over a small alphabet (so that near matches are many), needles
+ * of 1-20 bytes cut from the haystack or made up; each haystack is
+ * copied into an allocation of its exact size, so that under
+ * AddressSanitizer (make check-asan) a load past its end fails.  Fails
+ * with a match past the end taken, the last byte checked one place off,
+ * or the tail after the last block of 16 skipped.
+ */
+static void
+test_memfind(void)
+{
+	static const char alpha[] = "\"ab:,{} \\";
+	char hay[256], nd[32];
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	unsigned bad = 0;
+	int i;
+
+	for (i = 0; i < 300000; i++) {
+		size_t hn, n, j, k, want;
+		const char *got;
+		char *exact;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		hn = x % 201;
+		for (j = 0; j < hn; j++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			hay[j] = alpha[x % (sizeof(alpha) - 1)];
+		}
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		n = 1 + x % 20;
+		if (hn >= n && (x >> 8) % 2 == 0)
+			memcpy(nd, hay + (x >> 16) % (hn - n + 1), n);
+		else
+			for (j = 0; j < n; j++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				nd[j] = alpha[x % (sizeof(alpha) - 1)];
+			}
+		for (want = hn, k = 0; hn >= n && k + n <= hn; k++)
+			if (memcmp(hay + k, nd, n) == 0) {
+				want = k;
+				break;
+			}
+		if ((exact = malloc(hn > 0 ? hn : 1)) == NULL)
+			abort();
+		memcpy(exact, hay, hn);
+		got = kt_memfind(exact, hn, nd, n);
+		if ((got == NULL) != (want == hn) ||
+		    (got != NULL && (size_t)(got - exact) != want))
+			bad++;
+		free(exact);
+	}
+	CHECK(bad == 0);
+	CHECK(kt_memfind("abc", 3, "", 0) != NULL);
+	CHECK(kt_memfind("ab", 2, "abc", 3) == NULL);
+}
+
+/*
  * kt_flowkeys against the text of (cat, name, id) interned, in the order
  * the keys come: 30000 flow events over three cats and names, integer
  * ids (in runs, as Kineto's), their texts that are not canonical (a
@@ -4966,6 +5023,7 @@ main(void)
 	test_hold();
 	test_places();
 	test_few_digits();
+	test_memfind();
 	test_flowkeys();
 	test_sep_flag();
 	test_rows_long();

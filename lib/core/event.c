@@ -2,7 +2,6 @@
  * event.c: the event model: kinds that follow Kineto's categories, field
  * access on an event's raw text, and member lookup inside its objects.
  */
-#define _GNU_SOURCE	/* memmem */
 
 #include <stdlib.h>
 #include <string.h>
@@ -552,7 +551,7 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
 		return -1;
 	/*
 	 * A member matches by its name's raw bytes, so an object whose text
-	 * does not hold "key" (quotes and all) has none: one memmem, far
+	 * does not hold "key" (quotes and all) has none: one kt_memfind, far
 	 * cheaper than scanning every member (a kernel's args without a
 	 * "graph node id", an op's without a Sequence number).
 	 */
@@ -560,8 +559,8 @@ kt_event_find(const struct kt_event *ev, const struct kt_val *obj,
 		quoted[0] = '"';
 		memcpy(quoted + 1, key, klen);
 		quoted[klen + 1] = '"';
-		if (memmem(ev->raw + obj->off, obj->len, quoted, klen + 2) ==
-		    NULL)
+		if (kt_memfind(ev->raw + obj->off, obj->len, quoted,
+		    klen + 2) == NULL)
 			return -1;
 	}
 	if (kt_event_find_keys(ev, obj, &key, 1, &v) != 1)

@@ -141,8 +141,8 @@ struct kt_intern {
  * 2% of kt views' CPU (and 8% of kt slice-window's while it interned
  * whole flow keys).  Only where an entry sits depends on it.
  */
-static uint32_t
-hash(const char *p, size_t n)
+uint32_t
+kt_hash(const void *p, size_t n)
 {
 	const unsigned char *b = (const unsigned char *)p;
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ (uint64_t)n, w;
@@ -214,7 +214,7 @@ grow(struct kt_intern *t)
 int64_t
 kt_intern_put(struct kt_intern *t, const char *p, size_t n)
 {
-	uint32_t h = hash(p, n);
+	uint32_t h = kt_hash(p, n);
 	size_t j = h & (t->nslots - 1);
 	struct entry *e;
 
@@ -246,7 +246,7 @@ kt_intern_put(struct kt_intern *t, const char *p, size_t n)
 int64_t
 kt_intern_find(const struct kt_intern *t, const char *p, size_t n)
 {
-	uint32_t h = hash(p, n);
+	uint32_t h = kt_hash(p, n);
 	size_t j = h & (t->nslots - 1);
 
 	while (t->slots[j] != 0) {

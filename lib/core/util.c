@@ -1,10 +1,14 @@
 /*
- * util.c: small shared pieces: errors and growable buffers.
+ * util.c: small shared pieces: errors, growable buffers, a byte search.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "kt.h"
 
@@ -153,4 +157,50 @@ kt_repair_describe(const struct kt_repairs *r, enum kt_repair k, char *buf,
 		    "event kept, arrays closed, %llu bytes dropped",
 		    (unsigned long long)r->truncated_bytes);
 	return snprintf(buf, n, "%llu %s", c, what[k][c != 1]);
+}
+
+/*
+ * Where the n bytes of needle first occur in the hn bytes at hay, or
+ * NULL (memmem(3)).  For the short texts kt looks in (an event's args,
+ * tens to hundreds of bytes, for a key in quotes), glibc's memmem spends
+ * more on its setup than on the search; here sixteen places are tried at
+ * once for the needle's first and last bytes (SSE2), and only those that
+ * match both are compared whole.
+ */
+const char *
+kt_memfind(const char *hay, size_t hn, const char *needle, size_t n)
+{
+	size_t i = 0;
+
+	if (n == 0)
+		return hay;
+	if (n > hn)
+		return NULL;
+#ifdef __SSE2__
+	{
+		const __m128i f = _mm_set1_epi8(needle[0]);
+		const __m128i l = _mm_set1_epi8(needle[n - 1]);
+
+		for (; i + n - 1 + 16 <= hn; i += 16) {
+			__m128i a = _mm_loadu_si128((const __m128i *)(const
+			    void *)(hay + i));
+			__m128i b = _mm_loadu_si128((const __m128i *)(const
+			    void *)(hay + i + n - 1));
+			unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(
+			    _mm_cmpeq_epi8(a, f), _mm_cmpeq_epi8(b, l)));
+
+			while (m != 0) {
+				size_t j = i + (size_t)__builtin_ctz(m);
+
+				if (memcmp(hay + j, needle, n) == 0)
+					return hay + j;
+				m &= m - 1;
+			}
+		}
+	}
+#endif
+	for (; i + n <= hn; i++)
+		if (hay[i] == needle[0] && memcmp(hay + i, needle, n) == 0)
+			return hay + i;
+	return NULL;
 }
