@@ -2284,6 +2284,8 @@ struct kt_flowkeys	*kt_flowkeys_new(void);
 void			 kt_flowkeys_free(struct kt_flowkeys *);
 int64_t			 kt_flowkeys_put(struct kt_flowkeys *,
 			    const struct kt_event *);
+/* How many keys it has numbered. */
+size_t			 kt_flowkeys_count(const struct kt_flowkeys *);
 
 struct kt_flows;
 

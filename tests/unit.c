@@ -4504,6 +4504,209 @@ test_memfind(void)
 }
 
 /*
+ * kt_flows_bind against the rule itself, applied slice by slice: on four
+ * threads, properly nested X slices (a random forest of them, some of
+ * equal start and end), added interleaved across the threads and, on
+ * one thread, partly out of time order; flow ends (ph s, and f with and
+ * without bp "e") at random times, some on a thread without slices.  An
+ * end binds to the slice holding its ts that comes last by (ts, longest
+ * first, number), an f without bp "e" to the first slice at or after it
+ * in that order; the ends come back sorted by (key, number).  Run with
+ * the numbers increasing, as a pass gives them, and shuffled.  Fails
+ * with a slice's thread range one off, the binary search's bound taken
+ * the wrong way, or the ends' counting sort unstable.
+ */
+struct ut_slice {
+	int64_t ts, end;
+	uint64_t pos;
+	int th;
+};
+
+static uint64_t ut_flows_x = 0x6a09e667f3bcc908ULL;
+
+static uint64_t
+ut_flows_rand(void)
+{
+	ut_flows_x ^= ut_flows_x << 13;
+	ut_flows_x ^= ut_flows_x >> 7;
+	ut_flows_x ^= ut_flows_x << 17;
+	return ut_flows_x;
+}
+
+/* Nested slices of thread th within [lo, hi), depth levels down. */
+static void
+ut_nest(struct ut_slice *sl, size_t *n, size_t cap, int th, int64_t lo,
+    int64_t hi, int depth)
+{
+	int64_t t = lo;
+
+	while (t < hi && *n < cap) {
+		int64_t a = t + (int64_t)(ut_flows_rand() % 5);
+		int64_t b = a + (int64_t)(ut_flows_rand() % 40);
+
+		if (b > hi)
+			break;
+		sl[*n].ts = a;
+		sl[*n].end = b;
+		sl[*n].th = th;
+		(*n)++;
+		if (depth > 0 && b > a && ut_flows_rand() % 2 == 0)
+			ut_nest(sl, n, cap, th, a, b, depth - 1);
+		t = b + (int64_t)(ut_flows_rand() % 4);
+	}
+}
+
+/* Whether slice a comes before b by (ts, longest first, number). */
+static int
+ut_before(const struct ut_slice *a, const struct ut_slice *b)
+{
+	if (a->ts != b->ts)
+		return a->ts < b->ts;
+	if (a->end != b->end)
+		return a->end > b->end;
+	return a->pos < b->pos;
+}
+
+static void
+test_flows_bind(void)
+{
+	enum { NS = 3000, NF = 2000, NT = 4 };
+	static struct ut_slice sl[NS];
+	static uint64_t want[NF], fpos[NF], fkey[NF], order[NS + NF];
+	static int64_t fts[NF];
+	static int fth[NF], fnext[NF], fe[NF];
+	int round, bad = 0, nout = 0;
+
+	for (round = 0; round < 2; round++) {
+		struct kt_flows *f = kt_flows_new();
+		struct kt_buf t = KT_BUF_INIT;
+		const struct kt_flow_end *ends;
+		size_t ns = 0, nends, i, j, k, nev;
+		int th;
+
+		for (th = 0; th < NT - 1; th++)
+			ut_nest(sl, &ns, NS, th, 0, 20000, 3);
+		/* The numbers: event i's, increasing, or shuffled. */
+		nev = ns + NF;
+		for (i = 0; i < nev; i++)
+			order[i] = i * 3 + 1;
+		if (round == 1)
+			for (i = nev - 1; i > 0; i--) {
+				uint64_t tmp;
+
+				j = ut_flows_rand() % (i + 1);
+				tmp = order[i];
+				order[i] = order[j];
+				order[j] = tmp;
+			}
+		for (i = 0; i < ns; i++)
+			sl[i].pos = order[i];
+		for (i = 0; i < NF; i++) {
+			fpos[i] = order[ns + i];
+			fts[i] = (int64_t)(ut_flows_rand() % 20100);
+			fth[i] = (int)(ut_flows_rand() % NT);
+			fkey[i] = ut_flows_rand() % 700;
+			fnext[i] = ut_flows_rand() % 3 == 0;
+			fe[i] = !fnext[i] && ut_flows_rand() % 2 == 0;
+		}
+		/* Added interleaved: the slices of each thread in a stream of
+		 * their own, a few swapped out of time order on thread 1. */
+		for (i = 0; i + 1 < ns; i++)
+			if (sl[i].th == 1 && sl[i + 1].th == 1 &&
+			    ut_flows_rand() % 50 == 0) {
+				struct ut_slice tmp = sl[i];
+
+				sl[i] = sl[i + 1];
+				sl[i + 1] = tmp;
+				nout++;
+			}
+		for (i = 0, j = 0; f != NULL && (i < ns || j < NF); ) {
+			struct kt_event ev;
+			uint64_t pos;
+
+			t.n = 0;
+			if (j >= NF || (i < ns && ut_flows_rand() % 3 != 0)) {
+				/* The next slice of a random thread's stream. */
+				size_t m = i;
+
+				for (k = i; k < ns && k < i + 8; k++)
+					if (sl[k].th == (int)(ut_flows_rand() %
+					    NT)) {
+						m = k;
+						break;
+					}
+				if (m != i) {
+					struct ut_slice tmp = sl[m];
+
+					memmove(&sl[i + 1], &sl[i], (m - i) *
+					    sizeof(sl[0]));
+					sl[i] = tmp;
+				}
+				kt_buf_printf(&t, "{\"ph\": \"X\", \"name\": \"a\", "
+				    "\"pid\": 1, \"tid\": %d, \"ts\": %lld, "
+				    "\"dur\": %lld}", sl[i].th,
+				    (long long)sl[i].ts,
+				    (long long)(sl[i].end - sl[i].ts));
+				pos = sl[i++].pos;
+			} else {
+				kt_buf_printf(&t, "{\"ph\": \"%s\", \"cat\": "
+				    "\"ac2g\", \"name\": \"ac2g\", \"id\": %llu, "
+				    "\"pid\": 1, \"tid\": %d, \"ts\": %lld%s}",
+				    fnext[j] || fe[j] ? "f" : "s",
+				    (unsigned long long)fkey[j], fth[j],
+				    (long long)fts[j], fe[j] ?
+				    ", \"bp\": \"e\"" : "");
+				pos = fpos[j++];
+			}
+			memset(&ev, 0, sizeof(ev));
+			if (kt_event_scan(t.p, t.n, &ev, NULL) == -1 ||
+			    kt_flows_add(f, &ev, pos) == -1)
+				bad++;
+		}
+		/* The rule, slice by slice. */
+		for (j = 0; j < NF; j++) {
+			const struct ut_slice *best = NULL;
+
+			for (i = 0; i < ns; i++) {
+				const struct ut_slice *c = &sl[i];
+
+				if (c->th != fth[j])
+					continue;
+				if (fnext[j] ? c->ts >= fts[j] &&
+				    (best == NULL || ut_before(c, best)) :
+				    c->ts <= fts[j] && c->end >= fts[j] &&
+				    (best == NULL || ut_before(best, c)))
+					best = c;
+			}
+			want[j] = best != NULL ? best->pos : KT_FLOW_NONE;
+		}
+		if (f == NULL || kt_flows_bind(f) == -1) {
+			bad++;
+			kt_flows_free(f);
+			kt_buf_free(&t);
+			continue;
+		}
+		ends = kt_flows_ends(f, &nends);
+		bad += nends != NF;
+		for (k = 0; k < nends; k++) {
+			/* Key numbers are handed out as keys come: compare
+			 * the ends of one flow by their numbers only. */
+			for (j = 0; j < NF && fpos[j] != ends[k].pos; j++)
+				;
+			if (j == NF || ends[k].anchor != want[j])
+				bad++;
+			if (k > 0 && (ends[k - 1].key > ends[k].key ||
+			    (ends[k - 1].key == ends[k].key &&
+			    ends[k - 1].pos >= ends[k].pos)))
+				bad++;
+		}
+		kt_flows_free(f);
+		kt_buf_free(&t);
+	}
+	CHECK(bad == 0 && nout > 5);
+}
+
+/*
  * kt_flowkeys against the text of (cat, name, id) interned, in the order
  * the keys come: 30000 flow events over three cats and names, integer
  * ids (in runs, as Kineto's), their texts that are not canonical (a
@@ -5024,6 +5227,7 @@ main(void)
 	test_places();
 	test_few_digits();
 	test_memfind();
+	test_flows_bind();
 	test_flowkeys();
 	test_sep_flag();
 	test_rows_long();

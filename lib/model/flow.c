@@ -194,6 +194,12 @@ kt_flowkeys_put(struct kt_flowkeys *fk, const struct kt_event *ev)
 	return fk->slots[j] - 1;
 }
 
+size_t
+kt_flowkeys_count(const struct kt_flowkeys *fk)
+{
+	return fk->nkeys;
+}
+
 /* ------------------------------------------------------------------ */
 /* Flow ends and their slices. */
 
@@ -332,18 +338,18 @@ cmp_flow(const void *a, const void *b, void *ctx)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/* The first slice after those of (thread, ts < t), or of ts <= t. */
+/*
+ * The first slice of sl[lo..hi) (one thread's, in cmp_slice's order)
+ * after those of ts < t, or of ts <= t.
+ */
 static size_t
-slice_bound(const struct kt_flows *f, uint32_t thread, int64_t t, int upper)
+slice_bound(const struct slice *sl, size_t lo, size_t hi, int64_t t,
+    int upper)
 {
-	size_t lo = 0, hi = f->nsl;
-
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct slice *m = &f->sl[mid];
 
-		if (m->thread < thread || (m->thread == thread &&
-		    (m->ts < t || (upper && m->ts == t))))
+		if (sl[mid].ts < t || (upper && sl[mid].ts == t))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -377,29 +383,128 @@ parents(struct kt_flows *f)
 	return 0;
 }
 
+/*
+ * The slices in cmp_slice's order, and where each thread's begin
+ * (first[th] .. first[th + 1], nth threads).  A thread's slices mostly
+ * come in that order already, interleaved with other threads': they are
+ * moved, thread by thread in the order they came (a counting sort, into
+ * an array of the size a merge sort would take), and only a thread's
+ * run found out of order is sorted.  0 or -1 (out of memory).
+ */
+static int
+sort_slices(struct kt_flows *f, size_t **firstp, size_t nth)
+{
+	struct slice *to;
+	size_t *first, *at, i, t;
+
+	*firstp = NULL;
+	if ((first = calloc(nth + 1, sizeof(*first))) == NULL ||
+	    (at = malloc((nth + 1) * sizeof(*at))) == NULL) {
+		free(first);
+		return -1;
+	}
+	for (i = 0; i < f->nsl; i++)
+		first[f->sl[i].thread + 1]++;
+	for (t = 0; t < nth; t++)
+		first[t + 1] += first[t];
+	memcpy(at, first, (nth + 1) * sizeof(*at));
+	if (f->nsl > 0) {
+		if ((to = malloc(f->nsl * sizeof(*to))) == NULL) {
+			free(first);
+			free(at);
+			return -1;
+		}
+		kt_mem_huge(to, f->nsl * sizeof(*to));
+		for (i = 0; i < f->nsl; i++)
+			to[at[f->sl[i].thread]++] = f->sl[i];
+		free(f->sl);
+		f->sl = to;
+		f->capsl = f->nsl;
+	}
+	free(at);
+	for (t = 0; t < nth; t++) {
+		size_t lo = first[t], hi = first[t + 1];
+
+		for (i = lo + 1; i < hi; i++)
+			if (cmp_slice(&f->sl[i - 1], &f->sl[i], NULL) > 0)
+				break;
+		if (i < hi)
+			kt_sort_r(f->sl + lo, hi - lo, sizeof(*f->sl),
+			    cmp_slice, NULL);
+	}
+	*firstp = first;
+	return 0;
+}
+
+/*
+ * The flow ends in (key, number) order.  They are added in the order of
+ * their numbers, as a pass over a trace gives them: then a counting sort
+ * by key (keys are dense) keeps that order within a key; else a sort.
+ * 0 or -1 (out of memory).
+ */
+static int
+sort_ends(struct kt_flows *f)
+{
+	struct kt_flow_end *to;
+	size_t *at, nk = kt_flowkeys_count(f->keys), i, k;
+
+	for (i = 1; i < f->nfl; i++)
+		if (f->fl[i - 1].pos > f->fl[i].pos)
+			break;
+	if (i < f->nfl) {
+		kt_sort_r(f->fl, f->nfl, sizeof(*f->fl), cmp_flow, NULL);
+		return 0;
+	}
+	if (f->nfl < 2)
+		return 0;
+	if ((at = calloc(nk + 1, sizeof(*at))) == NULL)
+		return -1;
+	if ((to = malloc(f->nfl * sizeof(*to))) == NULL) {
+		free(at);
+		return -1;
+	}
+	kt_mem_huge(to, f->nfl * sizeof(*to));
+	for (i = 0; i < f->nfl; i++)
+		at[f->fl[i].key + 1]++;
+	for (k = 0; k < nk; k++)
+		at[k + 1] += at[k];
+	for (i = 0; i < f->nfl; i++)
+		to[at[f->fl[i].key]++] = f->fl[i];
+	free(at);
+	free(f->fl);
+	f->fl = to;
+	f->capfl = f->nfl;
+	return 0;
+}
+
 int
 kt_flows_bind(struct kt_flows *f)
 {
-	size_t i;
+	size_t i, nth = kt_intern_count(f->threads), *first;
 
-	kt_sort_r(f->sl, f->nsl, sizeof(*f->sl), cmp_slice, NULL);
-	if (parents(f) == -1)
+	if (sort_slices(f, &first, nth) == -1)
 		return -1;
+	if (parents(f) == -1) {
+		free(first);
+		return -1;
+	}
 	for (i = 0; i < f->nfl; i++) {
 		struct kt_flow_end *e = &f->fl[i];
-		size_t k;
+		size_t k, lo, hi;
 		uint64_t c;
 
-		if (e->ts == INT64_MIN)
+		if (e->ts == INT64_MIN || e->thread >= nth)
 			continue;
+		lo = first[e->thread];
+		hi = first[e->thread + 1];
 		if (e->next) {
-			k = slice_bound(f, e->thread, e->ts, 0);
-			if (k < f->nsl && f->sl[k].thread == e->thread)
+			k = slice_bound(f->sl, lo, hi, e->ts, 0);
+			if (k < hi)
 				e->anchor = f->sl[k].pos;
 			continue;
 		}
-		k = slice_bound(f, e->thread, e->ts, 1);
-		if (k == 0 || f->sl[k - 1].thread != e->thread)
+		k = slice_bound(f->sl, lo, hi, e->ts, 1);
+		if (k == lo)
 			continue;
 		for (c = k - 1; c != KT_FLOW_NONE && f->sl[c].end < e->ts;
 		    c = f->sl[c].parent)
@@ -407,8 +512,8 @@ kt_flows_bind(struct kt_flows *f)
 		if (c != KT_FLOW_NONE)
 			e->anchor = f->sl[c].pos;
 	}
-	kt_sort_r(f->fl, f->nfl, sizeof(*f->fl), cmp_flow, NULL);
-	return 0;
+	free(first);
+	return sort_ends(f);
 }
 
 const struct kt_flow_end *
