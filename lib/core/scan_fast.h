@@ -117,10 +117,11 @@ fast_classify(const unsigned char *p, struct fast_carry *cy,
 
 /*
  * The end of the number at b[p] and the full scanner's grammar for one:
- * -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?, or 0 for anything else.
+ * -?[0-9]+(\.[0-9]+)?([eE][+-]?[0-9]+)?, or 0 for anything else; *expo
+ * set when it has an exponent.
  */
 static inline ALWAYS size_t
-fast_number(const unsigned char *b, size_t p, size_t end)
+fast_number(const unsigned char *b, size_t p, size_t end, int *expo)
 {
 	if (p < end && b[p] == '-')
 		p++;
@@ -135,6 +136,7 @@ fast_number(const unsigned char *b, size_t p, size_t end)
 			;
 	}
 	if (p < end && (b[p] == 'e' || b[p] == 'E')) {
+		*expo = 1;
 		if (++p < end && (b[p] == '+' || b[p] == '-'))
 			p++;
 		if (p >= end || !isdig[b[p]])
@@ -298,6 +300,7 @@ value_here:
 		 */
 		unsigned o = (unsigned)(t - w.base), s = o, x;
 		uint64_t nx = ~w.k.scal & (~(uint64_t)0 << o), nd;
+		int expo;
 
 		c = KT_NUMBER;
 		if (nx != 0) {
@@ -315,10 +318,11 @@ value_here:
 				break;
 			}
 		}
-		if ((e = fast_number(b, t, end)) == 0 || !fast_after[b[e]])
+		expo = 0;
+		if ((e = fast_number(b, t, end, &expo)) == 0 ||
+		    !fast_after[b[e]])
 			return FAST_NO;
-		if (memchr(b + t, 'e', e - t) != NULL ||
-		    memchr(b + t, 'E', e - t) != NULL)
+		if (expo)
 			sc->plain_nums = 0;
 		break;
 	}
