@@ -134,8 +134,7 @@ main(int argc, char *argv[])
 		kt_cli_die(&err);
 	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
 	    co.member, co.rflags, &src);
-	m = kt_cli_model_gpu(&rd, &src, argc ? argv[0] : "-", argc ? argv[0] :
-	    "<stdin>", co.member, co.rflags);
+	m = kt_cli_model(rd);
 	if ((classes = kt_rules_classify(rs, m)) == NULL)
 		kt_cli_nomem();
 	if ((dc = kt_decompose_new_with(m, rs, classes, &err)) == NULL)

@@ -138,8 +138,7 @@ main(int argc, char *argv[])
 		kt_cli_die(&err);
 	rd = kt_cli_open_one(argc ? argv[0] : "-", argc ? argv[0] : "<stdin>",
 	    co.member, co.rflags, &src);
-	m = kt_cli_model_gpu(&rd, &src, argc ? argv[0] : "-", argc ? argv[0] :
-	    "<stdin>", co.member, co.rflags);
+	m = kt_cli_model(rd);
 	if ((ov = kt_overlap_new(m, rs, &err)) == NULL)
 		kt_cli_die(&err);
 	t = summary ? kt_overlap_summary(ov, threshold) :

@@ -1336,15 +1336,6 @@ struct kt_model;
 int		 kt_cli_threads(void);
 struct kt_model	*kt_cli_model(struct kt_reader *);
 struct kt_model	*kt_cli_model_with(struct kt_reader *, unsigned);
-/*
- * The model of a view that reads no op (KT_MODEL_LEAN) of *rdp, the
- * trace kt_cli_open_one(path, name, member, flags, srcp) gave: lean when
- * path is a file that can be read again, else, or when the lean model
- * could differ from a full one (m->inexact), a full model, read again
- * from a new *rdp and *srcp where need be.  Exits 2 on failure.
- */
-struct kt_model	*kt_cli_model_gpu(struct kt_reader **, struct kt_source **,
-		    const char *, const char *, const char *, unsigned);
 /* kt_cli_model_with, with kt_model_load_each's each and ctx. */
 struct kt_model	*kt_cli_model_each(struct kt_reader *, unsigned,
 		    int (*)(void *, const struct kt_event *, struct kt_error *),
@@ -1853,15 +1844,9 @@ struct kt_act {
 	uint8_t		 kind;		/* KT_KERNEL, KT_GPU_MEMCPY, KT_GPU_MEMSET */
 };
 
-/*
- * A CPU thread (pid, tid) with its spans spans[first..first+nspans).
- * start and end cover every span of it the trace has: with
- * KT_MODEL_LEAN, also those not kept.
- */
+/* A CPU thread (pid, tid) with its spans spans[first..first+nspans). */
 struct kt_thread {
 	int64_t		 rank;
-	int64_t		 start;		/* the earliest ts of its spans, or
-					   INT64_MAX */
 	int64_t		 end;		/* the latest end (ts + dur) of its
 					   spans, or INT64_MIN */
 	uint32_t	 key;		/* interned "pid<TAB>tid" raw text */
@@ -2000,8 +1985,6 @@ struct kt_model {
 	struct kt_memory	*memory;	/* KT_MODEL_MEMORY, else NULL */
 	unsigned		 flags;		/* the KT_MODEL_* it was loaded
 						   with */
-	int			 inexact;	/* KT_MODEL_LEAN: may differ
-						   from a full model */
 };
 
 /*
@@ -2041,20 +2024,6 @@ struct kt_model	*kt_model_load(struct kt_reader *,
  * (kt_ahead_start); the model is the same either way.
  */
 #define KT_MODEL_ONE_THREAD 0x10
-/*
- * KT_MODEL_LEAN: keep of the CPU side only what ties GPU work to its
- * launch and step: runtime and driver calls and steps, not the spans of
- * cpu_ops, python_functions and user annotations (each thread's start
- * and end still count them; about half a full model's memory).  For
- * views that read no op (kt-decompose, kt-overlap); not with
- * KT_MODEL_SEQ or KT_MODEL_SHAPES, which it is ignored beside.  Every
- * activity gets the launch, thread and step a full model gives it, but
- * in one case the load cannot tell without the spans it dropped: an
- * ac2g flow start that binds after the read (not right after its call)
- * where a call has no correlation; then m->inexact is set, and the
- * caller loads a full model instead (kt_cli_model_gpu).
- */
-#define KT_MODEL_LEAN	0x20
 struct kt_model	*kt_model_load_with(struct kt_reader *, unsigned,
 		    void (*)(const struct kt_reader *), struct kt_error *);
 /*

@@ -595,27 +595,6 @@ kt_cli_model_with(struct kt_reader *rd, unsigned flags)
 }
 
 struct kt_model *
-kt_cli_model_gpu(struct kt_reader **rdp, struct kt_source **srcp,
-    const char *path, const char *name, const char *member, unsigned flags)
-{
-	struct kt_model *m;
-	struct stat st;
-
-	/* Standard input, a pipe or a device is read once: a full model. */
-	if (path == NULL || strcmp(path, "-") == 0 || stat(path, &st) == -1 ||
-	    !S_ISREG(st.st_mode))
-		return kt_cli_model(*rdp);
-	m = kt_cli_model_with(*rdp, KT_MODEL_LEAN);
-	if (!m->inexact)
-		return m;
-	kt_model_free(m);
-	kt_reader_free(*rdp);
-	kt_source_close(*srcp);
-	*rdp = kt_cli_open_one(path, name, member, flags, srcp);
-	return kt_cli_model(*rdp);
-}
-
-struct kt_model *
 kt_cli_model_each(struct kt_reader *rd, unsigned flags,
     int (*each)(void *, const struct kt_event *, struct kt_error *),
     void *ctx)

@@ -196,11 +196,11 @@ rank_range(const struct kt_model *m, int64_t rank, int64_t *t0, int64_t *t1)
 	for (i = 0; i < m->nthreads; i++) {
 		const struct kt_thread *th = &m->threads[i];
 
-		/* Its spans' start and end (a lean model's too). */
-		if (th->rank != rank || th->start == INT64_MAX)
+		/* A thread's spans are in ts order, its end kept. */
+		if (th->rank != rank || th->nspans == 0)
 			continue;
-		if (th->start < *t0)
-			*t0 = th->start;
+		if (m->spans[th->first].ts < *t0)
+			*t0 = m->spans[th->first].ts;
 		if (th->end > *t1)
 			*t1 = th->end;
 	}

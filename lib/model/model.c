@@ -112,8 +112,6 @@ struct load {
 	size_t		 nspans;	/* in all */
 	size_t		 sphint;	/* room for a thread's (spans_vec) */
 	uint32_t	 last_sp;	/* the thread of the last span read */
-	int		 last_skipped;	/* KT_MODEL_LEAN: the last CPU span
-					   read was not kept */
 	unsigned	 flags;
 	struct kt_buf	 tmp;
 	struct kt_buf	 key;
@@ -304,8 +302,6 @@ thread_of(struct load *l, const struct kt_event *ev, int64_t rank)
 	if ((t = vec_push(&l->threads, sizeof(*t))) == NULL)
 		return KT_NO;
 	t->rank = rank;
-	t->start = INT64_MAX;
-	t->end = INT64_MIN;
 	t->key = KT_NO;
 	return (uint32_t)id;
 }
@@ -573,11 +569,7 @@ flow(struct load *l, const struct kt_event *ev)
 	/* kt rank-tag writes no args on flows: the rank is the pid's. */
 	if ((rank = kt_pidrank_of(l->pidrank, ev)) == -2)
 		return -1;
-	/*
-	 * The last span read (as a full model has it: with KT_MODEL_LEAN,
-	 * none when the last was one not kept).
-	 */
-	if (!fwdbwd && start && l->nspans > 0 && !l->last_skipped) {
+	if (!fwdbwd && start && l->nspans > 0) {
 		const struct vec *v = &l->tsp[l->last_sp];
 		struct kt_span *s = (struct kt_span *)v->p + (v->n - 1);
 
@@ -731,31 +723,15 @@ take(struct load *l, const struct kt_event *ev)
 	case KT_CUDA_RUNTIME:
 	case KT_CUDA_DRIVER:
 	case KT_PYTHON_FUNCTION: {
-		struct kt_thread *t;
 		struct kt_span *s;
 		struct vec *v;
 		uint32_t th;
 
 		rank = kt_event_rank(ev);
-		if ((th = thread_of(l, ev, rank)) == KT_NO)
-			return -1;
-		t = (struct kt_thread *)l->threads.p + th;
-		if (ev->ts < t->start)
-			t->start = ev->ts;
-		end = ev->ts + ((ev->flags & KT_EV_DUR) && ev->dur > 0 ?
-		    ev->dur : 0);
-		if (end > t->end)
-			t->end = end;
-		if ((l->flags & KT_MODEL_LEAN) && (ev->kind == KT_CPU_OP ||
-		    ev->kind == KT_USER_ANNOTATION ||
-		    ev->kind == KT_PYTHON_FUNCTION)) {
-			l->last_skipped = 1;
-			return 0;
-		}
-		if ((v = spans_vec(l, th)) == NULL ||
+		if ((th = thread_of(l, ev, rank)) == KT_NO ||
+		    (v = spans_vec(l, th)) == NULL ||
 		    (s = vec_push(v, sizeof(*s))) == NULL)
 			return -1;
-		l->last_skipped = 0;
 		l->nspans++;
 		l->last_sp = th;
 		s->thread = th;
@@ -1276,9 +1252,10 @@ spans_finish(struct kt_model *m)
 	uint32_t *stack = NULL;
 	size_t i, sp = 0, cap = 0;
 
-	/* Each thread's start and end were taken as its spans were read. */
-	for (i = 0; i < m->nthreads; i++)
+	for (i = 0; i < m->nthreads; i++) {
 		m->threads[i].first = m->threads[i].nspans = 0;
+		m->threads[i].end = INT64_MIN;
+	}
 	for (i = 0; i < m->nspans; i++) {
 		struct kt_span *s = &m->spans[i];
 		struct kt_thread *t = &m->threads[s->thread];
@@ -1288,6 +1265,8 @@ spans_finish(struct kt_model *m)
 			sp = 0;
 		}
 		t->nspans++;
+		if (s->ts + s->dur > t->end)
+			t->end = s->ts + s->dur;
 		/* Pop what ends before s starts, or does not contain it. */
 		while (sp > 0) {
 			const struct kt_span *p = &m->spans[stack[sp - 1]];
@@ -1557,16 +1536,6 @@ bind_flows(struct load *l)
 
 	if (n == 0)
 		return 0;
-	/*
-	 * Which call an "s" binds to is found through the spans around it,
-	 * and a lean model lacks some: when one would bind (there is a call
-	 * without a correlation), the model may not be a full one's.
-	 */
-	if ((m->flags & KT_MODEL_LEAN) && f[0].kind == FL_AC2G_S)
-		for (i = 0; i < m->nspans && !m->inexact; i++)
-			if (m->spans[i].corr < 0 &&
-			    (calls & (1u << m->spans[i].kind)))
-				m->inexact = 1;
 	/* ac2g "s": a call without a correlation takes the id. */
 	for (i = 0; i < n && f[i].kind == FL_AC2G_S; i++) {
 		uint32_t s = flow_span(m, f[i].where, f[i].ts, calls);
@@ -2186,8 +2155,6 @@ kt_model_load_each(struct kt_reader *rd, unsigned flags,
 	int rc;
 
 	memset(&l, 0, sizeof(l));
-	if (flags & (KT_MODEL_SEQ | KT_MODEL_SHAPES))
-		flags &= ~(unsigned)KT_MODEL_LEAN;
 	l.flags = flags;
 	l.last_dev = l.last_thread = l.last_sp = KT_NO;
 	kt_idmemo_init(&l.dev_raw);
