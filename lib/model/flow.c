@@ -44,10 +44,17 @@ struct flowkey {
 	uint32_t	 cn;		/* the cat and name's number */
 };
 
+/*
+ * The cat and names seen last, with their numbers: a trace's flows take
+ * a few (Kineto's ac2g and fwdbwd flows come interleaved).
+ */
+#define NCATNAME	4
+
 struct kt_flowkeys {
 	struct kt_intern *catname;	/* "cat\tname" */
-	struct kt_buf	 key;		/* the last cat and name, its number */
-	uint32_t	 keycn;
+	struct kt_buf	 key[NCATNAME];	/* "cat\tname" seen last */
+	uint32_t	 keycn[NCATNAME]; /* their numbers */
+	unsigned	 nextkey;	/* the one to replace next */
 	struct kt_intern *text;		/* ids that are not integers */
 	uint32_t	*slots;		/* 1 + a key's place in keys; 0: empty */
 	size_t		 nslots;	/* a power of two */
@@ -74,11 +81,14 @@ kt_flowkeys_new(void)
 void
 kt_flowkeys_free(struct kt_flowkeys *fk)
 {
+	size_t i;
+
 	if (fk == NULL)
 		return;
 	kt_intern_free(fk->catname);
 	kt_intern_free(fk->text);
-	kt_buf_free(&fk->key);
+	for (i = 0; i < NCATNAME; i++)
+		kt_buf_free(&fk->key[i]);
 	free(fk->slots);
 	free(fk->keys);
 	free(fk);
@@ -142,28 +152,38 @@ kt_flowkeys_put(struct kt_flowkeys *fk, const struct kt_event *ev)
 {
 	struct flowkey *k;
 	const char *cat, *name, *id;
-	size_t cn, nn, in, j;
+	size_t cn, nn, in, j, i;
 	int64_t v, x;
 	uint32_t c;
 
 	cat = kt_event_field(ev, KT_F_CAT, &cn);
 	name = kt_event_field(ev, KT_F_NAME, &nn);
 	id = kt_event_field(ev, KT_F_ID, &in);
-	/* The cat and name's number: most often the last one's. */
-	if (fk->key.n != cn + 1 + nn || (cn > 0 && memcmp(fk->key.p, cat,
-	    cn) != 0) || (nn > 0 && memcmp(fk->key.p + cn + 1, name, nn) != 0)) {
-		fk->key.n = 0;
-		kt_buf_add(&fk->key, cat ? cat : "", cn);
-		kt_buf_addc(&fk->key, '\t');
-		kt_buf_add(&fk->key, name ? name : "", nn);
-		if (fk->key.err || (x = kt_intern_put(fk->catname, fk->key.p,
-		    fk->key.n)) == -1 || x >= FLOW_TEXT) {
-			fk->key.n = 0;
+	/* The cat and name's number: most often one of the last few's. */
+	for (i = 0; i < NCATNAME; i++) {
+		const struct kt_buf *b = &fk->key[i];
+
+		if (b->n == cn + 1 + nn && (cn == 0 || memcmp(b->p, cat,
+		    cn) == 0) && (nn == 0 || memcmp(b->p + cn + 1, name,
+		    nn) == 0))
+			break;
+	}
+	if (i == NCATNAME) {
+		struct kt_buf *b = &fk->key[i = fk->nextkey];
+
+		fk->nextkey = (fk->nextkey + 1) % NCATNAME;
+		b->n = 0;
+		kt_buf_add(b, cat ? cat : "", cn);
+		kt_buf_addc(b, '\t');
+		kt_buf_add(b, name ? name : "", nn);
+		if (b->err || (x = kt_intern_put(fk->catname, b->p,
+		    b->n)) == -1 || x >= FLOW_TEXT) {
+			b->n = 0;
 			return -1;
 		}
-		fk->keycn = (uint32_t)x;
+		fk->keycn[i] = (uint32_t)x;
 	}
-	c = fk->keycn;
+	c = fk->keycn[i];
 	if (id == NULL || flow_int(id, in, &v) == -1) {
 		if ((v = kt_intern_put(fk->text, id ? id : "", in)) == -1)
 			return -1;
