@@ -59,8 +59,6 @@ struct step {
 	int64_t		 dur;
 };
 
-#define NONE	UINT32_MAX
-
 /* A growable array of records of one size. */
 struct vec {
 	void		*p;
@@ -94,10 +92,9 @@ struct sum {
 	struct kt_buf	 key, name;
 	/* The last event's ids: a trace's events come in runs of one. */
 	struct kt_idmemo threadmemo, devmemo;
-	int		 has_last;	/* last_rank, last_rid set */
 	int64_t		 last_rank;
-	uint32_t	 last_rid;
-	uint32_t	 last_sv;	/* last_dv's last_stream, or NONE */
+	uint32_t	 last_rid;	/* last_rank's, or KT_NO */
+	uint32_t	 last_sv;	/* last_dv's last_stream, or KT_NO */
 	uint32_t	 last_dv;
 	int64_t		 last_stream;
 
@@ -190,7 +187,7 @@ count_rank(struct sum *s, int64_t rank)
 	int fresh;
 	uint32_t id;
 
-	if (s->has_last && rank == s->last_rank) {
+	if (s->last_rid != KT_NO && rank == s->last_rank) {
 		((struct rank *)s->ranks.p)[s->last_rid].events++;
 		return;
 	}
@@ -207,7 +204,6 @@ count_rank(struct sum *s, int64_t rank)
 	((struct rank *)s->ranks.p)[id].events++;
 	s->last_rank = rank;
 	s->last_rid = id;
-	s->has_last = 1;
 }
 
 /* A CPU span's thread (pid, tid of its rank), counted once. */
@@ -261,7 +257,7 @@ count_activity(struct sum *s, const struct kt_event *ev, int64_t rank)
 	d->n[ev->kind == KT_KERNEL ? 0 : ev->kind == KT_GPU_MEMCPY ? 1 : 2]++;
 	stream = int_or(ev, KT_F_STREAM, int_or(ev, KT_F_TID, -1));
 	fresh = 0;
-	if (s->last_sv != NONE && s->last_dv == dv &&
+	if (s->last_sv != KT_NO && s->last_dv == dv &&
 	    s->last_stream == stream)
 		sv = s->last_sv;
 	else {
@@ -1005,7 +1001,7 @@ main(int argc, char *argv[])
 	memset(&s, 0, sizeof(s));
 	kt_idmemo_init(&s.threadmemo);
 	kt_idmemo_init(&s.devmemo);
-	s.last_sv = NONE;
+	s.last_rid = s.last_sv = KT_NO;
 	kt_cli_init("kt-summary");
 	while ((ch = getopt_long(argc, argv, "hjm:o:STtV", longopts,
 	    NULL)) != -1)
