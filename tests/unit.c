@@ -178,6 +178,82 @@ test_time_oracle(void)
 	CHECK(!bad);
 }
 
+/*
+ * An event's ts and dur as the scan reads them (event.c's word-at-a-time
+ * reading of Kineto's "digits.ddd", else kt_time_parse) against the
+ * oracle: texts of 1-20 digits with three decimals mostly, the rest
+ * other forms, after keys of 0-30 bytes of padding (so that the words
+ * read before the text start at the event's first byte or near it);
+ * each event in an allocation of its exact size, for AddressSanitizer.
+ */
+static void
+test_time_event_oracle(void)
+{
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	int i, bad = 0, fast = 0;
+
+	for (i = 0; i < 300000 && !bad; i++) {
+		char t[2][40], *buf;
+		struct kt_event ev;
+		struct kt_error err;
+		size_t n;
+		int j, k, pad, want[2], sub[2], ok;
+		int64_t wns[2] = { 0, 0 };
+
+		for (j = 0; j < 2; j++) {
+			int ni, nf, m = 0;
+
+			xorshift(&x);
+			ni = 1 + (int)(x & 31) % 20;
+			nf = (x >> 5 & 7) < 6 ? 3 : (int)(x >> 8 & 7) % 6;
+			if ((x >> 11 & 15) == 0)
+				t[j][m++] = '-';
+			for (k = 0; k < ni; k++)
+				t[j][m++] = (char)("0123456789990000"[(x >>
+				    (14 + 2 * k % 40)) & 15]);
+			if (nf > 0)
+				t[j][m++] = '.';
+			xorshift(&x);
+			for (k = 0; k < nf; k++)
+				t[j][m++] = (char)('0' + (x >> (5 * k)) % 10);
+			t[j][m] = '\0';
+			want[j] = time_oracle(t[j], &wns[j], &sub[j]);
+		}
+		pad = (int)(x >> 40) % 31;
+		n = (size_t)snprintf(NULL, 0, "{\"%.*s\":1,\"ts\":%s,\"dur\":%s}",
+		    pad, "abcdefghijklmnopqrstuvwxyzabcdef", t[0], t[1]);
+		if ((buf = malloc(n + 1)) == NULL)
+			abort();
+		snprintf(buf, n + 1, "{\"%.*s\":1,\"ts\":%s,\"dur\":%s}", pad,
+		    "abcdefghijklmnopqrstuvwxyzabcdef", t[0], t[1]);
+		/* Also with ts the first key, its text at the 6th byte. */
+		if (pad == 0)
+			n = (size_t)sprintf(buf, "{\"ts\":%s,\"dur\":%s,\"\":1}",
+			    t[0], t[1]);
+		ok = kt_event_scan(buf, n, &ev, &err) == 0;
+		if (ok) {
+			fast += want[0] == 1 && strlen(t[0]) > 4 &&
+			    t[0][strlen(t[0]) - 4] == '.';
+			bad = !!(ev.flags & KT_EV_TS) != want[0] ||
+			    !!(ev.flags & KT_EV_DUR) != want[1] ||
+			    (want[0] && (ev.ts != wns[0] ||
+			    !!(ev.flags & KT_EV_TS_SUBNS) != sub[0] ||
+			    ev.ts_decimals != (strchr(t[0], '.') ?
+			    (int)strlen(strchr(t[0], '.') + 1) : 0))) ||
+			    (want[1] && (ev.dur != wns[1] ||
+			    !!(ev.flags & KT_EV_DUR_SUBNS) != sub[1]));
+			if (bad)
+				printf("time event oracle: %s: ts %lld dec %d "
+				    "flags %x, dur %lld\n", buf,
+				    (long long)ev.ts, ev.ts_decimals,
+				    ev.flags, (long long)ev.dur);
+		}
+		free(buf);
+	}
+	CHECK(!bad);
+	CHECK(fast > 100000);	/* the usual form was most of them */
+}
+
 static void
 test_time(void)
 {
@@ -2202,6 +2278,65 @@ test_idmemo(void)
 	}
 	CHECK(ok && i == 6);
 	kt_reader_free(rd);
+}
+
+/*
+ * kt_idmemo against a plain comparison of the texts: pids and tids of
+ * 1-20 bytes (quoted strings too), the second event's the same as the
+ * first's or one byte changed at any place, each event in an allocation
+ * of its exact size (the comparison reads words, for AddressSanitizer).
+ */
+static void
+test_idmemo_random(void)
+{
+	uint64_t x = 0x853c49e6748fea9bULL;
+	int i, k, bad = 0, hits = 0;
+
+	for (i = 0; i < 100000 && !bad; i++) {
+		char id[2][2][24], *buf[2];
+		struct kt_event ev[2];
+		struct kt_error err;
+		struct kt_idmemo m;
+		uint32_t got;
+		size_t n;
+		int e, f, same, hit;
+
+		for (f = 0; f < 2; f++) {
+			int len = 1 + (int)(xorshift(&x) % 20);
+
+			for (k = 0; k < len; k++)
+				id[0][f][k] = (char)('1' + xorshift(&x) % 3);
+			id[0][f][len] = '\0';
+			memcpy(id[1][f], id[0][f], sizeof(id[0][f]));
+			if (xorshift(&x) % 2)
+				id[1][f][xorshift(&x) % (uint64_t)len] = '7';
+		}
+		same = strcmp(id[0][0], id[1][0]) == 0 &&
+		    strcmp(id[0][1], id[1][1]) == 0;
+		kt_idmemo_init(&m);
+		for (e = 0; e < 2; e++) {
+			n = (size_t)snprintf(NULL, 0, "{\"pid\":\"%s\",\"tid\":%s}",
+			    id[e][0], id[e][1]);
+			if ((buf[e] = malloc(n + 1)) == NULL)
+				abort();
+			snprintf(buf[e], n + 1, "{\"pid\":\"%s\",\"tid\":%s}",
+			    id[e][0], id[e][1]);
+			if (kt_event_scan(buf[e], n, &ev[e], &err) != 0)
+				bad = 1;
+		}
+		if (!bad) {
+			kt_idmemo_keep(&m, &ev[0], 0, 1, 9);
+			hit = kt_idmemo_hit(&m, &ev[1], 0, 1, &got);
+			bad = hit != same || (hit && got != 9);
+			hits += hit;
+			if (bad)
+				printf("idmemo: %s %s against %s %s: %d\n",
+				    id[0][0], id[0][1], id[1][0], id[1][1], hit);
+		}
+		free(buf[0]);
+		free(buf[1]);
+	}
+	CHECK(!bad && hits > 20000 && hits < 80000);
 }
 
 /* The analysis model on a small trace, the bucket rules, intervals. */
@@ -5198,6 +5333,7 @@ main(void)
 	test_regex_literals();
 	test_time();
 	test_time_oracle();
+	test_time_event_oracle();
 	test_buf_printf();
 	test_scan();
 	test_memory_fields();
@@ -5232,6 +5368,7 @@ main(void)
 	test_sep_flag();
 	test_rows_long();
 	test_idmemo();
+	test_idmemo_random();
 	test_model();
 	test_model_join_cache();
 	test_model_join_threads();

@@ -17,19 +17,13 @@
 #include "kt.h"
 
 /*
- * Whether s[0..8) are eight decimal digits, and their value in *v: the
- * eight bytes as one little-endian word, checked and combined in pairs,
- * fours and eights (no loop, no branch per digit).
+ * Whether the eight bytes of x, the first in the low byte, are decimal
+ * digits, and their value in *v: checked and combined in pairs, fours
+ * and eights (no loop, no branch per digit).
  */
 static inline int
-kt_eight_digits(const char *s, uint64_t *v)
+kt_eight_digits_word(uint64_t x, uint64_t *v)
 {
-	uint64_t x;
-
-	memcpy(&x, s, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	x = __builtin_bswap64(x);	/* the first digit in the low byte */
-#endif
 	/* Each byte 0x30-0x39: high nibble 3, and +6 keeps it below 0x40. */
 	if ((x & 0xf0f0f0f0f0f0f0f0ULL) != 0x3030303030303030ULL ||
 	    ((x + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) !=
@@ -41,6 +35,19 @@ kt_eight_digits(const char *s, uint64_t *v)
 	x = (x * 10000 + (x >> 32)) & 0xffffffffULL;
 	*v = x;
 	return 1;
+}
+
+/* The same of s[0..8): the eight bytes as one little-endian word. */
+static inline int
+kt_eight_digits(const char *s, uint64_t *v)
+{
+	uint64_t x;
+
+	memcpy(&x, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);	/* the first digit in the low byte */
+#endif
+	return kt_eight_digits_word(x, v);
 }
 
 /*
