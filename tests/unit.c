@@ -1317,6 +1317,117 @@ test_skim(void)
 	kt_reader_free(b);
 }
 
+/*
+ * The survey's skim on the AVX2 path (the walk over bit masks, nested
+ * values skipped a block's brackets at a time) against the portable
+ * path's byte loop: random traces whose events hold nested arrays and
+ * objects (strings with brackets and quotes in them, some escaped),
+ * many spanning several 64-byte blocks and the data's end; every
+ * top-level field and each event's extent the same.  Each trace in an
+ * allocation of its exact size.
+ */
+static void
+test_skim_paths(void)
+{
+	uint64_t x = 0x6a09e667f3bcc909ULL;
+	int i, ok = 1, n = 0;
+
+	if (kt_scan_path("avx2") == -1) {
+		CHECK(1);	/* no AVX2 here: nothing to compare */
+		return;
+	}
+	for (i = 0; i < 3000 && ok; i++) {
+		struct kt_buf t = KT_BUF_INIT;
+		struct kt_reader *a, *b;
+		struct kt_event ev1, ev2;
+		struct kt_error err;
+		char *copy;
+		int e, ne = 1 + (int)(xorshift(&x) % 6), rc1, rc2, f;
+
+		kt_buf_adds(&t, "{\"traceEvents\": [");
+		for (e = 0; e < ne; e++) {
+			int depth = 0, k, items = (int)(xorshift(&x) % 40);
+
+			kt_buf_adds(&t, e ? ",\n  " : "\n  ");
+			kt_buf_adds(&t, "{\"ph\": \"X\", \"args\": ");
+			/* A random nested value: brackets, strings, numbers. */
+			kt_buf_addc(&t, '{');
+			kt_buf_adds(&t, "\"a\": ");
+			depth = 1;
+			for (k = 0; k < items; k++) {
+				switch (xorshift(&x) % 7) {
+				case 0:
+					kt_buf_adds(&t, "[");
+					depth++;
+					break;
+				case 1:
+					kt_buf_adds(&t, "{\"k\": ");
+					depth++;
+					break;
+				case 2:
+					kt_buf_adds(&t, "\"s]}{[\", ");
+					break;
+				case 3:
+					kt_buf_adds(&t, xorshift(&x) % 8 ?
+					    "\"long string with [brackets] and "
+					    "{braces} in it\", " :
+					    "\"x\\\"]\", ");
+					break;
+				case 4:
+					kt_buf_adds(&t, "12.5, ");
+					break;
+				default:
+					if (depth > 1) {
+						kt_buf_adds(&t, "0]");
+						depth--;
+						kt_buf_adds(&t, ", ");
+					}
+					break;
+				}
+			}
+			/* Close what is open, arrays and objects alike. */
+			kt_buf_adds(&t, "0");
+			while (depth-- > 0)
+				kt_buf_addc(&t, '}');
+			kt_buf_adds(&t, ", \"pid\": 7, \"ts\": 1.500, \"name\": "
+			    "\"n]\"}");
+		}
+		kt_buf_adds(&t, "\n]}");
+		if ((copy = malloc(t.n)) == NULL)
+			abort();
+		memcpy(copy, t.p, t.n);
+		setenv("KT_SCAN", "portable", 1);
+		a = kt_reader_mem(copy, t.n, "p", KT_READ_SKIM);
+		setenv("KT_SCAN", "avx2", 1);
+		b = kt_reader_mem(copy, t.n, "a", KT_READ_SKIM);
+		unsetenv("KT_SCAN");
+		do {
+			rc1 = kt_reader_next(a, &ev1, &err);
+			rc2 = kt_reader_next(b, &ev2, &err);
+			if (rc1 != rc2)
+				ok = 0;
+			if (rc1 != 1 || rc2 != 1)
+				break;
+			n++;
+			if (ev1.len != ev2.len || ev1.raw != ev2.raw)
+				ok = 0;
+			for (f = 0; f <= KT_F_ARGS; f++)
+				if (ev1.f[f].type != ev2.f[f].type ||
+				    (ev1.f[f].type != KT_NONE &&
+				    (ev1.f[f].off != ev2.f[f].off ||
+				    ev1.f[f].len != ev2.f[f].len)))
+					ok = 0;
+		} while (ok);
+		if (!ok)
+			printf("skim paths differ on: %.*s\n", (int)t.n, t.p);
+		kt_reader_free(a);
+		kt_reader_free(b);
+		free(copy);
+		kt_buf_free(&t);
+	}
+	CHECK(ok && n > 5000);
+}
+
 /* Ratios from integers, and the three table forms. */
 static int
 ratio_is(int64_t num, int64_t den, int d, const char *want)
@@ -5353,6 +5464,7 @@ main(void)
 	test_build();
 	test_rank_name();
 	test_skim();
+	test_skim_paths();
 	test_table();
 	test_table_cells();
 	test_table_forms_oracle();

@@ -445,15 +445,49 @@ skim_event_avx2(struct kt_scanner *sc, const char *buf, size_t pos,
 			break;
 		case '{':
 		case '[':
-			/* Over what it holds: its brackets counted. */
-			for (d = 1; d > 0;) {
-				TOKEN();
-				if (c == '{' || c == '[')
-					d++;
-				else if (c == '}' || c == ']')
-					d--;
-				else if (c == '"')
-					TOKEN();
+			/*
+			 * Over what it holds: its brackets counted, a block's at
+			 * once (those outside strings are among its tokens, and
+			 * the rest of its tokens need no look).
+			 */
+			for (d = 1;;) {
+				const unsigned char *q = b + w.base;
+				unsigned char pad[64];
+				uint64_t op, br;
+				__m256i v0, v1;
+
+				if (w.base + 64 > w.end) {
+					/* The data's last bytes, as fast_block. */
+					memset(pad, ' ', sizeof(pad));
+					memcpy(pad, q, w.end - w.base);
+					q = pad;
+				}
+				v0 = LOAD32(q);
+				v1 = LOAD32(q + 32);
+				op = MASK64(_mm256_or_si256(EQ32(v0, '{'),
+				    EQ32(v0, '[')), _mm256_or_si256(EQ32(v1, '{'),
+				    EQ32(v1, '['))) & tok;
+				br = op | (MASK64(_mm256_or_si256(EQ32(v0, '}'),
+				    EQ32(v0, ']')), _mm256_or_si256(EQ32(v1, '}'),
+				    EQ32(v1, ']'))) & tok);
+				for (; br != 0; br &= br - 1)
+					if ((op & br & (0 - br)) != 0)
+						d++;
+					else if (--d == 0)
+						break;
+				if (d == 0) {
+					t = w.base + (size_t)__builtin_ctzll(br);
+					/* The tokens after it. */
+					tok &= ~(br ^ (br - 1));
+					break;
+				}
+				/* As TOKEN() leaves a block. */
+				if (w.k.bad != 0)
+					return FAST_NO;
+				w.base += 64;
+				if (fast_block(&w) == -1)
+					return FAST_NO;
+				tok = w.k.tok;
 			}
 			e = t + 1;
 			type = b[vstart] == '{' ? KT_OBJECT : KT_ARRAY;
