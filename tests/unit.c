@@ -1275,6 +1275,87 @@ test_rank_name(void)
 	    r == 2);
 }
 
+/*
+ * The reader's way from one event to the next (a direct path for white
+ * space, a comma, white space and '{'): random traces whose events are
+ * parted by every mix of spaces, tabs, newlines and carriage returns
+ * around the comma, some events empty ({}: dropped, a repair), the last
+ * sometimes followed by a trailing comma (a repair); each event found
+ * where it was put, with its ts, and the repairs counted.
+ */
+static void
+test_reader_seps(void)
+{
+	static const char ws[] = " \t\n\r";
+	uint64_t x = 0x3c6ef372fe94f82bULL;
+	int i, ok = 1;
+
+	for (i = 0; i < 20000 && ok; i++) {
+		struct kt_buf t = KT_BUF_INIT;
+		size_t at[40];
+		int e, ne = 1 + (int)(xorshift(&x) % 40), nempty = 0, k, n = 0;
+		int trailing = xorshift(&x) % 4 == 0, empty[40];
+		struct kt_reader *r;
+		struct kt_event ev;
+		struct kt_error err;
+		const struct kt_repairs *rep;
+		char num[24];
+		char *copy;
+
+		kt_buf_adds(&t, "{\"traceEvents\":[");
+		for (e = 0; e < ne; e++) {
+			if (e > 0) {
+				for (k = (int)(xorshift(&x) % 4); k > 0; k--)
+					kt_buf_addc(&t, ws[xorshift(&x) % 4]);
+				kt_buf_addc(&t, ',');
+				for (k = (int)(xorshift(&x) % 5); k > 0; k--)
+					kt_buf_addc(&t, ws[xorshift(&x) % 4]);
+			}
+			at[e] = t.n;
+			empty[e] = xorshift(&x) % 10 == 0;
+			if (empty[e]) {
+				kt_buf_adds(&t, "{}");
+				nempty++;
+				continue;
+			}
+			snprintf(num, sizeof(num), "%d", e);
+			kt_buf_adds(&t, "{\"ph\":\"i\",\"ts\":");
+			kt_buf_adds(&t, num);
+			kt_buf_addc(&t, '}');
+		}
+		if (trailing)
+			kt_buf_adds(&t, " ,\n");
+		kt_buf_adds(&t, "]}");
+		if ((copy = malloc(t.n)) == NULL)
+			abort();
+		memcpy(copy, t.p, t.n);
+		r = kt_reader_mem(copy, t.n, "seps", 0);
+		for (e = 0; r != NULL && e < ne; e++) {
+			if (empty[e])
+				continue;
+			if (kt_reader_next(r, &ev, &err) != 1 ||
+			    ev.raw != copy + at[e] || ev.ts != (int64_t)e * 1000) {
+				ok = 0;
+				break;
+			}
+			n++;
+		}
+		if (r == NULL || (ok && kt_reader_next(r, &ev, &err) != 0))
+			ok = 0;
+		if (ok) {
+			rep = kt_reader_repairs(r);
+			ok = rep->n[KT_R_EMPTY_EVENT] == (uint64_t)nempty &&
+			    rep->n[KT_R_TRAILING_COMMA] == (uint64_t)trailing;
+		}
+		if (!ok)
+			printf("reader seps: %.*s\n", (int)t.n, t.p);
+		kt_reader_free(r);
+		free(copy);
+		kt_buf_free(&t);
+	}
+	CHECK(ok);
+}
+
 /* The skimming reader finds the same top-level fields as the scanner. */
 static void
 test_skim(void)
@@ -5463,6 +5544,7 @@ main(void)
 	test_out_gzip();
 	test_build();
 	test_rank_name();
+	test_reader_seps();
 	test_skim();
 	test_skim_paths();
 	test_table();

@@ -2298,6 +2298,29 @@ reader_next(struct kt_reader *r, struct kt_event *ev, struct kt_error *err)
 	int rc;
 
 	for (;;) {
+		if (r->state == R_EVNEXT) {
+			/*
+			 * The usual way from an event to the next within the
+			 * buffer (white space, a comma, white space, a '{'
+			 * before the limit), else the way below from here.
+			 */
+			const unsigned char *b = (const unsigned char *)r->buf;
+			size_t q = r->lo;
+
+			while (q < r->hi && kt_ws[b[q]])
+				q++;
+			if (q < r->hi && b[q] == ',') {
+				for (q++; q < r->hi && kt_ws[b[q]]; q++)
+					;
+				if (q < r->hi && b[q] == '{' &&
+				    r->base + q < r->limit) {
+					r->lo = q;
+					if ((rc = event(r, ev, err)) != 0)
+						return rc;
+					continue;
+				}
+			}
+		}
 		if (r->state == R_END)
 			return 0;
 		if (r->state == R_TSV)
