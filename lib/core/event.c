@@ -244,6 +244,17 @@ idmemo_len(const struct kt_idmemo *m, const struct kt_event *ev, int thread)
 	return n;
 }
 
+/* Whether the w bytes (at most 8) at a and b are the same. */
+static inline int
+word_eq(const char *a, const char *b, size_t w)
+{
+	uint64_t x = 0, y = 0;
+
+	memcpy(&x, a, w);
+	memcpy(&y, b, w);
+	return x == y;
+}
+
 /*
  * Whether a[0..n) and b[0..n) are the same, n <= 16 (a pid or tid's
  * text): the first and last words of the size that fits, which overlap
@@ -252,23 +263,10 @@ idmemo_len(const struct kt_idmemo *m, const struct kt_event *ev, int thread)
 static inline int
 short_eq(const char *a, const char *b, size_t n)
 {
-	uint64_t x, y, u, v;
-	uint32_t p, q, r, t;
-
-	if (n >= 8) {
-		memcpy(&x, a, 8);
-		memcpy(&y, b, 8);
-		memcpy(&u, a + n - 8, 8);
-		memcpy(&v, b + n - 8, 8);
-		return ((x ^ y) | (u ^ v)) == 0;
-	}
-	if (n >= 4) {
-		memcpy(&p, a, 4);
-		memcpy(&q, b, 4);
-		memcpy(&r, a + n - 4, 4);
-		memcpy(&t, b + n - 4, 4);
-		return ((p ^ q) | (r ^ t)) == 0;
-	}
+	if (n >= 8)
+		return word_eq(a, b, 8) && word_eq(a + n - 8, b + n - 8, 8);
+	if (n >= 4)
+		return word_eq(a, b, 4) && word_eq(a + n - 4, b + n - 4, 4);
 	return n == 0 || (a[0] == b[0] && a[n / 2] == b[n / 2] &&
 	    a[n - 1] == b[n - 1]);
 }
@@ -458,7 +456,6 @@ kt_event_classify(const struct kt_event *ev)
 	return k;
 }
 
-/* Parse a time field into *ns; sets flags on success. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* The eight bytes that end at p (p - 8 to p), the first in the low byte. */
 static inline uint64_t
@@ -526,6 +523,7 @@ time3_fast(const char *raw, size_t off, size_t len, int64_t *ns)
 }
 #endif
 
+/* Parse a time field into *ns; sets flags on success. */
 static void
 finish_time(struct kt_event *ev, enum kt_field f, int64_t *ns, int *dec,
     unsigned ok, unsigned subns)

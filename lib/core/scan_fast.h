@@ -165,23 +165,28 @@ struct fast_walk {
 };
 
 /*
- * Classify the block at w->base (the data's last bytes padded with
- * spaces); -1 when w->base is past the data.
+ * The 64 bytes of the block at w->base (before the data's end): in
+ * place, or the data's last bytes padded with spaces in tail.
  */
+AVX2 static inline ALWAYS const unsigned char *
+fast_bytes(const struct fast_walk *w, unsigned char tail[64])
+{
+	if (w->base + 64 <= w->end)
+		return w->b + w->base;
+	memset(tail, ' ', 64);
+	memcpy(tail, w->b + w->base, w->end - w->base);
+	return tail;
+}
+
+/* Classify the block at w->base; -1 when w->base is past the data. */
 AVX2 static int __attribute__((noinline))
 fast_block(struct fast_walk *w)
 {
 	unsigned char tail[64];
 
-	if (w->base + 64 <= w->end) {
-		fast_classify(w->b + w->base, &w->cy, &w->k);
-		return 0;
-	}
 	if (w->base >= w->end)
 		return -1;
-	memset(tail, ' ', sizeof(tail));
-	memcpy(tail, w->b + w->base, w->end - w->base);
-	fast_classify(tail, &w->cy, &w->k);
+	fast_classify(fast_bytes(w, tail), &w->cy, &w->k);
 	return 0;
 }
 
@@ -451,19 +456,11 @@ skim_event_avx2(struct kt_scanner *sc, const char *buf, size_t pos,
 			 * the rest of its tokens need no look).
 			 */
 			for (d = 1;;) {
-				const unsigned char *q = b + w.base;
-				unsigned char pad[64];
+				unsigned char tail[64];
+				const unsigned char *q = fast_bytes(&w, tail);
+				__m256i v0 = LOAD32(q), v1 = LOAD32(q + 32);
 				uint64_t op, br;
-				__m256i v0, v1;
 
-				if (w.base + 64 > w.end) {
-					/* The data's last bytes, as fast_block. */
-					memset(pad, ' ', sizeof(pad));
-					memcpy(pad, q, w.end - w.base);
-					q = pad;
-				}
-				v0 = LOAD32(q);
-				v1 = LOAD32(q + 32);
 				op = MASK64(_mm256_or_si256(EQ32(v0, '{'),
 				    EQ32(v0, '[')), _mm256_or_si256(EQ32(v1, '{'),
 				    EQ32(v1, '['))) & tok;
