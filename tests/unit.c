@@ -4153,7 +4153,7 @@ test_minify(void)
 /*
  * Each way of kt_json_minify called directly (lib/core/ktint.h), so that
  * every one is tested whatever the CPU would choose: the byte loop, SSE2
- * and SSSE3 (where the CPU has it).  Each text is copied to a buffer of
+ * SSSE3 and AVX-512 (where the CPU has them).  Each text is copied to a buffer of
  * its exact size and written to one of n + 16 bytes, so that under ASan
  * a read past the text or a write past the room is an error.
  */
@@ -4189,13 +4189,14 @@ static void
 test_minify_paths(void)
 {
 	static const char alpha[] = "\"\\\\  \n\tab:,{}1";
+	static const char plain[] = "\"  \n\tab:,{}1";
 	static const char *const piece[] = { "abcdefghijklmnopq", "xy",
 		"\"", "\\", " ", "\n    ", ":", "1234567", "\t",
 		"\"long string with spaces in it\"", "\\\"", "{", "\r\n  " };
 	struct {
 		const char *name;
 		minify_fn f;
-	} way[3];
+	} way[4];
 	char text[600];
 	uint64_t x = 0x5eed14;
 	int nw = 0, w;
@@ -4212,21 +4213,32 @@ test_minify_paths(void)
 		way[nw++].f = kt_minify_ssse3;
 	}
 #endif
+#ifdef KT_MINIFY_AVX512
+	if (kt_minify_have_avx512()) {
+		way[nw].name = "avx512";
+		way[nw++].f = kt_minify_avx512;
+	}
+#endif
 	for (w = 0; w < nw; w++) {
 		size_t n, i, j;
 		int round, bad = 0;
 
 		/*
-		 * Every length 0 to 80 of random bytes from a small alphabet
-		 * thick with quotes, backslashes and white space: catches a
-		 * text under sixteen bytes or a last partial block handled
-		 * wrongly (the bytes already done kept twice or lost), and a
-		 * string's state lost between blocks.
+		 * Every length 0 to 200 of random bytes from a small alphabet
+		 * thick with quotes, backslashes and white space, every other
+		 * text without the backslashes (so that whole blocks of 16
+		 * and of 64 bytes take the way without one): catches a text
+		 * under a block or a last partial block handled wrongly (the
+		 * bytes already done kept twice or lost, a byte written past
+		 * the room), and a string's state lost between blocks.
 		 */
-		for (round = 0; round < 20000; round++) {
-			n = (size_t)round % 81;
+		for (round = 0; round < 40000; round++) {
+			const char *al = round % 2 ? plain : alpha;
+			size_t nal = strlen(al);
+
+			n = (size_t)(round / 2) % 201;
 			for (i = 0; i < n; i++)
-				text[i] = alpha[xorshift(&x) % (sizeof(alpha) - 1)];
+				text[i] = al[xorshift(&x) % nal];
 			if (!minify_agrees(way[w].f, text, n))
 				bad++;
 		}
@@ -4269,7 +4281,7 @@ test_minify_paths(void)
 		 * (catches an escape pending at a block's end forgotten, so
 		 * the escaped quote closes the string and its spaces go).
 		 */
-		for (j = 1; j < 40; j++) {
+		for (j = 1; j < 140; j++) {
 			n = 0;
 			text[n++] = '"';
 			for (i = 0; i < j; i++)

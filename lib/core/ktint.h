@@ -321,7 +321,8 @@ int		 kt_gz_lines(ssize_t (*)(void *, void *, size_t), void *,
  * kt_json_minify's ways (write.c), each writing the minified n bytes of
  * p to o (n + 16 bytes of room) and returning the length: the portable
  * byte loop; SSE2 (x86); SSSE3, which kt_json_minify takes when
- * kt_minify_have_ssse3() says the CPU has it.  All give the same bytes;
+ * kt_minify_have_ssse3() says the CPU has it; AVX-512 with VBMI2, taken
+ * before it where kt_minify_have_avx512() says so.  All give the same bytes;
  * they are here so that the unit tests can call each.
  */
 size_t		 kt_minify_scalar(const char *, size_t, char *);
@@ -331,6 +332,11 @@ size_t		 kt_minify_sse2(const char *, size_t, char *);
 #define KT_MINIFY_SSSE3 1
 size_t		 kt_minify_ssse3(const char *, size_t, char *);
 int		 kt_minify_have_ssse3(void);
+#ifdef __x86_64__
+#define KT_MINIFY_AVX512 1
+size_t		 kt_minify_avx512(const char *, size_t, char *);
+int		 kt_minify_have_avx512(void);
+#endif
 #endif
 #endif
 

@@ -7,7 +7,10 @@
  * it; KT_SCAN picks a reader's) read the same bytes to the same events,
  * fields, repairs and end, or the harness aborts; the survey's skim too
  * (on AVX2 the walk over bit masks takes a plain event's top-level
- * fields, on the others the skimmer's byte loop).
+ * fields, on the others the skimmer's byte loop).  The bytes are also
+ * minified (kt_json_minify, the TSV form's json column) by each of its
+ * ways the CPU has, into room of exactly their length and sixteen, and
+ * each must give the byte loop's bytes.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -18,6 +21,7 @@
 #include <string.h>
 
 #include "kt.h"
+#include "core/ktint.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -51,6 +55,44 @@ digest(const uint8_t *data, size_t size, const char *path, unsigned flags,
 	    rc == -1 ? err.col : 0, rc == -1 ? err.msg : "");
 	fclose(f);
 	kt_reader_free(r);
+}
+
+/* Every way of kt_json_minify the CPU has against the byte loop. */
+static void
+minify_ways(const uint8_t *data, size_t size)
+{
+	typedef size_t (*way)(const char *, size_t, char *);
+	way ways[3];
+	char *in = malloc(size ? size : 1), *want = malloc(size + 16);
+	char *got = malloc(size + 16);
+	size_t wn, gn, nw = 0, i;
+
+	if (in == NULL || want == NULL || got == NULL)
+		abort();
+	memcpy(in, data, size);
+#ifdef __SSE2__
+	ways[nw++] = kt_minify_sse2;
+#endif
+#ifdef KT_MINIFY_SSSE3
+	if (kt_minify_have_ssse3())
+		ways[nw++] = kt_minify_ssse3;
+#endif
+#ifdef KT_MINIFY_AVX512
+	if (kt_minify_have_avx512())
+		ways[nw++] = kt_minify_avx512;
+#endif
+	wn = kt_minify_scalar(in, size, want);
+	for (i = 0; i < nw; i++) {
+		gn = ways[i](in, size, got);
+		if (gn != wn || memcmp(got, want, wn) != 0) {
+			fprintf(stderr, "scan: minify way %zu writes otherwise "
+			    "than the byte loop\n", i);
+			abort();
+		}
+	}
+	free(in);
+	free(want);
+	free(got);
 }
 
 int
@@ -107,5 +149,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(want);
 	}
+	minify_ways(data, size);
 	return 0;
 }
