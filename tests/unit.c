@@ -1608,8 +1608,8 @@ test_table(void)
 /*
  * kt_int_format (two digits at a time) against snprintf's %lld: the
  * edges and every power of ten and its neighbours, then random values
- * of every magnitude (fails with a pair taken in the wrong order, or a
- * last odd digit dropped).
+ * of every magnitude (fails with a pair taken in the wrong order, a
+ * last odd digit dropped, or the digits miscounted at a power of ten).
  */
 static void
 test_int_format_oracle(void)
@@ -1630,7 +1630,7 @@ test_int_format_oracle(void)
 } while (0)
 	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
 		INT_IS(edges[i]);
-	for (i = 0; i < 18; i++, p *= 10) {
+	for (i = 0; i < 19; i++, p *= 10) {
 		INT_IS(p);
 		INT_IS(p - 1);
 		INT_IS(p + 1);

@@ -143,7 +143,9 @@ kt_time_parse(const char *s, size_t n, int64_t *ns, int *flags,
 
 /*
  * Format v as decimal integer text into buf (at least 21 bytes); returns
- * the length.  Two digits at a time, from the end, out of a table.
+ * the length.  The digits are counted first (from the bits, then one
+ * power of ten compared), then written in place two at a time, from the
+ * end, out of a table.
  */
 size_t
 kt_int_format(int64_t v, char *buf)
@@ -153,30 +155,35 @@ kt_int_format(int64_t v, char *buf)
 	    "25262728293031323334353637383940414243444546474849"
 	    "50515253545556575859606162636465666768697071727374"
 	    "75767778798081828384858687888990919293949596979899";
-	char tmp[24];
-	char *e = tmp + sizeof(tmp), *p = e;
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL,
+		1000000ULL, 10000000ULL, 100000000ULL, 1000000000ULL,
+		10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+		10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL
+	};
 	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	size_t n, i = 0;
+	/* log10 from log2 (1233 / 4096 is just under log10(2)), which is
+	 * the digits less one or less two; u | 1 counts 0 as one digit. */
+	unsigned t = ((64 - (unsigned)__builtin_clzll(u | 1)) * 1233) >> 12;
+	size_t i = v < 0, n = t + 1 - ((u | 1) < pow10[t]);
+	char *p = buf + i + n;
 
+	buf[0] = '-';		/* the first digit's place when v >= 0 */
+	*p = '\0';
 	while (u >= 100) {
 		unsigned d = (unsigned)(u % 100) * 2;
 
 		u /= 100;
-		*--p = pairs[d + 1];
-		*--p = pairs[d];
+		p -= 2;
+		memcpy(p, pairs + d, 2);
 	}
-	if (u >= 10) {
-		*--p = pairs[u * 2 + 1];
-		*--p = pairs[u * 2];
-	} else
-		*--p = (char)('0' + u);
-	if (v < 0)
-		buf[i++] = '-';
-	n = (size_t)(e - p);
-	memcpy(buf + i, p, n);
-	i += n;
-	buf[i] = '\0';
-	return i;
+	if (u >= 10)
+		memcpy(p - 2, pairs + u * 2, 2);
+	else
+		p[-1] = (char)('0' + u);
+	return i + n;
 }
 
 /*
