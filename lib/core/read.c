@@ -2547,6 +2547,31 @@ tail_parse(struct kt_reader *r, const char *t, size_t n, int keep,
 	return rc;
 }
 
+/*
+ * The place of the last byte c in p[0..n), or SIZE_MAX: eight bytes at a
+ * time from the end while none of them is c (a word XOR c has a zero
+ * byte exactly when one is), then byte by byte.
+ */
+static size_t
+last_byte(const char *p, size_t n, unsigned char c)
+{
+	const uint64_t ones = 0x0101010101010101ULL, cc = ones * c;
+
+	while (n >= 8) {
+		uint64_t x;
+
+		memcpy(&x, p + n - 8, 8);
+		x ^= cc;
+		if (((x - ones) & ~x & (ones << 7)) != 0)
+			break;
+		n -= 8;
+	}
+	while (n > 0)
+		if ((unsigned char)p[--n] == c)
+			return n;
+	return SIZE_MAX;
+}
+
 int
 kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 {
@@ -2576,11 +2601,9 @@ kt_reader_tail(struct kt_reader *r, struct kt_error *err)
 	 * empty array ('[') whose rest parses to the end of the file; a
 	 * later one can only be inside a trailing key's value.
 	 */
-	for (i = n; i-- > 0;) {
+	for (i = n; (i = last_byte(buf, i, ']')) != SIZE_MAX;) {
 		size_t q = i;
 
-		if (buf[i] != ']')
-			continue;
 		while (q > 0 && kt_ws[(unsigned char)buf[q - 1]])
 			q--;
 		if (q == 0 || (buf[q - 1] != '}' && buf[q - 1] != '['))
