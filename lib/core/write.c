@@ -344,6 +344,30 @@ kt_out_write(struct kt_out *o, const void *p, size_t n)
 	return o->err ? -1 : 0;
 }
 
+/*
+ * kt_out_write of a short separator a (an bytes) and then b (bn): where
+ * both fit in the buffer with room to spare, copied there at once (what
+ * the two calls would do, without their tests and the separator's call
+ * to memcpy); anything else is the two calls.
+ */
+static int
+out_write_sep(struct kt_out *o, const char *a, size_t an, const char *b,
+    size_t bn)
+{
+	if (o->fd >= 0 && o->err == 0 && bn < BYPASS && an + bn < OUTBUF -
+	    o->n) {
+		char *d = o->buf + o->n;
+
+		memcpy(d, a, an);
+		memcpy(d + an, b, bn);
+		o->n += an + bn;
+		return 0;
+	}
+	if (kt_out_write(o, a, an) == -1)
+		return -1;
+	return kt_out_write(o, b, bn);
+}
+
 int64_t
 kt_out_from_fd(struct kt_out *o, int fd, uint64_t from, uint64_t n)
 {
@@ -1379,10 +1403,11 @@ kt_writer_event(struct kt_writer *w, const struct kt_event *ev)
 		if ((w->flags & KT_WRITE_ROWS) && !w->rows_given &&
 		    rows_note(w, ev->index) == -1)
 			return -1;
-		if (kt_out_write(w->out, first ? "\n  " : KT_WRITE_SEP,
-		    first ? 3 : sizeof(KT_WRITE_SEP) - 1) == -1)
-			return -1;
-		return kt_out_write(w->out, ev->raw, ev->len);
+		if (first)
+			return out_write_sep(w->out, "\n  ", 3, ev->raw,
+			    ev->len);
+		return out_write_sep(w->out, KT_WRITE_SEP,
+		    sizeof(KT_WRITE_SEP) - 1, ev->raw, ev->len);
 	}
 	w->nev++;
 	if (w->pending) {
