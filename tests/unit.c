@@ -1163,17 +1163,6 @@ test_out_gzip(void)
 	free(back);
 }
 
-/*
- * Events of every size through a writer, to a plain file and to gzip,
- * read back: each event's bytes in order.  First 2500 of mixed sizes:
- * most short (copied into the output's buffer with their separator at
- * once), some 60-70 kB (around the size written past the buffer without
- * a copy) or filling the 1 MB buffer to a few bytes of its end; then
- * 300,000 of 14-21 bytes, which fill the buffer several times, so that
- * its end falls within an event's separator too.  Fails with a
- * separator or an event written twice, lost or out of place where the
- * buffer fills, or (ASan) with the room reckoned without the separator.
- */
 /* Event i of test_writer_sizes into text (cap bytes): its length. */
 static size_t
 sized_event(char *text, size_t cap, int i, uint64_t *x)
@@ -1189,6 +1178,17 @@ sized_event(char *text, size_t cap, int i, uint64_t *x)
 	return h + len + 2;
 }
 
+/*
+ * Events of every size through a writer, to a plain file and to gzip,
+ * read back: each event's bytes in order.  First 2500 of mixed sizes:
+ * most short (copied into the output's buffer with their separator at
+ * once), some 60-70 kB (around the size written past the buffer without
+ * a copy) or filling the 1 MB buffer to a few bytes of its end; then
+ * 300,000 of 21-30 bytes, which fill the buffer several times, so that
+ * its end falls within an event's separator too.  Fails with a
+ * separator or an event written twice, lost or out of place where the
+ * buffer fills, or (ASan) with the room reckoned without the separator.
+ */
 static void
 test_writer_sizes(void)
 {

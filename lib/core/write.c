@@ -1017,7 +1017,7 @@ kt_minify_have_ssse3(void)
  * past where it started, never past the text's length, as the output is
  * never ahead of the input) or, for the last partial block, through a
  * mask of the bytes kept.  A block with a backslash goes byte by byte,
- * as in kt_minify_ssse3, and so does a text under 64 bytes there.
+ * as in kt_minify_ssse3; a text under 64 bytes is kt_minify_ssse3's.
  */
 AVX512 size_t
 kt_minify_avx512(const char *p, size_t n, char *o)
